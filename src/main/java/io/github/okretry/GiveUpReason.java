@@ -1,0 +1,23 @@
+package io.github.okretry;
+
+/** Why a call ended on a failure without another attempt; passed to {@link RetryListener#onGaveUp}. */
+public enum GiveUpReason {
+  /** The outcome is not one okretry retries (e.g. a TLS failure or an unlisted exception). */
+  NOT_RETRYABLE,
+  /**
+   * The outcome is retryable, but repeating the request could repeat its side effect: a
+   * non-idempotent method without an idempotency key whose failure does not prove the server
+   * ignored it, or a one-shot or duplex body.
+   */
+  NOT_SAFE_TO_REPEAT,
+  /** The last allowed attempt ({@code maxRetries + 1}) failed. */
+  RETRIES_EXHAUSTED,
+  /** The next wait (computed or Retry-After) would end at or past the deadline. */
+  DEADLINE_EXCEEDED,
+  /** The server's Retry-After is longer than {@code maxRetryAfter}. */
+  RETRY_AFTER_TOO_LONG,
+  /** The call was canceled (this is also how OkHttp's {@code callTimeout} ends a call). */
+  CANCELED,
+  /** The calling thread was interrupted. */
+  INTERRUPTED
+}

@@ -1,0 +1,115 @@
+package io.github.okretry;
+
+import java.util.Objects;
+
+/**
+ * Per-request choice of the idempotency key that {@link RetryInterceptor} sends, attached as a
+ * request tag:
+ *
+ * <pre>{@code
+ * new Request.Builder().url(url).post(body)
+ *     .tag(IdempotencyKey.class, IdempotencyKey.of("order-42"))
+ *     .build();
+ * }</pre>
+ *
+ * <p>Without a tag, POST and PATCH get a generated key and other methods none (see {@link
+ * RetryInterceptor.Builder#generateIdempotencyKeys(boolean)}). The same key is sent unchanged on
+ * every attempt of one logical call, so a server can de-duplicate a request whose response was
+ * lost. A key header the caller set on the request itself always wins over the tag.
+ *
+ * <p>A request that carries a key is treated as safe to repeat on any retryable failure; one
+ * without a key and with a non-idempotent method is repeated only when the failure proves the
+ * server did not process it.
+ */
+public final class IdempotencyKey {
+
+  private static final IdempotencyKey GENERATE = new IdempotencyKey(null, true);
+  private static final IdempotencyKey NONE = new IdempotencyKey(null, false);
+
+  private final String value;
+  private final boolean generate;
+
+  private IdempotencyKey(String value, boolean generate) {
+    this.value = value;
+    this.generate = generate;
+  }
+
+  /**
+   * Sends {@code value} as the key on every attempt.
+   *
+   * @param value non-empty visible ASCII ({@code 0x21..0x7E}); so no spaces, CR or LF, which
+   *     would let the key inject headers
+   * @throws NullPointerException if {@code value} is null
+   * @throws IllegalArgumentException if {@code value} is empty or has any other character
+   */
+  public static IdempotencyKey of(String value) {
+    Objects.requireNonNull(value, "value == null");
+    if (value.isEmpty()) throw new IllegalArgumentException("idempotency key is empty");
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        throw new IllegalArgumentException(
+            String.format(
+                "idempotency key has a character that is not visible ASCII at index %d: U+%04X",
+                i, (int) c));
+      }
+    }
+    return new IdempotencyKey(value, false);
+  }
+
+  /**
+   * Generates a random key (a UUID v4 from a {@code SecureRandom}) once per logical call, for any
+   * method, even a GET.
+   */
+  public static IdempotencyKey generate() {
+    return GENERATE;
+  }
+
+  /**
+   * Sends no key, even for POST or PATCH. Such a request is then repeated only when the failure
+   * proves the server did not process it.
+   */
+  public static IdempotencyKey none() {
+    return NONE;
+  }
+
+  /** True for {@link #none()}. */
+  public boolean isNone() {
+    return value == null && !generate;
+  }
+
+  /** True for {@link #generate()}. */
+  public boolean isGenerated() {
+    return generate;
+  }
+
+  /**
+   * The caller's key from {@link #of(String)}; empty for {@link #generate()} and {@link #none()}.
+   */
+  public java.util.Optional<String> value() {
+    return java.util.Optional.ofNullable(value);
+  }
+
+  /** The caller's key, or null; for {@link IdempotencyKeys}, which must not allocate an Optional. */
+  String rawValue() {
+    return value;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof IdempotencyKey other
+        && generate == other.generate
+        && Objects.equals(value, other.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(value, generate);
+  }
+
+  /** Never prints the key itself, so the tag is safe to log. */
+  @Override
+  public String toString() {
+    return value != null ? "IdempotencyKey.of(…)" : generate ? "IdempotencyKey.generate()" : "IdempotencyKey.none()";
+  }
+}

@@ -1,0 +1,59 @@
+package io.github.okretry;
+
+import java.util.function.Supplier;
+import okhttp3.Request;
+
+/**
+ * Puts the idempotency key on a logical call's request, once, before the first attempt; every
+ * retry then resends that same request object, so the key cannot drift between attempts.
+ */
+final class IdempotencyKeys {
+
+  private final String headerName;
+  private final boolean quote;
+  private final boolean generateForPostAndPatch;
+  private final Supplier<String> generator;
+
+  IdempotencyKeys(
+      String headerName, boolean quote, boolean generateForPostAndPatch, Supplier<String> generator) {
+    this.headerName = headerName;
+    this.quote = quote;
+    this.generateForPostAndPatch = generateForPostAndPatch;
+    this.generator = generator;
+  }
+
+  String headerName() {
+    return headerName;
+  }
+
+  /** {@code request} with its key header, or {@code request} itself when it gets none. */
+  Request stamp(Request request) {
+    if (request.header(headerName) != null) return request; // the caller's own key always wins
+    IdempotencyKey tag = request.tag(IdempotencyKey.class);
+    String key;
+    if (tag == null) {
+      if (!generateForPostAndPatch || !isPostOrPatch(request.method())) return request;
+      key = generator.get();
+    } else if (tag.isNone()) {
+      return request;
+    } else {
+      key = tag.isGenerated() ? generator.get() : tag.rawValue();
+    }
+    return request.newBuilder().header(headerName, quote ? structuredFieldString(key) : key).build();
+  }
+
+  private static boolean isPostOrPatch(String method) {
+    return method.equals("POST") || method.equals("PATCH");
+  }
+
+  /** RFC 8941 sf-string, the form the IETF Idempotency-Key draft specifies. */
+  static String structuredFieldString(String key) {
+    StringBuilder out = new StringBuilder(key.length() + 2).append('"');
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c == '"' || c == '\\') out.append('\\');
+      out.append(c);
+    }
+    return out.append('"').toString();
+  }
+}

@@ -1,0 +1,51 @@
+package io.github.okretry;
+
+import java.time.Duration;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * Observes what {@link RetryInterceptor} does with each logical call: for metrics, tracing or
+ * logs. Every method has an empty default, so implement only what you need.
+ *
+ * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
+ * called on the thread executing the call, so they must be quick and thread-safe when the
+ * interceptor is shared. An exception thrown by a listener is logged and otherwise ignored: it
+ * never changes the call's outcome. Attempts that OkHttp makes by itself underneath the
+ * interceptor (its {@code retryOnConnectionFailure}) are not seen here.
+ */
+public interface RetryListener {
+
+  /** A listener that does nothing; the default. */
+  RetryListener NONE = new RetryListener() {};
+
+  /**
+   * Attempt {@code attempt} (1 = the first) is about to be sent.
+   *
+   * @param request the request as sent, including any {@code Idempotency-Key} header
+   */
+  default void onAttemptStarted(Request request, int attempt) {}
+
+  /**
+   * Attempt {@code attempt} failed and will be retried after {@code delay}.
+   *
+   * @param reason a short description of the failure such as {@code "HTTP 503"} or
+   *     {@code "SocketTimeoutException: timeout"}, never containing header values
+   * @param delay the wait before the next attempt, zero or positive
+   */
+  default void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {}
+
+  /**
+   * The call ends on a failure after {@code attempts} attempts; the caller receives the last
+   * response or exception.
+   *
+   * @param lastFailure the same kind of short description as in {@link #onRetryScheduled}
+   */
+  default void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {}
+
+  /**
+   * The call ends with a response okretry does not treat as a failure (a 2xx, but also a 404 or
+   * any status not configured as retryable), after {@code attempts} attempts.
+   */
+  default void onSucceeded(Request request, Response response, int attempts) {}
+}

@@ -1,0 +1,78 @@
+package io.github.okretry.internal;
+
+import io.github.okretry.Jitter;
+import java.util.random.RandomGenerator;
+
+/**
+ * Exponential backoff with jitter, as pure arithmetic on nanoseconds.
+ *
+ * <p>The cap before retry {@code n} (1-based) is {@code min(base × multiplier^(n-1), max)}; the
+ * jitter then draws the actual wait from a range derived from that cap (see {@link Jitter}). The
+ * order is backoff, then jitter, then cap, so no jitter can ever exceed {@code max}. No input
+ * overflows: retry 10 000 simply waits the cap.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ *
+ * @param baseNanos wait before retry 1 (its cap when jittered), positive
+ * @param maxNanos cap on any single wait, positive; may be below {@code baseNanos}, in which case
+ *     every cap is {@code maxNanos}
+ * @param multiplier growth per retry, finite and greater than 1
+ * @param jitter how the wait is drawn from the cap
+ */
+public record Backoff(long baseNanos, long maxNanos, double multiplier, Jitter jitter) {
+
+  public Backoff {
+    if (baseNanos <= 0) throw new IllegalArgumentException("baseNanos <= 0: " + baseNanos);
+    if (maxNanos <= 0) throw new IllegalArgumentException("maxNanos <= 0: " + maxNanos);
+    if (!(multiplier > 1.0) || Double.isInfinite(multiplier)) {
+      throw new IllegalArgumentException("multiplier must be finite and > 1: " + multiplier);
+    }
+    if (jitter == null) throw new NullPointerException("jitter == null");
+  }
+
+  /** {@code min(base × multiplier^(retry-1), max)} for {@code retry >= 1}, without overflow. */
+  public long capNanos(int retry) {
+    if (retry < 1) throw new IllegalArgumentException("retry < 1: " + retry);
+    // A double holds base × 2^k exactly, so without jitter 1 s, 2 s, 4 s come out exact. Past
+    // the cap, pow() may reach Infinity, which the comparison turns into the cap.
+    double cap = baseNanos * Math.pow(multiplier, retry - 1);
+    return cap >= maxNanos ? maxNanos : (long) cap;
+  }
+
+  /**
+   * The wait before retry {@code retry}.
+   *
+   * @param previousNanos the wait chosen before the previous retry, or {@code baseNanos} before
+   *     the first; only {@link Jitter#DECORRELATED} reads it
+   */
+  public long delayNanos(int retry, long previousNanos, RandomGenerator random) {
+    long cap = capNanos(retry);
+    switch (jitter) {
+      case NONE:
+        return cap;
+      case FULL:
+        return uniform(random, 0, cap);
+      case EQUAL:
+        long half = cap / 2;
+        return (cap - half) + uniform(random, 0, half);
+      case DECORRELATED:
+        long low = Math.min(baseNanos, maxNanos);
+        long high = saturatedMultiply(Math.max(previousNanos, low), 3);
+        return Math.min(maxNanos, uniform(random, low, high));
+      default:
+        throw new AssertionError(jitter);
+    }
+  }
+
+  /** Uniform in {@code [low, high]}, both ends included. */
+  static long uniform(RandomGenerator random, long low, long high) {
+    if (high <= low) return low;
+    long span = high - low;
+    return span == Long.MAX_VALUE ? low + (random.nextLong() >>> 1) : low + random.nextLong(span + 1);
+  }
+
+  static long saturatedMultiply(long a, long b) {
+    long r = a * b;
+    return (a != 0 && r / a != b) || r < 0 ? Long.MAX_VALUE : r;
+  }
+}

@@ -1,0 +1,114 @@
+package io.github.okretry.internal;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.ProtocolException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.UnknownServiceException;
+import java.security.cert.CertificateException;
+import java.util.Set;
+import java.util.function.Predicate;
+import javax.net.ssl.SSLException;
+import okhttp3.Response;
+
+/**
+ * Decides which outcomes of an attempt are transient failures worth another attempt, and which
+ * failures prove the server never processed the request.
+ *
+ * <p>Retryable by default: timeouts, connection failures (refused, reset, no route, unknown
+ * host, unexpected end of stream, an HTTP/2 stream reset or shutdown) and the configured status
+ * codes (429 and 503 unless extended). Never retried by default: TLS and certificate failures,
+ * {@link ProtocolException}, {@link UnknownServiceException} (e.g. cleartext not permitted) and any
+ * other exception, unless the configured predicate accepts it. Interruption and cancellation are
+ * handled before this class is asked.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class Classifier {
+
+  private static final int MAX_CAUSE_DEPTH = 8;
+
+  private final boolean[] retryableStatus = new boolean[1000];
+  private final Predicate<Response> responsePredicate;
+  private final Predicate<IOException> exceptionPredicate;
+
+  /**
+   * @param statuses codes in {@code [100, 999]} whose responses are retried
+   * @param responsePredicate extra responses to retry, or null for none
+   * @param exceptionPredicate extra exceptions to retry, or null for none
+   */
+  public Classifier(
+      Set<Integer> statuses,
+      Predicate<Response> responsePredicate,
+      Predicate<IOException> exceptionPredicate) {
+    for (int code : statuses) retryableStatus[code] = true;
+    this.responsePredicate = responsePredicate;
+    this.exceptionPredicate = exceptionPredicate;
+  }
+
+  /** True if {@code response} is a retryable failure. */
+  public boolean isRetryable(Response response) {
+    int code = response.code();
+    if (code >= 0 && code < retryableStatus.length && retryableStatus[code]) return true;
+    return responsePredicate != null && responsePredicate.test(response);
+  }
+
+  /** True if {@code e} is a retryable failure. */
+  public boolean isRetryable(IOException e) {
+    return isTransient(e) || (exceptionPredicate != null && exceptionPredicate.test(e));
+  }
+
+  /**
+   * True for a response that by its status promises the request was not acted on: 429 (RFC 6585)
+   * and 503 (RFC 9110) mean the server refused the work, so even a POST may be sent again.
+   */
+  public static boolean provesNotProcessed(Response response) {
+    return response.code() == 429 || response.code() == 503;
+  }
+
+  /**
+   * True for exceptions that can only happen before a single byte of the request left: the
+   * connection could not be opened at all.
+   */
+  public static boolean failedBeforeSending(IOException e) {
+    return e instanceof ConnectException
+        || e instanceof NoRouteToHostException
+        || e instanceof UnknownHostException
+        || (e instanceof SocketTimeoutException
+            && e.getMessage() != null
+            && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("connect timed out"));
+  }
+
+  static boolean isTransient(IOException e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
+      // A TLS or certificate problem anywhere in the chain will not heal by itself.
+      if (t instanceof SSLException || t instanceof CertificateException) return false;
+    }
+    if (e instanceof ProtocolException || e instanceof UnknownServiceException) return false;
+    if (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException)) {
+      return false; // an interrupt or OkHttp's call timeout, not a slow peer
+    }
+    t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
+      if (t instanceof SocketTimeoutException
+          || t instanceof SocketException // refused, reset, broken pipe, no route
+          || t instanceof EOFException // OkHttp's "unexpected end of stream"
+          || t instanceof UnknownHostException) {
+        return true;
+      }
+      String name = t.getClass().getName();
+      // OkHttp's HTTP/2 failures: a reset stream or a connection the server is shutting down.
+      if (name.equals("okhttp3.internal.http2.StreamResetException")
+          || name.equals("okhttp3.internal.http2.ConnectionShutdownException")) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
