@@ -16,6 +16,17 @@ public enum GiveUpReason {
   DEADLINE_EXCEEDED,
   /** The server's Retry-After is longer than {@code maxRetryAfter}. */
   RETRY_AFTER_TOO_LONG,
+  /**
+   * The call's {@link RetryBudget} had no retry left: failures persist across many calls, and more
+   * retries would only add load to a struggling server.
+   */
+  BUDGET_EXHAUSTED,
+  /**
+   * The origin is closed by an earlier 429/503 {@code Retry-After} (see {@link
+   * RetryInterceptor.Builder#originWideRetryAfter}) for longer than this call can wait; the
+   * caller receives a local response with that status and no request is sent.
+   */
+  ORIGIN_THROTTLED,
   /** The call was canceled (this is also how OkHttp's {@code callTimeout} ends a call). */
   CANCELED,
   /** The calling thread was interrupted. */

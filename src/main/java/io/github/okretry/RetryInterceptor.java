@@ -3,9 +3,8 @@ package io.github.okretry;
 import io.github.okretry.internal.Backoff;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
-import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryPolicy;
-import io.github.okretry.internal.SendTracker;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -81,12 +80,13 @@ public final class RetryInterceptor implements Interceptor {
   private static final Set<String> IDEMPOTENT_METHODS =
       Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
 
-  private final int maxRetries;
+  // Package-private where LogicalCall, which applies them to one call, reads them.
+  final int maxRetries;
   private final Duration baseDelay;
   private final Duration maxDelay;
   private final double multiplier;
   private final Jitter jitter;
-  private final Duration deadline; // null: none
+  final Duration deadline; // null: none
   private final Duration maxRetryAfter;
   private final double retryAfterSpread;
   private final Set<Integer> retryStatuses;
@@ -95,15 +95,18 @@ public final class RetryInterceptor implements Interceptor {
   private final String idempotencyKeyHeader;
   private final boolean quoteIdempotencyKey;
   private final boolean generateIdempotencyKeys;
-  private final RetryListener listener;
-  private final TimeSource time;
-  private final Clock clock;
-  private final RandomGenerator random;
+  final RetryListener listener;
+  final RetryBudget budget;
+  private final boolean originWideRetryAfter;
+  final TimeSource time;
+  final Clock clock;
+  final RandomGenerator random;
   private final Supplier<String> keyGenerator;
 
-  private final RetryPolicy policy;
-  private final Classifier classifier;
-  private final IdempotencyKeys keys;
+  final RetryPolicy policy;
+  final Classifier classifier;
+  final IdempotencyKeys keys;
+  final OriginGate originGate; // null unless originWideRetryAfter
 
   private RetryInterceptor(Builder b) {
     this.maxRetries = b.maxRetries;
@@ -121,6 +124,8 @@ public final class RetryInterceptor implements Interceptor {
     this.quoteIdempotencyKey = b.quoteIdempotencyKey;
     this.generateIdempotencyKeys = b.generateIdempotencyKeys;
     this.listener = b.listener;
+    this.budget = b.budget != null ? b.budget : RetryBudget.create();
+    this.originWideRetryAfter = b.originWideRetryAfter;
     this.time = b.time;
     this.clock = b.clock;
     this.random = b.random;
@@ -135,6 +140,7 @@ public final class RetryInterceptor implements Interceptor {
     this.keys =
         new IdempotencyKeys(
             idempotencyKeyHeader, quoteIdempotencyKey, generateIdempotencyKeys, keyGenerator);
+    this.originGate = originWideRetryAfter ? new OriginGate() : null;
   }
 
   /** A builder with the defaults listed on each of its methods. */
@@ -197,6 +203,27 @@ public final class RetryInterceptor implements Interceptor {
     return idempotencyKeyHeader;
   }
 
+  /**
+   * The interceptor that okretry's features which must see every network request need: it
+   * protects OkHttp from a hostile {@code Retry-After} (OkHttp 5 throws {@link
+   * NumberFormatException} on a 503 whose numeric {@code Retry-After} exceeds an int) by
+   * saturating such values, which keeps their meaning. Add it with {@link
+   * OkHttpClient.Builder#addNetworkInterceptor}, or use {@link #install}.
+   */
+  public Interceptor networkInterceptor() {
+    return RetryAfterGuard.INSTANCE;
+  }
+
+  /**
+   * Adds this interceptor as an application interceptor and {@link #networkInterceptor()} as a
+   * network interceptor to {@code builder}: the recommended setup.
+   *
+   * @return {@code builder}, for chaining
+   */
+  public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
+    return builder.addInterceptor(this).addNetworkInterceptor(networkInterceptor());
+  }
+
   @Override
   public Response intercept(Chain chain) throws IOException {
     if (chain.connection() != null) {
@@ -204,33 +231,19 @@ public final class RetryInterceptor implements Interceptor {
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
     Call call = chain.call();
-    Request request = keys.stamp(chain.request());
-    RetryOverrides overrides = request.tag(RetryOverrides.class);
-    int maxRetries = overrides != null ? overrides.maxRetries().orElse(this.maxRetries) : this.maxRetries;
-    long deadlineNanos = deadlineNanos(call, overrides);
+    LogicalCall logical = new LogicalCall(this, chain.request(), call.timeout().timeoutNanos());
+    Request request = logical.request();
+    // OkHttp would silently resend an unsafe request if a pooled connection dropped after it was
+    // written; only this interceptor, which knows it is unsafe, may decide about repeats.
+    Chain base = logical.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;
 
-    RequestBody body = request.body();
-    boolean repeatableBody = body == null || !(body.isOneShot() || body.isDuplex());
-    boolean idempotent =
-        IDEMPOTENT_METHODS.contains(request.method()) || request.header(idempotencyKeyHeader) != null;
-    Chain base = chain;
-    SendTracker tracker = null;
-    if (!idempotent) {
-      // OkHttp would silently resend this request if a pooled connection dropped after it was
-      // written; only this interceptor, which knows it is unsafe, may decide about repeats.
-      base = chain.withRetryOnConnectionFailure(false);
-      if (repeatableBody && maxRetries > 0) tracker = SendTracker.attach(call);
-    }
-
-    List<IOException> earlier = null;
-    long previousDelayNanos = policy.backoff().baseNanos();
-    for (int attempt = 1; ; attempt++) {
-      Chain attemptChain =
-          deadlineNanos == RetryPolicy.NO_DEADLINE
-              ? base
-              : withTimeoutsWithin(base, deadlineNanos - time.nanoTime());
-      notifyAttemptStarted(request, attempt);
-      if (tracker != null) tracker.reset();
+    while (true) {
+      for (Decision gate; (gate = logical.beforeAttempt()) != null; ) {
+        if (!gate.isRetry()) return logical.throttledResponse();
+        sleep(logical, gate.delayNanos(), call);
+      }
+      Chain attemptChain = logical.hasDeadline() ? withTimeoutsWithin(base, logical.remainingNanos()) : base;
+      logical.attemptStarting(call);
 
       Response response = null;
       IOException error = null;
@@ -240,84 +253,24 @@ public final class RetryInterceptor implements Interceptor {
         error = e;
       }
 
-      boolean retryable;
-      boolean provenUnprocessed;
-      long retryAfterNanos = RetryAfter.ABSENT;
-      if (response != null) {
-        if (!classifier.isRetryable(response)) {
-          notifySucceeded(request, response, attempt);
-          return response;
-        }
-        retryable = true;
-        provenUnprocessed = Classifier.provesNotProcessed(response);
-        retryAfterNanos = RetryAfter.delayNanos(response, clock);
-      } else if (call.isCanceled() || Thread.currentThread().isInterrupted()) {
-        GiveUpReason reason = call.isCanceled() ? GiveUpReason.CANCELED : GiveUpReason.INTERRUPTED;
-        notifyGaveUp(request, attempt, reason, describe(null, error));
-        throw withSuppressed(error, earlier);
-      } else {
-        retryable = classifier.isRetryable(error);
-        provenUnprocessed =
-            tracker != null ? !tracker.requestStarted() : Classifier.failedBeforeSending(error);
-      }
-
-      long remainingNanos =
-          deadlineNanos == RetryPolicy.NO_DEADLINE
-              ? RetryPolicy.NO_DEADLINE
-              : deadlineNanos - time.nanoTime();
       Decision decision =
-          policy.decide(
-              attempt,
-              maxRetries,
-              retryable,
-              repeatableBody && (idempotent || provenUnprocessed),
-              retryAfterNanos,
-              remainingNanos,
-              previousDelayNanos,
-              random);
-      String failure = describe(response, error);
+          logical.afterAttempt(response, error, call.isCanceled(), Thread.currentThread().isInterrupted());
+      if (decision == null) return response;
       if (!decision.isRetry()) {
-        notifyGaveUp(request, attempt, decision.giveUp(), failure);
         if (response != null) return response;
-        throw withSuppressed(error, earlier);
+        throw logical.failure(error);
       }
-
-      long delayNanos = decision.delayNanos();
-      notifyRetryScheduled(request, attempt, failure, delayNanos);
-      if (response != null) {
-        response.close(); // don't hold a pooled connection idle through the wait
-      } else {
-        if (earlier == null) earlier = new ArrayList<>(maxRetries);
-        earlier.add(error);
-      }
-      try {
-        time.sleep(delayNanos, call);
-      } catch (IOException e) {
-        GiveUpReason reason =
-            e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED;
-        notifyGaveUp(request, attempt, reason, failure);
-        throw withSuppressed(e, earlier);
-      }
-      previousDelayNanos = delayNanos;
+      sleep(logical, decision.delayNanos(), call);
     }
   }
 
-  /**
-   * The end of the call on the monotonic clock: the per-request or configured deadline, or
-   * OkHttp's {@code callTimeout}, whichever ends first. The call timeout started when OkHttp
-   * began executing the call, a moment before application interceptors run.
-   */
-  private long deadlineNanos(Call call, RetryOverrides overrides) {
-    Duration budget = deadline;
-    if (overrides != null) budget = overrides.deadline().orElse(budget);
-    long budgetNanos = budget != null ? budget.toNanos() : RetryPolicy.NO_DEADLINE;
-    long callTimeoutNanos = call.timeout().timeoutNanos();
-    if (callTimeoutNanos > 0) budgetNanos = Math.min(budgetNanos, callTimeoutNanos);
-    if (budgetNanos == RetryPolicy.NO_DEADLINE) return RetryPolicy.NO_DEADLINE;
-    long now = time.nanoTime();
-    // Both are at most Long.MAX_VALUE/2 in practice; saturate anyway, and keep NO_DEADLINE unique.
-    long end = now + budgetNanos;
-    return end < now || end == RetryPolicy.NO_DEADLINE ? RetryPolicy.NO_DEADLINE - 1 : end;
+  private void sleep(LogicalCall logical, long delayNanos, Call call) throws IOException {
+    try {
+      time.sleep(delayNanos, call);
+    } catch (IOException e) {
+      logical.waitFailed(e, e instanceof InterruptedIOException);
+      throw logical.failure(e);
+    }
   }
 
   /**
@@ -337,15 +290,6 @@ public final class RetryInterceptor implements Interceptor {
     return configuredMillis == 0 ? leftMillis : Math.min(configuredMillis, leftMillis);
   }
 
-  private static IOException withSuppressed(IOException last, List<IOException> earlier) {
-    if (earlier != null) {
-      for (IOException e : earlier) {
-        if (e != last) last.addSuppressed(e);
-      }
-    }
-    return last;
-  }
-
   /** A short, header-free description for listeners and logs. */
   static String describe(Response response, IOException error) {
     if (response != null) return "HTTP " + response.code();
@@ -355,7 +299,7 @@ public final class RetryInterceptor implements Interceptor {
         : error.getClass().getSimpleName() + ": " + message;
   }
 
-  private void notifyAttemptStarted(Request request, int attempt) {
+  void notifyAttemptStarted(Request request, int attempt) {
     if (listener == RetryListener.NONE) return;
     try {
       listener.onAttemptStarted(request, attempt);
@@ -364,7 +308,23 @@ public final class RetryInterceptor implements Interceptor {
     }
   }
 
-  private void notifyRetryScheduled(Request request, int attempt, String failure, long delayNanos) {
+  void notifyNetworkRequest(Request request, int attempt, int requestInAttempt) {
+    if (requestInAttempt > 1 && log.isDebugEnabled()) {
+      log.debug(
+          "{} {} attempt {}: OkHttp sent request {} by itself (its own retry or a follow-up)",
+          request.method(),
+          request.url().redact(),
+          attempt,
+          requestInAttempt);
+    }
+    try {
+      listener.onNetworkRequest(request, attempt, requestInAttempt);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onNetworkRequest threw; ignored", e);
+    }
+  }
+
+  void notifyRetryScheduled(Request request, int attempt, String failure, long delayNanos) {
     if (log.isDebugEnabled()) {
       log.debug(
           "{} {} attempt {} failed ({}); retrying in {} ms",
@@ -382,7 +342,7 @@ public final class RetryInterceptor implements Interceptor {
     }
   }
 
-  private void notifyGaveUp(Request request, int attempts, GiveUpReason reason, String failure) {
+  void notifyGaveUp(Request request, int attempts, GiveUpReason reason, String failure) {
     if (log.isDebugEnabled()) {
       log.debug(
           "{} {} gave up after {} attempt(s): {} ({})",
@@ -400,7 +360,7 @@ public final class RetryInterceptor implements Interceptor {
     }
   }
 
-  private void notifySucceeded(Request request, Response response, int attempts) {
+  void notifySucceeded(Request request, Response response, int attempts) {
     if (attempts > 1 && log.isDebugEnabled()) {
       log.debug(
           "{} {} succeeded on attempt {} (HTTP {})",
@@ -442,7 +402,7 @@ public final class RetryInterceptor implements Interceptor {
     private Jitter jitter = Jitter.FULL;
     private Duration deadline; // none
     private Duration maxRetryAfter = Duration.ofSeconds(60);
-    private double retryAfterSpread = 0.0;
+    private double retryAfterSpread = 0.5;
     private final Set<Integer> retryStatuses = new TreeSet<>(Set.of(429, 503));
     private Predicate<Response> responsePredicate;
     private Predicate<IOException> exceptionPredicate;
@@ -450,6 +410,8 @@ public final class RetryInterceptor implements Interceptor {
     private boolean quoteIdempotencyKey;
     private boolean generateIdempotencyKeys = true;
     private RetryListener listener = RetryListener.NONE;
+    private RetryBudget budget; // null: a fresh default budget per build()
+    private boolean originWideRetryAfter;
     private TimeSource time = TimeSource.SYSTEM;
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
@@ -474,6 +436,8 @@ public final class RetryInterceptor implements Interceptor {
       quoteIdempotencyKey = r.quoteIdempotencyKey;
       generateIdempotencyKeys = r.generateIdempotencyKeys;
       listener = r.listener;
+      budget = r.budget; // a variation shares its original's budget, as a shared client would
+      originWideRetryAfter = r.originWideRetryAfter;
       time = r.time;
       clock = r.clock;
       random = r.random;
@@ -572,7 +536,9 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * Spreads a server's {@code Retry-After} upward by a random extra of up to {@code fraction} of
      * it (never past {@link #maxRetryAfter}), so callers told the same instant do not all return
-     * at once. The wait is never shorter than the server asked. Default 0 (honored exactly).
+     * at once. The wait is never shorter than the server asked, and the extra is trimmed so it never
+     * pushes a wait that fits past the deadline. Default 0.5, as Envoy does; 0 honors the value
+     * exactly.
      *
      * @throws IllegalArgumentException if {@code fraction} is not in {@code [0, 1]}
      */
@@ -672,6 +638,31 @@ public final class RetryInterceptor implements Interceptor {
      */
     public Builder listener(RetryListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener == null");
+      return this;
+    }
+
+    /**
+     * The budget that bounds retries across calls. Default: a fresh {@link RetryBudget#create()}
+     * for each interceptor built (retries stay within about 20% of calls once failures persist).
+     * Pass one instance to several interceptors to share it, or {@link RetryBudget#unlimited()}.
+     *
+     * @throws NullPointerException if {@code budget} is null
+     */
+    public Builder retryBudget(RetryBudget budget) {
+      this.budget = Objects.requireNonNull(budget, "budget == null");
+      return this;
+    }
+
+    /**
+     * When a server answers 429 or 503 with a {@code Retry-After}, makes every call to that
+     * origin (scheme, host, port) through this interceptor respect the same "not before" time:
+     * a new call waits for it (spread upward like any {@code Retry-After}) if its deadline and
+     * {@link #maxRetryAfter} allow, or else gets at once a local response with the stored
+     * status and no request is sent. Default false, because many servers rate-limit per
+     * endpoint rather than per origin.
+     */
+    public Builder originWideRetryAfter(boolean enabled) {
+      this.originWideRetryAfter = enabled;
       return this;
     }
 

@@ -11,8 +11,8 @@ import okhttp3.Response;
  * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
  * called on the thread executing the call, so they must be quick and thread-safe when the
  * interceptor is shared. An exception thrown by a listener is logged and otherwise ignored: it
- * never changes the call's outcome. Attempts that OkHttp makes by itself underneath the
- * interceptor (its {@code retryOnConnectionFailure}) are not seen here.
+ * never changes the call's outcome. Requests that OkHttp sends by itself underneath the
+ * interceptor are reported by {@link #onNetworkRequest}.
  */
 public interface RetryListener {
 
@@ -25,6 +25,15 @@ public interface RetryListener {
    * @param request the request as sent, including any {@code Idempotency-Key} header
    */
   default void onAttemptStarted(Request request, int attempt) {}
+
+  /**
+   * OkHttp sent a request on the network for attempt {@code attempt}. {@code requestInAttempt}
+   * is 1 for the first; a higher number means OkHttp sent the attempt again by itself underneath
+   * okretry (its {@code retryOnConnectionFailure}, a 408, or a 503 with {@code Retry-After: 0})
+   * or followed a redirect or auth challenge. Summing these events counts every request that
+   * reached the network, which is what a server's load is made of.
+   */
+  default void onNetworkRequest(Request request, int attempt, int requestInAttempt) {}
 
   /**
    * Attempt {@code attempt} failed and will be retried after {@code delay}.

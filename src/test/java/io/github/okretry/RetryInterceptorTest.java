@@ -172,7 +172,7 @@ class RetryInterceptorTest {
   @Test
   void retryAfterSecondsOverridesBackoff() throws IOException {
     script.status(429, "Retry-After", "7").status(200);
-    client(retry()).newCall(get()).execute().close();
+    client(retry().retryAfterSpread(0)).newCall(get()).execute().close();
     assertThat(time.sleepMillis()).containsExactly(7000L);
   }
 
@@ -181,7 +181,7 @@ class RetryInterceptorTest {
     script
         .status(503, "Retry-After", "Thu, 01 Jan 2026 00:00:12 GMT", "Date", "Thu, 01 Jan 2026 00:00:10 GMT")
         .status(200);
-    client(retry()).newCall(get()).execute().close();
+    client(retry().retryAfterSpread(0)).newCall(get()).execute().close();
     assertThat(time.sleepMillis()).containsExactly(2000L);
   }
 
@@ -211,6 +211,20 @@ class RetryInterceptorTest {
     }
     assertThat(time.sleeps()).isEmpty();
     assertThat(events.log).contains("gaveUp 1 DEADLINE_EXCEEDED HTTP 429");
+  }
+
+  @Test
+  void byDefaultRetryAfterIsSpreadUpToHalfAgainButNeverPastTheDeadline() throws IOException {
+    for (int i = 0; i < 10; i++) script.status(503, "Retry-After", "2");
+    script.status(200);
+    client(retry().maxRetries(10)).newCall(get()).execute().close();
+    assertThat(time.sleeps()).hasSize(10).allSatisfy(d -> assertThat(d).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(3)));
+
+    FakeTime t2 = new FakeTime();
+    Script s2 = new Script().status(503, "Retry-After", "2").status(200);
+    RetryInterceptor tight = retry().timeSource(t2).deadline(Duration.ofMillis(2100)).build();
+    new OkHttpClient.Builder().addInterceptor(tight).addInterceptor(s2).build().newCall(get()).execute().close();
+    assertThat(t2.sleeps()).singleElement().satisfies(d -> assertThat(d).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2100)));
   }
 
   @Test

@@ -54,7 +54,8 @@ public record RetryPolicy(Backoff backoff, long maxRetryAfterNanos, double retry
     long delay;
     if (retryAfterNanos != RetryAfter.ABSENT) {
       if (retryAfterNanos > maxRetryAfterNanos) return Decision.stop(GiveUpReason.RETRY_AFTER_TOO_LONG);
-      delay = spreadUpward(retryAfterNanos, random);
+      if (retryAfterNanos >= remainingNanos) return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
+      delay = spreadUpward(retryAfterNanos, remainingNanos, random);
     } else {
       delay = backoff.delayNanos(attempt, previousDelayNanos, random);
     }
@@ -65,13 +66,17 @@ public record RetryPolicy(Backoff backoff, long maxRetryAfterNanos, double retry
   }
 
   /**
-   * The server's wait plus a random extra of up to {@code retryAfterSpread} of it, never more than
-   * the ceiling: callers told "1 second" do not all return at the same millisecond, and none
-   * returns earlier than asked.
+   * The server's wait plus a random extra of up to {@code retryAfterSpread} of it: callers told
+   * "1 second" do not all return at the same millisecond, and none returns earlier than asked.
+   * The extra is trimmed to end before the deadline and within the ceiling, so spreading never
+   * turns a wait that fits into one that does not.
+   *
+   * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
    */
-  long spreadUpward(long retryAfterNanos, RandomGenerator random) {
-    if (retryAfterSpread == 0 || retryAfterNanos == 0) return retryAfterNanos;
-    long extra = Backoff.uniform(random, 0, (long) (retryAfterNanos * retryAfterSpread));
-    return Math.min(maxRetryAfterNanos, retryAfterNanos + extra);
+  public long spreadUpward(long waitNanos, long remainingNanos, RandomGenerator random) {
+    if (retryAfterSpread == 0 || waitNanos == 0) return waitNanos;
+    long extra = Backoff.uniform(random, 0, (long) (waitNanos * retryAfterSpread));
+    long limit = Math.min(maxRetryAfterNanos, remainingNanos - 1);
+    return Math.max(waitNanos, Math.min(waitNanos + extra, limit));
   }
 }

@@ -1,0 +1,263 @@
+package io.github.okretry;
+
+import io.github.okretry.internal.Classifier;
+import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.OriginGate;
+import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.RetryPolicy;
+import io.github.okretry.internal.SendTracker;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import okhttp3.Call;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * The state of one logical call across its attempts, and every decision about it: whether to
+ * wait before an attempt, and what to do after one. It performs no I/O and never sleeps, so the
+ * blocking {@link RetryInterceptor} and the non-blocking {@link RetryingCallFactory} drive the
+ * same rules, each in its own way. Not thread-safe: one logical call is driven by one thread at
+ * a time.
+ */
+final class LogicalCall {
+
+  /** Idempotent by RFC 9110 §9.2.2: sending them twice has the effect of sending them once. */
+  private static final Set<String> IDEMPOTENT_METHODS =
+      Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
+
+  private final RetryInterceptor config;
+  private final Request request;
+  private final int maxRetries;
+  private final long deadlineNanos;
+  private final boolean repeatableBody;
+  private final boolean idempotent;
+  private final boolean needsTracker;
+
+  private int attempt;
+  private long previousDelayNanos;
+  private List<IOException> earlier;
+  private SendTracker tracker;
+  private Call trackedCall;
+  private String lastFailure;
+
+  /**
+   * @param callTimeoutNanos OkHttp's call timeout for this call, or 0 for none; it started a
+   *     moment before this object is made
+   */
+  LogicalCall(RetryInterceptor config, Request original, long callTimeoutNanos) {
+    this.config = config;
+    this.request = config.keys.stamp(original);
+    RetryOverrides overrides = request.tag(RetryOverrides.class);
+    this.maxRetries = overrides != null ? overrides.maxRetries().orElse(config.maxRetries) : config.maxRetries;
+    this.deadlineNanos = deadlineNanos(overrides, callTimeoutNanos);
+    RequestBody body = request.body();
+    this.repeatableBody = body == null || !(body.isOneShot() || body.isDuplex());
+    this.idempotent =
+        IDEMPOTENT_METHODS.contains(request.method())
+            || request.header(config.keys.headerName()) != null;
+    this.needsTracker =
+        (!idempotent && repeatableBody && maxRetries > 0) || config.listener != RetryListener.NONE;
+    this.previousDelayNanos = config.policy.backoff().baseNanos();
+  }
+
+  /**
+   * The end of the call on the monotonic clock: the per-request or configured deadline, or
+   * OkHttp's {@code callTimeout}, whichever ends first.
+   */
+  private long deadlineNanos(RetryOverrides overrides, long callTimeoutNanos) {
+    Duration budget = config.deadline;
+    if (overrides != null) budget = overrides.deadline().orElse(budget);
+    long budgetNanos = budget != null ? budget.toNanos() : RetryPolicy.NO_DEADLINE;
+    if (callTimeoutNanos > 0) budgetNanos = Math.min(budgetNanos, callTimeoutNanos);
+    if (budgetNanos == RetryPolicy.NO_DEADLINE) return RetryPolicy.NO_DEADLINE;
+    long now = config.time.nanoTime();
+    long end = now + budgetNanos;
+    // Keep NO_DEADLINE meaning "none" even if a huge budget lands on it.
+    return end < now || end == RetryPolicy.NO_DEADLINE ? RetryPolicy.NO_DEADLINE - 1 : end;
+  }
+
+  /** The request every attempt sends, with its idempotency key if it has one. */
+  Request request() {
+    return request;
+  }
+
+  /**
+   * True if nothing underneath okretry may send this request twice: OkHttp's own {@code
+   * retryOnConnectionFailure} must be off for its attempts.
+   */
+  boolean mustNotRepeatUnderneath() {
+    return !idempotent;
+  }
+
+  boolean hasDeadline() {
+    return deadlineNanos != RetryPolicy.NO_DEADLINE;
+  }
+
+  /** Time left before the deadline, or {@link RetryPolicy#NO_DEADLINE}. */
+  long remainingNanos() {
+    return deadlineNanos == RetryPolicy.NO_DEADLINE
+        ? RetryPolicy.NO_DEADLINE
+        : deadlineNanos - config.time.nanoTime();
+  }
+
+  /**
+   * Consults the origin-wide {@code Retry-After} before an attempt: null to go now, a retry
+   * decision to wait first (then ask again), or a stop for {@link GiveUpReason#ORIGIN_THROTTLED},
+   * after which the caller gets {@link #throttledResponse}.
+   */
+  Decision beforeAttempt() {
+    OriginGate gate = config.originGate;
+    if (gate == null) return null;
+    long now = config.time.nanoTime();
+    OriginGate.Closed closed = gate.check(request.url(), now);
+    if (closed == null) return null;
+    long wait = closed.notBeforeNanos() - now;
+    long remaining = remainingNanos();
+    if (wait > config.policy.maxRetryAfterNanos() || wait >= remaining) {
+      throttledCode = closed.code();
+      throttledWaitNanos = wait;
+      config.notifyGaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
+      return Decision.stop(GiveUpReason.ORIGIN_THROTTLED);
+    }
+    return Decision.retryAfter(config.policy.spreadUpward(wait, remaining, config.random));
+  }
+
+  private int throttledCode;
+  private long throttledWaitNanos;
+
+  /**
+   * A local response standing for the server's, for a call that cannot wait out the origin's
+   * {@code Retry-After}: same status, a {@code Retry-After} for the time still left, no body.
+   * Nothing was sent.
+   */
+  Response throttledResponse() {
+    long seconds = (throttledWaitNanos + 999_999_999L) / 1_000_000_000L;
+    return new Response.Builder()
+        .request(request)
+        .protocol(Protocol.HTTP_1_1)
+        .code(throttledCode)
+        .message("Throttled locally by okretry: origin asked to wait")
+        .header("Retry-After", Long.toString(seconds))
+        .body(ResponseBody.create("", (MediaType) null))
+        .sentRequestAtMillis(config.clock.millis())
+        .receivedResponseAtMillis(config.clock.millis())
+        .build();
+  }
+
+  /** Records that an attempt is about to go out on {@code call}. */
+  void attemptStarting(Call call) {
+    attempt++;
+    config.notifyAttemptStarted(request, attempt);
+    if (!needsTracker) return;
+    if (trackedCall != call) { // the interceptor has one call; the async factory one per attempt
+      if (config.listener == RetryListener.NONE) {
+        tracker = SendTracker.attach(call);
+      } else {
+        tracker = new ListeningTracker();
+        call.addEventListener(tracker);
+      }
+      trackedCall = call;
+    }
+    tracker.reset();
+  }
+
+  /** Reports each network request of the current attempt to the listener. */
+  private final class ListeningTracker extends SendTracker {
+    @Override
+    protected void onNetworkRequest(int requestInAttempt) {
+      config.notifyNetworkRequest(request, attempt, requestInAttempt);
+    }
+  }
+
+  int attempt() {
+    return attempt;
+  }
+
+  /**
+   * Decides after the current attempt ended with {@code response} or {@code error}: null when the
+   * response is not a failure and goes to the caller as it is; a retry, with the response already
+   * closed and the error kept for the final exception; or a stop, after which the caller returns
+   * the response or throws {@link #failure(IOException)}.
+   */
+  Decision afterAttempt(Response response, IOException error, boolean canceled, boolean interrupted) {
+    boolean retryable;
+    boolean provenUnprocessed;
+    long retryAfterNanos = RetryAfter.ABSENT;
+    if (response != null) {
+      if (!config.classifier.isRetryable(response)) {
+        if (attempt == 1) config.budget.deposit();
+        config.notifySucceeded(request, response, attempt);
+        return null;
+      }
+      retryable = true;
+      provenUnprocessed = Classifier.provesNotProcessed(response);
+      retryAfterNanos = RetryAfter.delayNanos(response, config.clock);
+      if (retryAfterNanos != RetryAfter.ABSENT && config.originGate != null && provenUnprocessed) {
+        long notBefore = config.time.nanoTime() + Math.min(retryAfterNanos, RetryPolicy.NO_DEADLINE / 4);
+        config.originGate.close(request.url(), notBefore, response.code());
+      }
+    } else if (canceled || interrupted) {
+      lastFailure = RetryInterceptor.describe(null, error);
+      GiveUpReason reason = canceled ? GiveUpReason.CANCELED : GiveUpReason.INTERRUPTED;
+      config.notifyGaveUp(request, attempt, reason, lastFailure);
+      return Decision.stop(reason);
+    } else {
+      retryable = config.classifier.isRetryable(error);
+      provenUnprocessed =
+          tracker != null ? !tracker.requestStarted() : Classifier.failedBeforeSending(error);
+    }
+
+    Decision decision =
+        config.policy.decide(
+            attempt,
+            maxRetries,
+            retryable,
+            repeatableBody && (idempotent || provenUnprocessed),
+            retryAfterNanos,
+            remainingNanos(),
+            previousDelayNanos,
+            config.random);
+    if (decision.isRetry() && !config.budget.tryWithdraw(config.time.nanoTime())) {
+      decision = Decision.stop(GiveUpReason.BUDGET_EXHAUSTED);
+    }
+    lastFailure = RetryInterceptor.describe(response, error);
+    if (!decision.isRetry()) {
+      config.notifyGaveUp(request, attempt, decision.giveUp(), lastFailure);
+      return decision;
+    }
+
+    config.notifyRetryScheduled(request, attempt, lastFailure, decision.delayNanos());
+    if (response != null) {
+      response.close(); // don't hold a pooled connection idle through the wait
+    } else {
+      if (earlier == null) earlier = new ArrayList<>(Math.min(maxRetries, 16));
+      earlier.add(error);
+    }
+    previousDelayNanos = decision.delayNanos();
+    return decision;
+  }
+
+  /** A wait between attempts ended early by a cancel or an interrupt. */
+  void waitFailed(IOException e, boolean interrupted) {
+    config.notifyGaveUp(
+        request, attempt, interrupted ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED, lastFailure);
+  }
+
+  /** {@code last} with the failures of earlier attempts attached as suppressed. */
+  IOException failure(IOException last) {
+    if (earlier != null) {
+      for (IOException e : earlier) {
+        if (e != last) last.addSuppressed(e);
+      }
+      earlier = null;
+    }
+    return last;
+  }
+}

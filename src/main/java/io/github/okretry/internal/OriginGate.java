@@ -1,0 +1,45 @@
+package io.github.okretry.internal;
+
+import java.util.concurrent.ConcurrentHashMap;
+import okhttp3.HttpUrl;
+
+/**
+ * Remembers, per origin (scheme, host, port), the earliest time a server allowed the next
+ * request through a 429/503 {@code Retry-After}, so every call to that origin respects it instead
+ * of each discovering it with a rejected request of its own.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class OriginGate {
+
+  /**
+   * A closed gate: no request before {@code notBeforeNanos}; {@code code} is the status that
+   * closed it, handed to callers that cannot wait.
+   */
+  public record Closed(long notBeforeNanos, int code) {}
+
+  private final ConcurrentHashMap<String, Closed> closed = new ConcurrentHashMap<>();
+
+  /** Closes {@code url}'s origin until {@code notBeforeNanos}; a later time wins. */
+  public void close(HttpUrl url, long notBeforeNanos, int code) {
+    Closed update = new Closed(notBeforeNanos, code);
+    closed.merge(origin(url), update, (old, now) -> now.notBeforeNanos - old.notBeforeNanos > 0 ? now : old);
+  }
+
+  /** The gate in front of {@code url} at {@code nowNanos}, or null if it is open. */
+  public Closed check(HttpUrl url, long nowNanos) {
+    if (closed.isEmpty()) return null; // the common case, without building a key
+    String key = origin(url);
+    Closed gate = closed.get(key);
+    if (gate == null) return null;
+    if (gate.notBeforeNanos - nowNanos <= 0) {
+      closed.remove(key, gate);
+      return null;
+    }
+    return gate;
+  }
+
+  static String origin(HttpUrl url) {
+    return url.scheme() + "://" + url.host() + ":" + url.port();
+  }
+}
