@@ -1,0 +1,232 @@
+package io.github.okretry;
+
+import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.RetryPolicy;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.EventListener;
+import okhttp3.Request;
+import okhttp3.Response;
+import okio.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One logical call from {@link RetryingCallFactory}. Each attempt is its own OkHttp call; between
+ * asynchronous attempts nothing runs and no thread is held, only a scheduled task.
+ */
+final class RetryingCall implements Call {
+
+  private static final Logger log = LoggerFactory.getLogger(RetryingCall.class);
+
+  private final RetryingCallFactory factory;
+  private final Request request;
+  private final AtomicBoolean executed = new AtomicBoolean();
+  private final Timeout timeout = new Timeout();
+  private final ConcurrentHashMap<Class<?>, Object> tags = new ConcurrentHashMap<>();
+  private final List<EventListener> eventListeners = new CopyOnWriteArrayList<>();
+  private volatile boolean canceled;
+  private volatile Call current;
+  private volatile Async async;
+
+  RetryingCall(RetryingCallFactory factory, Request request) {
+    this.factory = factory;
+    this.request = request;
+    timeout.timeout(factory.attemptClient.callTimeoutMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public Request request() {
+    return request;
+  }
+
+  @Override
+  public Response execute() throws IOException {
+    if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
+    Call call = factory.blockingClient.newCall(request);
+    call.timeout().timeout(timeout.timeoutNanos(), TimeUnit.NANOSECONDS);
+    for (EventListener l : eventListeners) call.addEventListener(l);
+    current = call;
+    if (canceled) call.cancel();
+    return call.execute();
+  }
+
+  @Override
+  public void enqueue(Callback callback) {
+    if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
+    Async run = new Async(callback);
+    async = run;
+    run.next();
+  }
+
+  @Override
+  public void cancel() {
+    canceled = true;
+    Call call = current;
+    if (call != null) call.cancel();
+    Async run = async;
+    if (run != null) run.cancelWait();
+  }
+
+  @Override
+  public boolean isExecuted() {
+    return executed.get();
+  }
+
+  @Override
+  public boolean isCanceled() {
+    return canceled;
+  }
+
+  /** The whole logical call's timeout; initially the client's {@code callTimeout}. */
+  @Override
+  public Timeout timeout() {
+    return timeout;
+  }
+
+  @Override
+  public void addEventListener(EventListener eventListener) {
+    eventListeners.add(eventListener);
+  }
+
+  @Override
+  public <T> T tag(KClass<T> type) {
+    return tag(JvmClassMappingKt.getJavaClass(type));
+  }
+
+  @Override
+  public <T> T tag(Class<? extends T> type) {
+    return type.cast(tags.get(type));
+  }
+
+  @Override
+  public <T> T tag(KClass<T> type, Function0<? extends T> computeIfAbsent) {
+    return tag(JvmClassMappingKt.getJavaClass(type), computeIfAbsent);
+  }
+
+  @Override
+  public <T> T tag(Class<T> type, Function0<? extends T> computeIfAbsent) {
+    return type.cast(tags.computeIfAbsent(type, k -> computeIfAbsent.invoke()));
+  }
+
+  @Override
+  public Call clone() {
+    return factory.newCall(request);
+  }
+
+  @Override
+  public String toString() {
+    return "RetryingCall{" + request.method() + " " + request.url().redact() + "}";
+  }
+
+  /** Drives one enqueued logical call: attempt, decide, schedule, attempt again, deliver once. */
+  private final class Async implements Callback {
+    private final Callback callback;
+    private final LogicalCall logical;
+    private final AtomicBoolean delivered = new AtomicBoolean();
+    private volatile ScheduledFuture<?> pending;
+
+    Async(Callback callback) {
+      this.callback = callback;
+      this.logical = new LogicalCall(factory.retry, request, timeout.timeoutNanos());
+    }
+
+    /** Starts the next attempt now, or schedules it if the origin asks to wait. */
+    void next() {
+      if (canceled) {
+        deliverFailure(logical.failure(new IOException("Canceled")));
+        return;
+      }
+      Decision gate = logical.beforeAttempt();
+      if (gate != null) {
+        if (!gate.isRetry()) deliverResponse(logical.throttledResponse());
+        else schedule(gate.delayNanos());
+        return;
+      }
+      long deadline =
+          logical.hasDeadline()
+              ? factory.retry.time.nanoTime() + logical.remainingNanos()
+              : RetryPolicy.NO_DEADLINE;
+      Request attemptRequest =
+          logical.request().newBuilder()
+              .tag(AttemptSettings.Tag.class, new AttemptSettings.Tag(deadline, logical.mustNotRepeatUnderneath()))
+              .build();
+      Call call = factory.attemptClient.newCall(attemptRequest);
+      for (EventListener l : eventListeners) call.addEventListener(l);
+      current = call;
+      logical.attemptStarting(call);
+      if (canceled) call.cancel(); // cancel() may have run before current was set
+      call.enqueue(this);
+    }
+
+    @Override
+    public void onResponse(Call call, Response response) {
+      after(response, null);
+    }
+
+    @Override
+    public void onFailure(Call call, IOException e) {
+      after(null, e);
+    }
+
+    private void after(Response response, IOException error) {
+      Decision decision = logical.afterAttempt(response, error, canceled, false);
+      if (decision == null) {
+        deliverResponse(response);
+      } else if (!decision.isRetry()) {
+        if (response != null) deliverResponse(response);
+        else deliverFailure(logical.failure(error));
+      } else {
+        schedule(decision.delayNanos());
+      }
+    }
+
+    private void schedule(long delayNanos) {
+      try {
+        pending = factory.scheduler.schedule(this::next, delayNanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        deliverFailure(logical.failure(new IOException("RetryingCallFactory is closed", e)));
+        return;
+      }
+      if (canceled) cancelWait(); // cancel() may have looked before pending was set
+    }
+
+    /** Ends a wait at once on cancel: the retry task is dropped and the caller told now. */
+    void cancelWait() {
+      ScheduledFuture<?> f = pending;
+      if (f != null && f.cancel(false)) {
+        IOException canceledException = new IOException("Canceled");
+        logical.waitFailed(canceledException, false);
+        deliverFailure(logical.failure(canceledException));
+      }
+    }
+
+    private void deliverResponse(Response response) {
+      if (!delivered.compareAndSet(false, true)) {
+        response.close();
+        return;
+      }
+      try {
+        callback.onResponse(RetryingCall.this, response);
+      } catch (IOException e) {
+        log.warn("Callback.onResponse threw for {}", RetryingCall.this, e);
+        response.close();
+      }
+    }
+
+    private void deliverFailure(IOException e) {
+      if (delivered.compareAndSet(false, true)) callback.onFailure(RetryingCall.this, e);
+    }
+  }
+}

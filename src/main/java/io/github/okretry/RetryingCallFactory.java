@@ -1,0 +1,110 @@
+package io.github.okretry;
+
+import java.io.Closeable;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+
+/**
+ * A {@link Call.Factory} that retries like {@link RetryInterceptor} without holding a thread
+ * while it waits.
+ *
+ * <p>An interceptor can only wait by blocking the thread that runs the call, and for {@link
+ * Call#enqueue} that is one of OkHttp's dispatcher threads; worse, OkHttp counts a waiting call
+ * against {@code maxRequestsPerHost} (default 5), so five calls in backoff freeze every other call
+ * to that host. Calls from this factory instead make each attempt a separate OkHttp call and, for
+ * {@link Call#enqueue}, schedule the next attempt on a small scheduler: while waiting they hold
+ * no dispatcher thread and no host slot. {@link Call#execute()} blocks the caller's thread, as
+ * the interceptor does. Same policy, idempotency keys, deadline, budget and listener.
+ *
+ * <pre>{@code
+ * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryInterceptor.create());
+ * calls.newCall(request).enqueue(callback);
+ * }</pre>
+ *
+ * <p>Give it a client <em>without</em> the {@code RetryInterceptor} (it would retry twice). The
+ * factory owns a single daemon scheduler thread unless you pass your own scheduler; {@link
+ * #close()} stops the one it owns. Thread-safe.
+ */
+public final class RetryingCallFactory implements Call.Factory, Closeable {
+
+  final RetryInterceptor retry;
+  final OkHttpClient attemptClient;
+  final OkHttpClient blockingClient;
+  final ScheduledExecutorService scheduler;
+  private final boolean ownsScheduler;
+
+  private RetryingCallFactory(
+      OkHttpClient client, RetryInterceptor retry, ScheduledExecutorService scheduler, boolean owns) {
+    for (Interceptor i : client.interceptors()) {
+      if (i instanceof RetryInterceptor) {
+        throw new IllegalArgumentException(
+            "client already has a RetryInterceptor; every call would be retried twice");
+      }
+    }
+    this.retry = retry;
+    OkHttpClient.Builder attempts = client.newBuilder().addInterceptor(new AttemptSettings(retry.time));
+    if (!client.networkInterceptors().contains(retry.networkInterceptor())) {
+      attempts.addNetworkInterceptor(retry.networkInterceptor());
+    }
+    this.attemptClient = attempts.build();
+    this.blockingClient = retry.install(client.newBuilder()).build();
+    this.scheduler = scheduler;
+    this.ownsScheduler = owns;
+  }
+
+  /**
+   * A factory over {@code client} with its own scheduler: one daemon thread, made now.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
+   */
+  public static RetryingCallFactory create(OkHttpClient client, RetryInterceptor retry) {
+    Objects.requireNonNull(client, "client == null");
+    Objects.requireNonNull(retry, "retry == null");
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "okretry scheduler");
+              t.setDaemon(true);
+              return t;
+            });
+    scheduler.setRemoveOnCancelPolicy(true); // a canceled call's pending retry is dropped at once
+    return new RetryingCallFactory(client, retry, scheduler, true);
+  }
+
+  /**
+   * A factory over {@code client} that schedules retries on {@code scheduler}, which must run
+   * tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
+   */
+  public static RetryingCallFactory create(
+      OkHttpClient client, RetryInterceptor retry, ScheduledExecutorService scheduler) {
+    Objects.requireNonNull(client, "client == null");
+    Objects.requireNonNull(retry, "retry == null");
+    Objects.requireNonNull(scheduler, "scheduler == null");
+    return new RetryingCallFactory(client, retry, scheduler, false);
+  }
+
+  /** A call for {@code request} that retries by this factory's policy. */
+  @Override
+  public Call newCall(Request request) {
+    return new RetryingCall(this, Objects.requireNonNull(request, "request == null"));
+  }
+
+  /**
+   * Stops the scheduler this factory made, if it made one; calls still waiting then fail with an
+   * {@link java.io.IOException}. The client is left as it is.
+   */
+  @Override
+  public void close() {
+    if (ownsScheduler) scheduler.shutdownNow();
+  }
+}

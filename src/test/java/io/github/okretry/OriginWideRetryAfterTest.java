@@ -1,0 +1,118 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Test;
+
+/** A Retry-After from one call holds back every call to that origin through the interceptor. */
+class OriginWideRetryAfterTest {
+
+  @Test
+  void afterTheFirst429NoRequestReachesTheServerBeforeTheRetryAfterTime() throws Exception {
+    ConcurrentLinkedQueue<Long> arrivals = new ConcurrentLinkedQueue<>();
+    AtomicBoolean first = new AtomicBoolean(true);
+    long[] rejectedAt = new long[1];
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          long now = System.nanoTime();
+          if (first.getAndSet(false)) {
+            rejectedAt[0] = now;
+            return new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build();
+          }
+          arrivals.add(now);
+          return new MockResponse.Builder().body("ok").build();
+        }
+      });
+      server.start();
+      RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(10)).build();
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
+      client.dispatcher().setMaxRequestsPerHost(64);
+      client.dispatcher().setMaxRequests(64);
+
+      ExecutorService pool = Executors.newFixedThreadPool(50);
+      List<Future<Integer>> results = new ArrayList<>();
+      try {
+        // The first caller meets the 429; the other 49 start while the origin is closed.
+        results.add(pool.submit(() -> call(client, server)));
+        while (rejectedAt[0] == 0) Thread.sleep(1);
+        Thread.sleep(20);
+        CountDownLatch go = new CountDownLatch(1);
+        for (int i = 0; i < 49; i++) {
+          results.add(pool.submit(() -> {
+            go.await();
+            return call(client, server);
+          }));
+        }
+        go.countDown();
+        for (Future<Integer> f : results) assertThat(f.get(20, TimeUnit.SECONDS)).isEqualTo(200);
+      } finally {
+        pool.shutdownNow();
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+      }
+      long earliestMs = arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).min().orElseThrow();
+      long latestMs = arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).max().orElseThrow();
+      System.out.printf("50 callers, Retry-After: 1 on the first: %d later requests arrived %d..%d ms after the 429%n",
+          arrivals.size(), earliestMs, latestMs);
+      assertThat(arrivals).hasSize(50);
+      assertThat(earliestMs).isGreaterThanOrEqualTo(1_000);
+      assertThat(latestMs).as("spread upward by at most half").isLessThan(1_500 + 1_000 /* slow machine */);
+    }
+  }
+
+  static int call(OkHttpClient client, MockWebServer server) throws Exception {
+    try (Response r = client.newCall(new Request.Builder().url(server.url("/any/path")).build()).execute()) {
+      return r.code();
+    }
+  }
+
+  @Test
+  void aCallThatCannotWaitGetsTheStoredStatusAtOnceWithoutARequest() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
+      server.start();
+      RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build();
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
+      try (Response r = client.newCall(new Request.Builder().url(server.url("/a")).build()).execute()) {
+        assertThat(r.code()).isEqualTo(503); // 30 s does not fit 5 s: returned at once
+      }
+      long start = System.nanoTime();
+      try (Response r = client.newCall(new Request.Builder().url(server.url("/b")).build()).execute()) {
+        assertThat(r.code()).isEqualTo(503);
+        assertThat(Long.parseLong(r.header("Retry-After"))).isBetween(25L, 30L);
+        assertThat(r.message()).contains("okretry");
+      }
+      assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(500);
+      assertThat(server.getRequestCount()).isEqualTo(1);
+      // Another origin is not affected.
+      try (MockWebServer other = new MockWebServer()) {
+        other.enqueue(new MockResponse.Builder().body("fine").build());
+        other.start();
+        try (Response r = client.newCall(new Request.Builder().url(other.url("/")).build()).execute()) {
+          assertThat(r.code()).isEqualTo(200);
+        }
+      }
+      client.dispatcher().executorService().shutdown();
+      client.connectionPool().evictAll();
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.okretry.internal.TimeSource;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.junit.jupiter.api.Test;
+
+/** The retry budget bounds extra load when failures persist, and is invisible when they don't. */
+class RetryBudgetTest {
+
+  /**
+   * Time for many concurrent callers: it moves forward one tick per call (set by the test), not
+   * by each caller's sleep, because the sleeps of concurrent callers overlap.
+   */
+  static final class SharedClock implements TimeSource {
+    long nanos = 1;
+
+    @Override
+    public long nanoTime() {
+      return nanos;
+    }
+
+    @Override
+    public void sleep(long sleepNanos, Call call) throws IOException {
+      TimeSource.checkInterruptedOrCanceled(call);
+    }
+  }
+
+  /** Answers 503 with probability {@code failureRate}, else 200, without a network. */
+  static Interceptor flakyServer(double failureRate, long seed, AtomicInteger hits) {
+    SplittableRandom random = new SplittableRandom(seed);
+    return chain -> {
+      hits.incrementAndGet();
+      int code;
+      synchronized (random) {
+        code = random.nextDouble() < failureRate ? 503 : 200;
+      }
+      return new Response.Builder().request(chain.request()).protocol(Protocol.HTTP_1_1).code(code)
+          .message("x").body(ResponseBody.create("", null)).build();
+    };
+  }
+
+  record Run(int calls, int hits, int failedCalls, int retriedFailures) {
+    double hitsPerCall() {
+      return hits / (double) calls;
+    }
+  }
+
+  static Run run(double failureRate, int calls) throws IOException {
+    SharedClock clock = new SharedClock();
+    AtomicInteger hits = new AtomicInteger();
+    int[] gaveUpOnBudget = {0};
+    RetryInterceptor retry = RetryInterceptor.builder()
+        .timeSource(clock)
+        .maxRetries(3)
+        .listener(new RetryListener() {
+          @Override
+          public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+            if (reason == GiveUpReason.BUDGET_EXHAUSTED) gaveUpOnBudget[0]++;
+          }
+        })
+        .build();
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(flakyServer(failureRate, 42, hits)).build();
+    int failed = 0;
+    for (int i = 0; i < calls; i++) {
+      clock.nanos += TimeUnit.MILLISECONDS.toNanos(1); // 1 000 calls per second
+      try (Response r = client.newCall(new Request.Builder().url("http://example.test/").build()).execute()) {
+        if (r.code() != 200) failed++;
+      }
+    }
+    return new Run(calls, hits.get(), failed, gaveUpOnBudget[0]);
+  }
+
+  @Test
+  void underPersistentFailureServerHitsPerCallConvergeToAtMost1point2() throws IOException {
+    Run run = run(1.0, 5_000);
+    System.out.printf("100%% failing server, 5000 calls at 1000/s: %.3f server hits per logical call (no budget: 4.0)%n", run.hitsPerCall());
+    assertThat(run.hitsPerCall()).isLessThanOrEqualTo(1.2);
+  }
+
+  @Test
+  void withFivePercentFailuresEveryFailureIsStillRetried() throws IOException {
+    Run run = run(0.05, 5_000);
+    System.out.printf("5%% failing server, 5000 calls: %.3f hits per call, %d calls refused a retry by the budget, %d calls ended on 503%n",
+        run.hitsPerCall(), run.retriedFailures(), run.failedCalls());
+    assertThat(run.retriedFailures()).as("calls refused a retry by the budget").isZero();
+    assertThat(run.failedCalls()).isZero(); // 3 retries at 5% each: (1/20)^4 per call
+  }
+
+  @Test
+  void realServerFailing100PercentFromEightThreads() throws Exception {
+    AtomicInteger hits = new AtomicInteger();
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          hits.incrementAndGet();
+          return new MockResponse.Builder().code(503).build();
+        }
+      });
+      server.start();
+      RetryInterceptor retry = RetryInterceptor.builder().baseDelay(Duration.ofMillis(1)).maxDelay(Duration.ofMillis(5)).build();
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
+      int calls = 2_000;
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      try {
+        Future<?>[] futures = new Future<?>[8];
+        for (int t = 0; t < 8; t++) {
+          futures[t] = pool.submit(() -> {
+            for (int i = 0; i < calls / 8; i++) {
+              try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+                assertThat(r.code()).isEqualTo(503);
+              }
+            }
+            return null;
+          });
+        }
+        for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
+      } finally {
+        pool.shutdownNow();
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+      }
+      double perCall = hits.get() / (double) calls;
+      System.out.printf("real MockWebServer failing 100%%, 8 threads x 250 calls: %.3f server hits per logical call%n", perCall);
+      assertThat(perCall).isLessThanOrEqualTo(1.2);
+    }
+  }
+
+  @Test
+  void depositsAreCappedAndReserveRefillsWithTime() {
+    RetryBudget budget = RetryBudget.builder().percentCanRetry(0.5).maxTokens(2).minRetriesPerSecond(1).build();
+    for (int i = 0; i < 100; i++) budget.deposit();
+    assertThat(budget.availableTokens()).isEqualTo(2.0);
+    long t = 0;
+    assertThat(budget.tryWithdraw(t)).isTrue();
+    assertThat(budget.tryWithdraw(t)).isTrue();
+    assertThat(budget.tryWithdraw(t)).as("reserve").isTrue();
+    assertThat(budget.tryWithdraw(t)).as("reserve spent").isFalse();
+    assertThat(budget.tryWithdraw(t + TimeUnit.MILLISECONDS.toNanos(500))).as("half a second: half a token").isFalse();
+    assertThat(budget.tryWithdraw(t + TimeUnit.MILLISECONDS.toNanos(1000))).as("a second: one token").isTrue();
+    budget.deposit();
+    assertThat(budget.availableTokens()).isEqualTo(0.5);
+  }
+
+  @Test
+  void unlimitedNeverRefusesAndConfigurationIsValidated() {
+    RetryBudget unlimited = RetryBudget.unlimited();
+    for (int i = 0; i < 1_000; i++) assertThat(unlimited.tryWithdraw(0)).isTrue();
+    assertThat(unlimited.isUnlimited()).isTrue();
+    assertThatThrownBy(() -> RetryBudget.builder().percentCanRetry(1.5)).hasMessageContaining("percentCanRetry");
+    assertThatThrownBy(() -> RetryBudget.builder().minRetriesPerSecond(-1)).hasMessageContaining("minRetriesPerSecond");
+    assertThatThrownBy(() -> RetryBudget.builder().maxTokens(0)).hasMessageContaining("maxTokens");
+    assertThatThrownBy(() -> RetryInterceptor.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void interceptorsCanShareOneBudget() throws IOException {
+    RetryBudget shared = RetryBudget.builder().minRetriesPerSecond(0).build();
+    SharedClock clock = new SharedClock();
+    AtomicInteger hits = new AtomicInteger();
+    OkHttpClient a = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.builder().timeSource(clock).retryBudget(shared).build())
+        .addInterceptor(flakyServer(0.0, 1, hits)).build();
+    OkHttpClient b = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.builder().timeSource(clock).retryBudget(shared).build())
+        .addInterceptor(flakyServer(1.0, 1, hits)).build();
+    for (int i = 0; i < 10; i++) a.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+    assertThat(shared.availableTokens()).isEqualTo(2.0);
+    b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+    assertThat(hits.get()).isEqualTo(10 + 3); // b's first attempt + the 2 retries a paid for
+  }
+}
