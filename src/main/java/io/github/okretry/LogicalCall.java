@@ -46,6 +46,8 @@ final class LogicalCall {
   private SendTracker tracker;
   private Call trackedCall;
   private String lastFailure;
+  private int throttledCode; // set when beforeAttempt() stops for ORIGIN_THROTTLED
+  private long throttledWaitNanos;
 
   /**
    * @param callTimeoutNanos OkHttp's call timeout for this call, or 0 for none; it started a
@@ -128,9 +130,6 @@ final class LogicalCall {
     }
     return Decision.retryAfter(config.policy.spreadUpward(wait, remaining, config.random));
   }
-
-  private int throttledCode;
-  private long throttledWaitNanos;
 
   /**
    * A local response standing for the server's, for a call that cannot wait out the origin's

@@ -66,7 +66,9 @@ import org.slf4j.LoggerFactory;
  * the last exception with earlier ones attached as {@linkplain Throwable#getSuppressed()
  * suppressed}. Retried responses are closed before waiting.
  *
- * <p>Instances are immutable and thread-safe; share one per client. Add it with {@link
+ * <p>The configuration is immutable; the {@link RetryBudget} and the origin-wide Retry-After
+ * state it holds are shared by every call through it, by design, and thread-safe. Share one
+ * instance per client. Add it with {@link
  * OkHttpClient.Builder#addInterceptor}: as a network interceptor it throws {@link
  * IllegalStateException}.
  */
@@ -153,7 +155,10 @@ public final class RetryInterceptor implements Interceptor {
     return builder().build();
   }
 
-  /** A builder holding this interceptor's configuration, for making a variation of it. */
+  /**
+   * A builder holding this interceptor's configuration, for making a variation of it. The
+   * variation shares this interceptor's {@link RetryBudget} unless given another.
+   */
   public Builder toBuilder() {
     return new Builder(this);
   }

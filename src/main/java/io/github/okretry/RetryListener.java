@@ -48,6 +48,8 @@ public interface RetryListener {
    * The call ends on a failure after {@code attempts} attempts; the caller receives the last
    * response or exception.
    *
+   * @param attempts attempts made; 0 when {@link GiveUpReason#ORIGIN_THROTTLED} stopped the call
+   *     before its first
    * @param lastFailure the same kind of short description as in {@link #onRetryScheduled}
    */
   default void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {}
