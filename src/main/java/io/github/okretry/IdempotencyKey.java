@@ -39,6 +39,7 @@ public final class IdempotencyKey {
    *
    * @param value non-empty visible ASCII ({@code 0x21..0x7E}); so no spaces, CR or LF, which
    *     would let the key inject headers
+   * @return a key sending {@code value}
    * @throws NullPointerException if {@code value} is null
    * @throws IllegalArgumentException if {@code value} is empty or has any other character
    */
@@ -60,6 +61,8 @@ public final class IdempotencyKey {
   /**
    * Generates a random key (a UUID v4 from a {@code SecureRandom}) once per logical call, for any
    * method, even a GET.
+   *
+   * @return the policy that generates a key per call
    */
   public static IdempotencyKey generate() {
     return GENERATE;
@@ -68,23 +71,35 @@ public final class IdempotencyKey {
   /**
    * Sends no key, even for POST or PATCH. Such a request is then repeated only when the failure
    * proves the server did not process it.
+   *
+   * @return the policy that sends no key
    */
   public static IdempotencyKey none() {
     return NONE;
   }
 
-  /** True for {@link #none()}. */
+  /**
+   * True for {@link #none()}.
+   *
+   * @return true for {@link #none()}
+   */
   public boolean isNone() {
     return value == null && !generate;
   }
 
-  /** True for {@link #generate()}. */
+  /**
+   * True for {@link #generate()}.
+   *
+   * @return true for {@link #generate()}
+   */
   public boolean isGenerated() {
     return generate;
   }
 
   /**
    * The caller's key from {@link #of(String)}; empty for {@link #generate()} and {@link #none()}.
+   *
+   * @return the caller's key, if any
    */
   public java.util.Optional<String> value() {
     return java.util.Optional.ofNullable(value);

@@ -50,37 +50,65 @@ public final class RetryBudget {
     this.reserveMilli = (long) minRetriesPerSecond * MILLI;
   }
 
-  /** A budget with the defaults: 20% of calls may retry, a reserve of 10 retries per second. */
+  /**
+   * A budget with the defaults: 20% of calls may retry, a reserve of 10 retries per second.
+   *
+   * @return a budget with the defaults: 20% of calls may retry, a reserve of 10 retries per second
+   */
   public static RetryBudget create() {
     return builder().build();
   }
 
-  /** No budget: every retry the policy allows happens. */
+  /**
+   * No budget: every retry the policy allows happens.
+   *
+   * @return no budget: every retry the policy allows happens
+   */
   public static RetryBudget unlimited() {
     return UNLIMITED;
   }
 
-  /** A builder with the defaults listed on its methods. */
+  /**
+   * A builder with the defaults listed on its methods.
+   *
+   * @return a builder with the defaults listed on its methods
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** True for {@link #unlimited()}. */
+  /**
+   * True for {@link #unlimited()}.
+   *
+   * @return true for {@link #unlimited()}
+   */
   public boolean isUnlimited() {
     return unlimited;
   }
 
-  /** Tokens each successful first attempt deposits; 0.2 means retries ≤ 20% of calls. */
+  /**
+   * Tokens each successful first attempt deposits; 0.2 means retries ≤ 20% of calls.
+   *
+   * @return tokens each successful first attempt deposits; 0.2 means retries ≤ 20% of calls
+   */
   public double percentCanRetry() {
     return percentCanRetry;
   }
 
-  /** Retries allowed per second even with no deposits. */
+  /**
+   * Retries allowed per second even with no deposits.
+   *
+   * @return retries allowed per second even with no deposits
+   */
   public int minRetriesPerSecond() {
     return minRetriesPerSecond;
   }
 
-  /** Retries currently available from deposits, ignoring the reserve; for metrics. */
+  /**
+   * Retries currently available from deposits, ignoring the reserve; for metrics.
+   *
+   * @return retries currently available from deposits, ignoring the reserve; for metrics
+   */
   public double availableTokens() {
     return unlimited ? Double.POSITIVE_INFINITY : balanceMilli.get() / (double) MILLI;
   }
@@ -143,6 +171,8 @@ public final class RetryBudget {
      * The fraction of a retry each call with a successful first attempt deposits. Default 0.2:
      * once failures persist, retries stay within about 20% of calls.
      *
+     * @param percentCanRetry tokens deposited per successful first attempt, in [0, 1]
+     * @return this builder
      * @throws IllegalArgumentException unless {@code 0 <= percentCanRetry <= 1}
      */
     public Builder percentCanRetry(double percentCanRetry) {
@@ -157,6 +187,8 @@ public final class RetryBudget {
      * Retries allowed per second regardless of deposits, so a client that calls rarely can still
      * retry. Default 10; 0 disables the reserve.
      *
+     * @param minRetriesPerSecond the reserve refill rate, in [0, 1 000 000]
+     * @return this builder
      * @throws IllegalArgumentException if negative or over 1 000 000
      */
     public Builder minRetriesPerSecond(int minRetriesPerSecond) {
@@ -171,6 +203,8 @@ public final class RetryBudget {
      * The most retries deposits can save up, which bounds the burst of retries at the start of an
      * outage. Default 100.
      *
+     * @param maxTokens the largest saved balance, in [1, 1 000 000]
+     * @return this builder
      * @throws IllegalArgumentException if not in {@code [1, 1 000 000]}
      */
     public Builder maxTokens(int maxTokens) {
@@ -181,7 +215,11 @@ public final class RetryBudget {
       return this;
     }
 
-    /** A new, empty budget with this configuration. */
+    /**
+     * A new, empty budget with this configuration.
+     *
+     * @return a new, empty budget with this configuration
+     */
     public RetryBudget build() {
       return new RetryBudget(this);
     }

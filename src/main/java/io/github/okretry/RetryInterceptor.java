@@ -145,12 +145,20 @@ public final class RetryInterceptor implements Interceptor {
     this.originGate = originWideRetryAfter ? new OriginGate() : null;
   }
 
-  /** A builder with the defaults listed on each of its methods. */
+  /**
+   * A builder with the defaults listed on each of its methods.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** An interceptor with every default: 3 retries, 200 ms base, 10 s cap, Full Jitter. */
+  /**
+   * An interceptor with every default: 3 retries, 200 ms base, 10 s cap, Full Jitter.
+   *
+   * @return a new interceptor with its own budget
+   */
   public static RetryInterceptor create() {
     return builder().build();
   }
@@ -158,52 +166,90 @@ public final class RetryInterceptor implements Interceptor {
   /**
    * A builder holding this interceptor's configuration, for making a variation of it. The
    * variation shares this interceptor's {@link RetryBudget} unless given another.
+   *
+   * @return this builder
    */
   public Builder toBuilder() {
     return new Builder(this);
   }
 
-  /** Retries after the first attempt; the call makes at most {@code maxRetries() + 1} attempts. */
+  /**
+   * Retries after the first attempt; the call makes at most {@code maxRetries() + 1} attempts.
+   *
+   * @return retries after the first attempt; the call makes at most {@code maxRetries() + 1} attempts
+   */
   public int maxRetries() {
     return maxRetries;
   }
 
-  /** The wait before retry 1 (its upper bound when jittered). */
+  /**
+   * The wait before retry 1 (its upper bound when jittered).
+   *
+   * @return the wait before retry 1 (its upper bound when jittered)
+   */
   public Duration baseDelay() {
     return baseDelay;
   }
 
-  /** The cap on any single computed wait. */
+  /**
+   * The cap on any single computed wait.
+   *
+   * @return the cap on any single computed wait
+   */
   public Duration maxDelay() {
     return maxDelay;
   }
 
-  /** Growth of the wait cap per retry. */
+  /**
+   * Growth of the wait cap per retry.
+   *
+   * @return growth of the wait cap per retry
+   */
   public double multiplier() {
     return multiplier;
   }
 
-  /** How each wait is drawn from its cap. */
+  /**
+   * How each wait is drawn from its cap.
+   *
+   * @return how each wait is drawn from its cap
+   */
   public Jitter jitter() {
     return jitter;
   }
 
-  /** The deadline for each whole logical call, or empty for none. */
+  /**
+   * The deadline for each whole logical call, or empty for none.
+   *
+   * @return the deadline for each whole logical call, or empty for none
+   */
   public java.util.Optional<Duration> deadline() {
     return java.util.Optional.ofNullable(deadline);
   }
 
-  /** The longest {@code Retry-After} honored. */
+  /**
+   * The longest {@code Retry-After} honored.
+   *
+   * @return the longest {@code Retry-After} honored
+   */
   public Duration maxRetryAfter() {
     return maxRetryAfter;
   }
 
-  /** The HTTP status codes retried, sorted. */
+  /**
+   * The HTTP status codes retried, sorted.
+   *
+   * @return the HTTP status codes retried, sorted
+   */
   public Set<Integer> retryStatuses() {
     return retryStatuses;
   }
 
-  /** The name of the idempotency key header. */
+  /**
+   * The name of the idempotency key header.
+   *
+   * @return the name of the idempotency key header
+   */
   public String idempotencyKeyHeader() {
     return idempotencyKeyHeader;
   }
@@ -214,6 +260,8 @@ public final class RetryInterceptor implements Interceptor {
    * NumberFormatException} on a 503 whose numeric {@code Retry-After} exceeds an int) by
    * saturating such values, which keeps their meaning. Add it with {@link
    * OkHttpClient.Builder#addNetworkInterceptor}, or use {@link #install}.
+   *
+   * @return the network interceptor, stateless and shareable
    */
   public Interceptor networkInterceptor() {
     return RetryAfterGuard.INSTANCE;
@@ -223,6 +271,7 @@ public final class RetryInterceptor implements Interceptor {
    * Adds this interceptor as an application interceptor and {@link #networkInterceptor()} as a
    * network interceptor to {@code builder}: the recommended setup.
    *
+   * @param builder the client builder to add both interceptors to
    * @return {@code builder}, for chaining
    */
   public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
@@ -453,6 +502,8 @@ public final class RetryInterceptor implements Interceptor {
      * Retries after the first attempt: at most {@code maxRetries + 1} attempts in all; 0 means a
      * single attempt. Default 3.
      *
+     * @param maxRetries retries after the first attempt, 0 or more
+     * @return this builder
      * @throws IllegalArgumentException if {@code maxRetries} is negative
      */
     public Builder maxRetries(int maxRetries) {
@@ -464,6 +515,8 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * The wait before retry 1, which is its upper bound when jittered. Default 200 ms.
      *
+     * @param baseDelay the wait cap before retry 1, positive, at most 24 hours
+     * @return this builder
      * @throws NullPointerException if {@code baseDelay} is null
      * @throws IllegalArgumentException if it is zero, negative or over 24 hours
      */
@@ -476,6 +529,8 @@ public final class RetryInterceptor implements Interceptor {
      * The cap on any single computed wait. Default 10 s. A cap below {@link #baseDelay} is allowed
      * and makes every wait's cap equal to {@code maxDelay}.
      *
+     * @param maxDelay the cap on any single wait, positive, at most 24 hours
+     * @return this builder
      * @throws NullPointerException if {@code maxDelay} is null
      * @throws IllegalArgumentException if it is zero, negative or over 24 hours
      */
@@ -487,6 +542,8 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * Growth of the wait cap per retry: cap(n) = {@code baseDelay × multiplier^(n-1)}. Default 2.
      *
+     * @param multiplier growth of the wait cap per retry, finite and above 1
+     * @return this builder
      * @throws IllegalArgumentException if {@code multiplier} is NaN, infinite, or not above 1
      */
     public Builder multiplier(double multiplier) {
@@ -500,6 +557,8 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * How each wait is drawn from its cap. Default {@link Jitter#FULL}.
      *
+     * @param jitter how each wait is drawn from its cap
+     * @return this builder
      * @throws NullPointerException if {@code jitter} is null
      */
     public Builder jitter(Jitter jitter) {
@@ -512,6 +571,8 @@ public final class RetryInterceptor implements Interceptor {
      * clock from when the interceptor first sees the call. Default: none, though OkHttp's
      * {@code callTimeout} always bounds the call. Per request, {@link RetryOverrides} replaces it.
      *
+     * @param deadline the time allowed for all attempts and waits, positive, at most 24 hours
+     * @return this builder
      * @throws NullPointerException if {@code deadline} is null
      * @throws IllegalArgumentException if it is zero, negative or over 24 hours
      */
@@ -520,7 +581,11 @@ public final class RetryInterceptor implements Interceptor {
       return this;
     }
 
-    /** Removes the deadline set by {@link #deadline(Duration)}. The default. */
+    /**
+     * Removes the deadline set by {@link #deadline(Duration)}. The default.
+     *
+     * @return this builder
+     */
     public Builder noDeadline() {
       this.deadline = null;
       return this;
@@ -530,6 +595,8 @@ public final class RetryInterceptor implements Interceptor {
      * The longest {@code Retry-After} honored; a longer one ends the call at once with that
      * response. Default 60 s.
      *
+     * @param maxRetryAfter the longest Retry-After to wait for, positive, at most 24 hours
+     * @return this builder
      * @throws NullPointerException if {@code maxRetryAfter} is null
      * @throws IllegalArgumentException if it is zero, negative or over 24 hours
      */
@@ -545,6 +612,8 @@ public final class RetryInterceptor implements Interceptor {
      * pushes a wait that fits past the deadline. Default 0.5, as Envoy does; 0 honors the value
      * exactly.
      *
+     * @param fraction the largest extra, as a fraction of the Retry-After, in [0, 1]
+     * @return this builder
      * @throws IllegalArgumentException if {@code fraction} is not in {@code [0, 1]}
      */
     public Builder retryAfterSpread(double fraction) {
@@ -560,6 +629,8 @@ public final class RetryInterceptor implements Interceptor {
      * without an idempotency key is still repeated only on 429 and 503, which prove it was not
      * processed.
      *
+     * @param codes HTTP status codes in [100, 999]
+     * @return this builder
      * @throws IllegalArgumentException if a code is outside {@code [100, 999]}
      */
     public Builder retryOnStatus(int... codes) {
@@ -577,6 +648,8 @@ public final class RetryInterceptor implements Interceptor {
      * matching is enough). To look at the body use {@link Response#peekBody}, which leaves it
      * readable.
      *
+     * @param predicate returns true for what should also be retried
+     * @return this builder
      * @throws NullPointerException if {@code predicate} is null
      */
     public Builder retryOnResponse(Predicate<Response> predicate) {
@@ -589,6 +662,8 @@ public final class RetryInterceptor implements Interceptor {
      * Also retries exceptions that match {@code predicate}; several add up. A canceled call or an
      * interrupted thread is never retried, whatever the predicate says.
      *
+     * @param predicate returns true for what should also be retried
+     * @return this builder
      * @throws NullPointerException if {@code predicate} is null
      */
     public Builder retryOnException(Predicate<IOException> predicate) {
@@ -600,6 +675,8 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * The header that carries the idempotency key. Default {@code Idempotency-Key}.
      *
+     * @param name an HTTP header name (a token)
+     * @return this builder
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code name} is not a valid header name
      */
@@ -620,6 +697,9 @@ public final class RetryInterceptor implements Interceptor {
      * Sends the key as a Structured-Field string ({@code "…"}), as the IETF {@code
      * Idempotency-Key} draft specifies, instead of the bare value Stripe-style APIs expect.
      * Default false (bare).
+     *
+     * @param quote true to send the key as a quoted sf-string
+     * @return this builder
      */
     public Builder quoteIdempotencyKey(boolean quote) {
       this.quoteIdempotencyKey = quote;
@@ -630,6 +710,9 @@ public final class RetryInterceptor implements Interceptor {
      * Whether POST and PATCH without an {@link IdempotencyKey} tag get a generated key (a UUID v4
      * from a {@code SecureRandom}). Default true. When false, such requests are repeated only
      * after failures that prove the server did not process them.
+     *
+     * @param generate true to generate keys for POST and PATCH
+     * @return this builder
      */
     public Builder generateIdempotencyKeys(boolean generate) {
       this.generateIdempotencyKeys = generate;
@@ -639,6 +722,8 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * Receives events for every call. Default {@link RetryListener#NONE}.
      *
+     * @param listener receives every call's events
+     * @return this builder
      * @throws NullPointerException if {@code listener} is null
      */
     public Builder listener(RetryListener listener) {
@@ -651,6 +736,8 @@ public final class RetryInterceptor implements Interceptor {
      * for each interceptor built (retries stay within about 20% of calls once failures persist).
      * Pass one instance to several interceptors to share it, or {@link RetryBudget#unlimited()}.
      *
+     * @param budget the budget to draw retries from
+     * @return this builder
      * @throws NullPointerException if {@code budget} is null
      */
     public Builder retryBudget(RetryBudget budget) {
@@ -665,6 +752,9 @@ public final class RetryInterceptor implements Interceptor {
      * {@link #maxRetryAfter} allow, or else gets at once a local response with the stored
      * status and no request is sent. Default false, because many servers rate-limit per
      * endpoint rather than per origin.
+     *
+     * @param enabled true to share Retry-After across calls to an origin
+     * @return this builder
      */
     public Builder originWideRetryAfter(boolean enabled) {
       this.originWideRetryAfter = enabled;
@@ -698,6 +788,7 @@ public final class RetryInterceptor implements Interceptor {
     /**
      * An immutable interceptor with this builder's configuration.
      *
+     * @return an immutable interceptor with this builder's configuration
      * @throws IllegalArgumentException never with the current settings, which are all checked
      *     when set; kept so later cross-field checks do not change the signature
      */

@@ -23,6 +23,7 @@ public interface RetryListener {
    * Attempt {@code attempt} (1 = the first) is about to be sent.
    *
    * @param request the request as sent, including any {@code Idempotency-Key} header
+   * @param attempt the attempt, 1 for the first
    */
   default void onAttemptStarted(Request request, int attempt) {}
 
@@ -32,6 +33,10 @@ public interface RetryListener {
    * okretry (its {@code retryOnConnectionFailure}, a 408, or a 503 with {@code Retry-After: 0})
    * or followed a redirect or auth challenge. Summing these events counts every request that
    * reached the network, which is what a server's load is made of.
+   *
+   * @param request the request as sent, including any idempotency key header
+   * @param attempt the attempt, 1 for the first
+   * @param requestInAttempt 1 for the attempt's first network request, more for OkHttp's own repeats
    */
   default void onNetworkRequest(Request request, int attempt, int requestInAttempt) {}
 
@@ -41,6 +46,8 @@ public interface RetryListener {
    * @param reason a short description of the failure such as {@code "HTTP 503"} or
    *     {@code "SocketTimeoutException: timeout"}, never containing header values
    * @param delay the wait before the next attempt, zero or positive
+   * @param request the request as sent, including any idempotency key header
+   * @param attempt the attempt, 1 for the first
    */
   default void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {}
 
@@ -51,12 +58,18 @@ public interface RetryListener {
    * @param attempts attempts made; 0 when {@link GiveUpReason#ORIGIN_THROTTLED} stopped the call
    *     before its first
    * @param lastFailure the same kind of short description as in {@link #onRetryScheduled}
+   * @param request the request as sent, including any idempotency key header
+   * @param reason why no further attempt is made
    */
   default void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {}
 
   /**
    * The call ends with a response okretry does not treat as a failure (a 2xx, but also a 404 or
    * any status not configured as retryable), after {@code attempts} attempts.
+   *
+   * @param request the request as sent, including any idempotency key header
+   * @param response the response the caller receives
+   * @param attempts attempts made, including the first
    */
   default void onSucceeded(Request request, Response response, int attempts) {}
 }

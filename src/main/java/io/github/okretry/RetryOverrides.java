@@ -30,22 +30,38 @@ public final class RetryOverrides {
     this.deadline = builder.deadline;
   }
 
-  /** A new builder with nothing overridden. */
+  /**
+   * A new builder with nothing overridden.
+   *
+   * @return a new builder with nothing overridden
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** Overrides that make exactly one attempt. */
+  /**
+   * Overrides that make exactly one attempt.
+   *
+   * @return overrides that make exactly one attempt
+   */
   public static RetryOverrides noRetries() {
     return NO_RETRIES;
   }
 
-  /** The overridden retry count (not counting the first attempt), if set. */
+  /**
+   * The overridden retry count (not counting the first attempt), if set.
+   *
+   * @return the overridden retry count (not counting the first attempt), if set
+   */
   public OptionalInt maxRetries() {
     return maxRetries < 0 ? OptionalInt.empty() : OptionalInt.of(maxRetries);
   }
 
-  /** The overridden deadline for the whole logical call, if set. */
+  /**
+   * The overridden deadline for the whole logical call, if set.
+   *
+   * @return the overridden deadline for the whole logical call, if set
+   */
   public Optional<Duration> deadline() {
     return Optional.ofNullable(deadline);
   }
@@ -77,6 +93,8 @@ public final class RetryOverrides {
     /**
      * Retries after the first attempt for this request; 0 means a single attempt.
      *
+     * @param maxRetries retries after the first attempt, 0 or more
+     * @return this builder
      * @throws IllegalArgumentException if {@code maxRetries} is negative
      */
     public Builder maxRetries(int maxRetries) {
@@ -89,6 +107,8 @@ public final class RetryOverrides {
      * Deadline for this logical call: all attempts and waits, from the moment the interceptor
      * sees the call.
      *
+     * @param deadline the time allowed for all attempts and waits, positive, at most 24 hours
+     * @return this builder
      * @throws NullPointerException if {@code deadline} is null
      * @throws IllegalArgumentException if {@code deadline} is zero, negative or over 24 hours
      */
@@ -97,7 +117,11 @@ public final class RetryOverrides {
       return this;
     }
 
-    /** An immutable snapshot of this builder. */
+    /**
+     * An immutable snapshot of this builder.
+     *
+     * @return an immutable snapshot of this builder
+     */
     public RetryOverrides build() {
       return new RetryOverrides(this);
     }

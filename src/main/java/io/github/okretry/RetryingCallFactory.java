@@ -60,6 +60,9 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   /**
    * A factory over {@code client} with its own scheduler: one daemon thread, made now.
    *
+   * @param client the client that sends each attempt; it must not have a RetryInterceptor
+   * @param retry the policy: its configuration, budget and listener
+   * @return a factory over {@code client} with its own scheduler: one daemon thread, made now
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
    */
@@ -82,6 +85,10 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * A factory over {@code client} that schedules retries on {@code scheduler}, which must run
    * tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running.
    *
+   * @param client the client that sends each attempt; it must not have a RetryInterceptor
+   * @param retry the policy: its configuration, budget and listener
+   * @param scheduler runs the delayed attempts
+   * @return a factory over {@code client} that schedules retries on {@code scheduler}, which must run tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
    */
