@@ -88,7 +88,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * @param client the client that sends each attempt; it must not have a RetryInterceptor
    * @param retry the policy: its configuration, budget and listener
    * @param scheduler runs the delayed attempts
-   * @return a factory over {@code client} that schedules retries on {@code scheduler}, which must run tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running
+   * @return a factory using {@code scheduler}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
    */
