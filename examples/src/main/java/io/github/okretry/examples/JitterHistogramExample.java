@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -20,58 +21,83 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Fifty callers hit a server that can serve only ten requests per 100 ms at the same instant.
- * Without jitter every rejected caller comes back at the same moment, so the retries arrive in
- * spikes that the server again mostly rejects; with Full Jitter (the default) they spread out
- * and fill the server's spare capacity. Prints arrivals per 100 ms for each: {@code #} served,
- * {@code x} answered 503.
+ * Fifty callers hit, all at once, a server that works on at most ten requests at a time (40 ms
+ * each) and answers 503 when all ten are busy. Without jitter every rejected caller comes back
+ * at the same instant, so each wave of retries again finds ten free workers and rejects the rest,
+ * while the server idles between waves; with Full Jitter (the default) the retries spread out and
+ * keep the workers busy. Prints arrivals per 100 ms for each: {@code #} served, {@code x}
+ * answered 503.
  */
 public final class JitterHistogramExample {
   static final int CALLERS = 50;
-  static final int CAPACITY_PER_SLOT = 10;
+  static final int WORKERS = 10;
+  static final long SERVICE_MILLIS = 40;
   static final long SLOT_MILLIS = 100;
   private static final int SLOTS = 100; // 10 s; a run takes about 2
 
-  /** Serves at most {@link #CAPACITY_PER_SLOT} requests in each 100 ms slot; 503 for the rest. */
+  /**
+   * At most {@link #WORKERS} requests in progress; one more gets 503 at once.
+   *
+   * <p>It holds the first {@link #CALLERS} requests until all have arrived and then lets them
+   * race for the workers together, so the burst really is simultaneous however slowly fifty
+   * threads get started on a busy machine; from then on the timing is the clients' own.
+   */
   static final class LimitedServer extends Dispatcher {
+    private final CountDownLatch burst = new CountDownLatch(CALLERS);
+    private final Semaphore workers = new Semaphore(WORKERS);
     private final int[] arrivals = new int[SLOTS];
     private final int[] served = new int[SLOTS];
     private long startNanos;
 
-    synchronized void startClock() {
-      startNanos = System.nanoTime();
+    synchronized long elapsedMillis() {
+      return startNanos == 0 ? 0 : (System.nanoTime() - startNanos) / 1_000_000;
     }
 
-    synchronized long elapsedMillis() {
-      return (System.nanoTime() - startNanos) / 1_000_000;
+    private synchronized int arrive() {
+      if (startNanos == 0) startNanos = System.nanoTime();
+      int slot = (int) Math.min(SLOTS - 1, elapsedMillis() / SLOT_MILLIS);
+      arrivals[slot]++;
+      return slot;
+    }
+
+    private synchronized void served(int slot) {
+      served[slot]++;
     }
 
     @Override
-    public synchronized MockResponse dispatch(RecordedRequest request) {
-      if (request.getUrl().encodedPath().equals("/warm-up")) return new MockResponse.Builder().build();
-      int slot = (int) Math.min(SLOTS - 1, elapsedMillis() / SLOT_MILLIS);
-      arrivals[slot]++;
-      if (served[slot] >= CAPACITY_PER_SLOT) {
+    public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+      if (burst.getCount() > 0) {
+        burst.countDown();
+        if (!burst.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("callers missing");
+      }
+      int slot = arrive();
+      if (!workers.tryAcquire()) {
         // No Retry-After: it would replace the jittered backoff this example is about.
         return new MockResponse.Builder().code(503).build();
       }
-      served[slot]++;
-      return new MockResponse.Builder().body("ok").build();
+      try {
+        Thread.sleep(SERVICE_MILLIS); // the work
+        served(slot);
+        return new MockResponse.Builder().body("ok").build();
+      } finally {
+        workers.release();
+      }
     }
   }
 
   public static void main(String[] args) throws Exception {
-    System.out.printf("%d callers at once; the server serves %d per %d ms and answers 503 to the rest.%n",
-        CALLERS, CAPACITY_PER_SLOT, SLOT_MILLIS);
+    System.out.printf("%d callers at once; the server works on %d requests at a time (%d ms each)"
+        + " and answers 503 when all are busy.%n", CALLERS, WORKERS, SERVICE_MILLIS);
     System.out.println("Arrivals per 100 ms, # served, x answered 503:");
-    long none = run(Jitter.NONE);
-    long full = run(Jitter.FULL);
-    System.out.printf("%nThe last caller got through at %d ms with Full Jitter, %d ms without: the spread"
-        + " retries use the slots that lockstep retries leave idle.%n", full, none);
+    String none = run(Jitter.NONE);
+    String full = run(Jitter.FULL);
+    System.out.println();
+    System.out.println("Without jitter: " + none);
+    System.out.println("Full Jitter:    " + full);
   }
 
-  /** Runs the burst and returns when the last caller succeeded, in ms from the start. */
-  private static long run(Jitter jitter) throws Exception {
+  /** Runs the burst, prints its histogram and returns a one-line summary. */
+  private static String run(Jitter jitter) throws Exception {
     try (MockWebServer server = new MockWebServer()) {
       LimitedServer limited = new LimitedServer();
       server.setDispatcher(limited);
@@ -92,7 +118,6 @@ public final class JitterHistogramExample {
       // Synchronous execute() on our own threads: OkHttp's dispatcher limits (64 calls, 5 per
       // host) apply only to enqueue(), so all fifty really are concurrent.
       ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
-      warmUp(client, server, callers);
       CountDownLatch go = new CountDownLatch(1);
       List<Future<Long>> done = new ArrayList<>();
       for (int i = 0; i < CALLERS; i++) {
@@ -103,7 +128,6 @@ public final class JitterHistogramExample {
           }
         }));
       }
-      limited.startClock();
       go.countDown();
       int succeeded = 0;
       long lastMillis = 0;
@@ -117,36 +141,17 @@ public final class JitterHistogramExample {
       callers.shutdown();
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
-      print(jitter, limited, succeeded, lastMillis);
-      return lastMillis;
+      return print(jitter, limited, succeeded, lastMillis);
     }
   }
 
-  /**
-   * Opens one pooled connection per caller before the clock starts, so the burst is not smeared
-   * by fifty TCP handshakes and the waves without jitter show as the spikes they are.
-   */
-  private static void warmUp(OkHttpClient client, MockWebServer server, ExecutorService callers)
-      throws Exception {
-    CountDownLatch allIn = new CountDownLatch(CALLERS);
-    List<Future<?>> warm = new ArrayList<>();
-    for (int i = 0; i < CALLERS; i++) {
-      warm.add(callers.submit(() -> {
-        allIn.countDown();
-        allIn.await(); // all at once, so each needs a connection of its own
-        client.newCall(new Request.Builder().url(server.url("/warm-up")).build()).execute().close();
-        return null;
-      }));
-    }
-    for (Future<?> f : warm) f.get(30, TimeUnit.SECONDS);
-  }
-
-  private static void print(Jitter jitter, LimitedServer server, int succeeded, long lastMillis) {
+  private static String print(Jitter jitter, LimitedServer server, int succeeded, long lastMillis) {
     System.out.println();
     System.out.println("Jitter." + jitter + ":");
     int requests = 0;
     int rejected = 0;
     int busySlots = 0;
+    int retryPeak = 0; // the most arrivals in one slot after the first burst
     int last = 0;
     synchronized (server) {
       for (int s = 0; s < SLOTS; s++) if (server.arrivals[s] > 0) last = s;
@@ -156,12 +161,13 @@ public final class JitterHistogramExample {
         requests += arrivals;
         rejected += arrivals - served;
         if (arrivals > 0) busySlots++;
+        if (s > 0) retryPeak = Math.max(retryPeak, arrivals);
         System.out.printf("  %4.1f s |%s%s %s%n", s * SLOT_MILLIS / 1000.0,
             "#".repeat(served), "x".repeat(arrivals - served), arrivals == 0 ? "" : String.valueOf(arrivals));
       }
     }
-    System.out.printf("  %d requests, %d answered 503, in %d of the 100 ms slots; %d of %d callers succeeded,"
-            + " the last at %d ms%n",
-        requests, rejected, busySlots, succeeded, CALLERS, lastMillis);
+    System.out.printf("  %d of %d callers succeeded%n", succeeded, CALLERS);
+    return String.format("%d requests (%d answered 503) in %d busy slots, at most %d retries in one slot;"
+        + " last success at %d ms", requests, rejected, busySlots, retryPeak, lastMillis);
   }
 }
