@@ -151,7 +151,6 @@ public final class JitterHistogramExample {
     int requests = 0;
     int rejected = 0;
     int busySlots = 0;
-    int retryPeak = 0; // the most arrivals in one slot after the first burst
     int last = 0;
     synchronized (server) {
       for (int s = 0; s < SLOTS; s++) if (server.arrivals[s] > 0) last = s;
@@ -161,13 +160,12 @@ public final class JitterHistogramExample {
         requests += arrivals;
         rejected += arrivals - served;
         if (arrivals > 0) busySlots++;
-        if (s > 0) retryPeak = Math.max(retryPeak, arrivals);
         System.out.printf("  %4.1f s |%s%s %s%n", s * SLOT_MILLIS / 1000.0,
             "#".repeat(served), "x".repeat(arrivals - served), arrivals == 0 ? "" : String.valueOf(arrivals));
       }
     }
     System.out.printf("  %d of %d callers succeeded%n", succeeded, CALLERS);
-    return String.format("%d requests (%d answered 503) in %d busy slots, at most %d retries in one slot;"
-        + " last success at %d ms", requests, rejected, busySlots, retryPeak, lastMillis);
+    return String.format("%d requests (%d answered 503) spread over %d of the 100 ms slots;"
+        + " the last caller was served at %d ms", requests, rejected, busySlots, lastMillis);
   }
 }
