@@ -18,12 +18,15 @@ public final class FlakyGet {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = timeline.explain(RetryInterceptor.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(200))
           .listener(timeline)
+          .build());
+      OkHttpClient client = new OkHttpClient.Builder()
+          .addInterceptor(retry)
+          .addInterceptor(timeline.attempts())
           .build();
-      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
 
       try (Response response = client.newCall(new Request.Builder().url(server.url("/flaky")).build()).execute()) {
         timeline.print("caller got HTTP " + response.code() + " \"" + response.body().string() + "\"");

@@ -8,7 +8,13 @@ import java.util.List;
  */
 public final class RunExamples {
   /** In the order a newcomer should read them. */
-  static final List<String> ALL = List.of("FlakyGet");
+  static final List<String> ALL = List.of(
+      "FlakyGet",
+      "RetryAfterExample",
+      "PaymentExample",
+      "DeadlineExample",
+      "PerRequestExample",
+      "JitterHistogramExample");
 
   public static void main(String[] args) throws Exception {
     List<String> names = args.length > 0 ? List.of(args) : ALL;

@@ -1,0 +1,125 @@
+package io.github.okretry.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs each example's {@code main} in-process and checks the key facts of what it prints, so an
+ * example can never silently rot. These run in real time (about 10 s in all); margins are wide
+ * because CI machines are slow and shared.
+ */
+class ExamplesTest {
+
+  @Test
+  void everyExampleIsInTheDemo() {
+    assertThat(RunExamples.ALL).containsExactly(
+        "FlakyGet",
+        "RetryAfterExample",
+        "PaymentExample",
+        "DeadlineExample",
+        "PerRequestExample",
+        "JitterHistogramExample");
+  }
+
+  @Test
+  void flakyGetRecoversOnTheThirdAttempt() throws Exception {
+    String out = run(FlakyGet::main);
+    assertThat(out)
+        .contains("attempt 1 failed: HTTP 503 -> waiting")
+        .contains("done after 3 attempt(s): HTTP 200")
+        .contains("caller got HTTP 200 \"hello\"")
+        .contains("server saw 3 requests");
+  }
+
+  @Test
+  void retryAfterReplacesTheBackoffExactly() throws Exception {
+    String out = run(RetryAfterExample::main);
+    // Seconds and HTTP-date (measured against the response's Date) both mean exactly 1000 ms.
+    assertThat(count(out, "HTTP 429 -> waiting 1000 ms: the server's Retry-After")).isEqualTo(2);
+    assertThat(out)
+        .contains("caller got HTTP 200 \"quota restored\"")
+        .contains("gave up after 1 attempt(s): RETRY_AFTER_TOO_LONG (HTTP 429)")
+        .contains("caller got HTTP 429 with Retry-After: 120");
+  }
+
+  @Test
+  void paymentIsChargedExactlyOnce() throws Exception {
+    String out = run(PaymentExample::main);
+    assertThat(count(out, "server: CHARGED")).isEqualTo(1);
+    assertThat(out).containsPattern("charges: 1\\R").contains("caller got HTTP 200");
+    // Every copy of the POST that reached the server carried the same key.
+    List<String> keys = all(out, "server: POST /charges \\S+ key=(\\S+)");
+    assertThat(keys).hasSizeGreaterThanOrEqualTo(2).doesNotContain("none");
+    assertThat(keys).containsOnly(keys.get(0));
+  }
+
+  @Test
+  void deadlineEndsTheCallAtAboutTwoSeconds() throws Exception {
+    String out = run(DeadlineExample::main);
+    assertThat(out).contains("DEADLINE_EXCEEDED").contains("caller got java.net.SocketTimeoutException");
+    assertThat(elapsedMillis(out)).singleElement().satisfies(ms -> assertThat(ms).isBetween(1800L, 4000L));
+  }
+
+  @Test
+  void perRequestTagsChangeOnlyTheirOwnCall() throws Exception {
+    String out = run(PerRequestExample::main);
+    assertThat(out).contains("gave up after 1 attempt(s): NOT_SAFE_TO_REPEAT");
+    assertThat(count(out, "server: POST /orders/unkeyed")).isEqualTo(1);
+    assertThat(count(out, "server: POST /orders/keyed key=order-42")).isEqualTo(2);
+    assertThat(out).contains("done after 2 attempt(s): HTTP 201");
+    List<Long> elapsed = elapsedMillis(out);
+    assertThat(elapsed).hasSize(3);
+    // The 800 ms override, not the client's 5 s deadline, ends the third call.
+    assertThat(elapsed.get(2)).isBetween(700L, 3000L);
+    assertThat(out.substring(out.indexOf("RetryOverrides deadline"))).contains("DEADLINE_EXCEEDED");
+  }
+
+  @Test
+  void everyCallerGetsThroughWithAndWithoutJitter() throws Exception {
+    String out = run(JitterHistogramExample::main);
+    assertThat(out).contains("Jitter.NONE:").contains("Jitter.FULL:");
+    assertThat(count(out, "50 of 50 callers succeeded")).isEqualTo(2);
+  }
+
+  interface Main {
+    void main(String[] args) throws Exception;
+  }
+
+  /** Runs {@code main} with System.out captured; the output is shown if an assertion fails. */
+  private static String run(Main main) throws Exception {
+    PrintStream original = System.out;
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+    try {
+      main.main(new String[0]);
+    } finally {
+      System.setOut(original);
+    }
+    return buffer.toString(StandardCharsets.UTF_8);
+  }
+
+  private static int count(String text, String needle) {
+    int n = 0;
+    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) n++;
+    return n;
+  }
+
+  private static List<String> all(String text, String regex) {
+    List<String> found = new ArrayList<>();
+    Matcher m = Pattern.compile(regex).matcher(text);
+    while (m.find()) found.add(m.group(1));
+    return found;
+  }
+
+  private static List<Long> elapsedMillis(String text) {
+    return all(text, "elapsed (\\d+) ms").stream().map(Long::valueOf).toList();
+  }
+}
