@@ -1,6 +1,7 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.Jitter;
+import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,6 +109,7 @@ public final class JitterHistogramExample {
           .baseDelay(Duration.ofMillis(100))
           .maxDelay(Duration.ofSeconds(1))
           .maxRetries(10)
+          .retryBudget(RetryBudget.unlimited()) // show the jitter alone, not the retry budget
           .build();
       OkHttpClient client = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(CALLERS, 1, TimeUnit.MINUTES))

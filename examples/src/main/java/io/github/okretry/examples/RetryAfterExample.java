@@ -57,6 +57,9 @@ public final class RetryAfterExample {
       RetryInterceptor retry = timeline.explain(RetryInterceptor.builder()
           .baseDelay(Duration.ofSeconds(3)) // deliberately long: Retry-After replaces it
           .maxRetryAfter(Duration.ofSeconds(10))
+          // Honor Retry-After to the millisecond to show it plainly; by default okretry adds a
+          // random extra of up to half of it, so many rejected callers do not return at once.
+          .retryAfterSpread(0)
           .listener(timeline)
           .build());
       OkHttpClient client = new OkHttpClient.Builder()
