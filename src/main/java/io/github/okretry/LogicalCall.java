@@ -190,7 +190,14 @@ final class LogicalCall {
     boolean provenUnprocessed;
     long retryAfterNanos = RetryAfter.ABSENT;
     if (response != null) {
-      if (!config.classifier.isRetryable(response)) {
+      boolean failed;
+      try {
+        failed = config.classifier.isRetryable(response);
+      } catch (RuntimeException e) {
+        response.close(); // a throwing retryOnResponse predicate must not leak the connection
+        throw e;
+      }
+      if (!failed) {
         if (attempt == 1) config.budget.deposit();
         config.notifySucceeded(request, response, attempt);
         return null;
@@ -239,7 +246,8 @@ final class LogicalCall {
       if (earlier == null) earlier = new ArrayList<>(Math.min(maxRetries, 16));
       earlier.add(error);
     }
-    previousDelayNanos = decision.delayNanos();
+    // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
+    if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = decision.delayNanos();
     return decision;
   }
 

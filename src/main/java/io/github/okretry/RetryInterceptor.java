@@ -631,9 +631,11 @@ public final class RetryInterceptor implements Interceptor {
      *
      * @param codes HTTP status codes in [100, 999]
      * @return this builder
+     * @throws NullPointerException if {@code codes} is null
      * @throws IllegalArgumentException if a code is outside {@code [100, 999]}
      */
     public Builder retryOnStatus(int... codes) {
+      Objects.requireNonNull(codes, "codes == null");
       for (int code : codes) {
         if (code < 100 || code > 999) {
           throw new IllegalArgumentException("retryOnStatus code not in [100, 999]: " + code);

@@ -447,6 +447,28 @@ class RetryInterceptorTest {
     assertThat(script.seen().get(0).readTimeoutMillis()).isZero();
   }
 
+  @Test
+  void decorrelatedJitterDoesNotGrowFromARetryAfter() throws IOException {
+    script.status(503, "Retry-After", "50").status(503).status(200);
+    RetryInterceptor.Builder b = retry().jitter(Jitter.DECORRELATED).baseDelay(Duration.ofMillis(100))
+        .maxDelay(Duration.ofSeconds(60)).retryAfterSpread(0);
+    client(b).newCall(get()).execute().close();
+    assertThat(time.sleeps()).hasSize(2);
+    assertThat(time.sleeps().get(0)).isEqualTo(Duration.ofSeconds(50));
+    // drawn from [base, 3 × base], not from [base, 3 × 50 s]
+    assertThat(time.sleeps().get(1)).isBetween(Duration.ofMillis(100), Duration.ofMillis(300));
+  }
+
+  @Test
+  void aThrowingResponsePredicateReachesTheCallerAndClosesTheResponse() {
+    script.status(500);
+    RetryInterceptor.Builder b = retry().retryOnResponse(r -> {
+      throw new IllegalStateException("predicate bug");
+    });
+    assertThatThrownBy(() -> client(b).newCall(get()).execute()).hasMessageContaining("predicate bug");
+    assertThat(((Script.TrackingBody) script.returned().get(0).body()).closed).isTrue();
+  }
+
   // --- listener -----------------------------------------------------------------------------
 
   @Test
