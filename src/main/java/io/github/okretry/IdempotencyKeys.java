@@ -1,6 +1,8 @@
 package io.github.okretry;
 
 import java.util.function.Supplier;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.reflect.KClass;
 import okhttp3.Request;
 
 /**
@@ -8,6 +10,9 @@ import okhttp3.Request;
  * retry then resends that same request object, so the key cannot drift between attempts.
  */
 final class IdempotencyKeys {
+
+  // Request.tag(Class) wraps the class in a new KClass on every call; this is on every call's path.
+  private static final KClass<IdempotencyKey> TAG = JvmClassMappingKt.getKotlinClass(IdempotencyKey.class);
 
   private final String headerName;
   private final boolean quote;
@@ -29,7 +34,7 @@ final class IdempotencyKeys {
   /** {@code request} with its key header, or {@code request} itself when it gets none. */
   Request stamp(Request request) {
     if (request.header(headerName) != null) return request; // the caller's own key always wins
-    IdempotencyKey tag = request.tag(IdempotencyKey.class);
+    IdempotencyKey tag = request.tag(TAG);
     String key;
     if (tag == null) {
       if (!generateForPostAndPatch || !isPostOrPatch(request.method())) return request;

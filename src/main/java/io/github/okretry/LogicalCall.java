@@ -7,10 +7,13 @@ import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryPolicy;
 import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -32,10 +35,14 @@ final class LogicalCall {
   private static final Set<String> IDEMPOTENT_METHODS =
       Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
 
+  // Request.tag(Class) wraps the class in a new KClass on every call; this is on every call's path.
+  private static final KClass<RetryOverrides> OVERRIDES = JvmClassMappingKt.getKotlinClass(RetryOverrides.class);
+
   private final RetryInterceptor config;
   private final Request request;
   private final int maxRetries;
   private final long deadlineNanos;
+  private boolean deadlineIsCallTimeout; // OkHttp enforces that one itself
   private final boolean repeatableBody;
   private final boolean idempotent;
   private final boolean needsTracker;
@@ -56,7 +63,7 @@ final class LogicalCall {
   LogicalCall(RetryInterceptor config, Request original, long callTimeoutNanos) {
     this.config = config;
     this.request = config.keys.stamp(original);
-    RetryOverrides overrides = request.tag(RetryOverrides.class);
+    RetryOverrides overrides = request.tag(OVERRIDES);
     this.maxRetries = overrides != null ? overrides.maxRetries().orElse(config.maxRetries) : config.maxRetries;
     this.deadlineNanos = deadlineNanos(overrides, callTimeoutNanos);
     RequestBody body = request.body();
@@ -77,7 +84,10 @@ final class LogicalCall {
     Duration budget = config.deadline;
     if (overrides != null) budget = overrides.deadline().orElse(budget);
     long budgetNanos = budget != null ? budget.toNanos() : RetryPolicy.NO_DEADLINE;
-    if (callTimeoutNanos > 0) budgetNanos = Math.min(budgetNanos, callTimeoutNanos);
+    if (callTimeoutNanos > 0 && callTimeoutNanos <= budgetNanos) {
+      budgetNanos = callTimeoutNanos;
+      deadlineIsCallTimeout = true;
+    }
     if (budgetNanos == RetryPolicy.NO_DEADLINE) return RetryPolicy.NO_DEADLINE;
     long now = config.time.nanoTime();
     long end = now + budgetNanos;
@@ -100,6 +110,15 @@ final class LogicalCall {
 
   boolean hasDeadline() {
     return deadlineNanos != RetryPolicy.NO_DEADLINE;
+  }
+
+  /**
+   * True if the deadline is okretry's own (configured or per request) rather than OkHttp's call
+   * timeout, so okretry must also cut short an attempt still in flight when it passes: shrunk
+   * I/O timeouts bound each read and write, not a peer that trickles bytes.
+   */
+  boolean needsDeadlineWatch() {
+    return hasDeadline() && !deadlineIsCallTimeout;
   }
 
   /** Time left before the deadline, or {@link RetryPolicy#NO_DEADLINE}. */
@@ -128,7 +147,7 @@ final class LogicalCall {
       config.notifyGaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
       return Decision.stop(GiveUpReason.ORIGIN_THROTTLED);
     }
-    return Decision.retryAfter(config.policy.spreadUpward(wait, remaining, config.random));
+    return Decision.waitThenRetry(config.policy.spreadUpward(wait, remaining, config.random));
   }
 
   /**
@@ -185,19 +204,13 @@ final class LogicalCall {
    * closed and the error kept for the final exception; or a stop, after which the caller returns
    * the response or throws {@link #failure(IOException)}.
    */
-  Decision afterAttempt(Response response, IOException error, boolean canceled, boolean interrupted) {
+  Decision afterAttempt(Response response, IOException error, boolean canceled, boolean interrupted)
+      throws IOException {
     boolean retryable;
     boolean provenUnprocessed;
     long retryAfterNanos = RetryAfter.ABSENT;
     if (response != null) {
-      boolean failed;
-      try {
-        failed = config.classifier.isRetryable(response);
-      } catch (RuntimeException e) {
-        response.close(); // a throwing retryOnResponse predicate must not leak the connection
-        throw e;
-      }
-      if (!failed) {
+      if (!isRetryable(response)) {
         if (attempt == 1) config.budget.deposit();
         config.notifySucceeded(request, response, attempt);
         return null;
@@ -206,18 +219,28 @@ final class LogicalCall {
       provenUnprocessed = Classifier.provesNotProcessed(response);
       retryAfterNanos = RetryAfter.delayNanos(response, config.clock);
       if (retryAfterNanos != RetryAfter.ABSENT && config.originGate != null && provenUnprocessed) {
-        long notBefore = config.time.nanoTime() + Math.min(retryAfterNanos, RetryPolicy.NO_DEADLINE / 4);
-        config.originGate.close(request.url(), notBefore, response.code());
+        // Never close the origin for longer than any call would wait: a hostile "68 years" would
+        // otherwise lock every call out long after the server recovered.
+        long now = config.time.nanoTime();
+        long closedFor = Math.min(retryAfterNanos, config.policy.maxRetryAfterNanos());
+        config.originGate.close(request.url(), now, now + closedFor, response.code());
       }
-    } else if (canceled || interrupted) {
+    } else if (!canceled && !interrupted && hasDeadline() && remainingNanos() <= 0) {
+      // The attempt ran into the deadline (its shrunk timeouts or the deadline watch).
       lastFailure = RetryInterceptor.describe(null, error);
+      config.notifyGaveUp(request, attempt, GiveUpReason.DEADLINE_EXCEEDED, lastFailure);
+      return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
+    } else {
+      retryable = !canceled && !interrupted && isRetryable(error);
+      // Without a tracker the request is idempotent, or cannot be repeated anyway.
+      provenUnprocessed = tracker != null && !tracker.requestStarted();
+    }
+    lastFailure = RetryInterceptor.describe(response, error);
+    if (canceled || interrupted) {
+      // Checked for responses too: a retry that cannot happen must not spend a budget token.
       GiveUpReason reason = canceled ? GiveUpReason.CANCELED : GiveUpReason.INTERRUPTED;
       config.notifyGaveUp(request, attempt, reason, lastFailure);
       return Decision.stop(reason);
-    } else {
-      retryable = config.classifier.isRetryable(error);
-      provenUnprocessed =
-          tracker != null ? !tracker.requestStarted() : Classifier.failedBeforeSending(error);
     }
 
     Decision decision =
@@ -233,7 +256,6 @@ final class LogicalCall {
     if (decision.isRetry() && !config.budget.tryWithdraw(config.time.nanoTime())) {
       decision = Decision.stop(GiveUpReason.BUDGET_EXHAUSTED);
     }
-    lastFailure = RetryInterceptor.describe(response, error);
     if (!decision.isRetry()) {
       config.notifyGaveUp(request, attempt, decision.giveUp(), lastFailure);
       return decision;
@@ -251,10 +273,53 @@ final class LogicalCall {
     return decision;
   }
 
-  /** A wait between attempts ended early by a cancel or an interrupt. */
+  /** A wait between attempts (or before the first) ended early by a cancel or an interrupt. */
   void waitFailed(IOException e, boolean interrupted) {
+    String failure = lastFailure != null ? lastFailure : RetryInterceptor.describe(null, e);
     config.notifyGaveUp(
-        request, attempt, interrupted ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED, lastFailure);
+        request, attempt, interrupted ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED, failure);
+  }
+
+  /**
+   * The classifier's answer; a {@code retryOnResponse} predicate that throws ends the call with an
+   * {@link IOException} (an interceptor must throw nothing else) and does not leak the response.
+   */
+  private boolean isRetryable(Response response) throws IOException {
+    try {
+      return config.classifier.isRetryable(response);
+    } catch (RuntimeException e) {
+      response.close();
+      config.notifyGaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw");
+      throw new IOException("okretry: the retryOnResponse predicate threw", e);
+    }
+  }
+
+  private boolean isRetryable(IOException error) throws IOException {
+    try {
+      return config.classifier.isRetryable(error);
+    } catch (RuntimeException e) {
+      config.notifyGaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw");
+      IOException wrapped = new IOException("okretry: the retryOnException predicate threw", e);
+      wrapped.addSuppressed(error);
+      throw failure(wrapped);
+    }
+  }
+
+  /**
+   * The exception for an attempt okretry itself cut short at the deadline: a {@link
+   * SocketTimeoutException}, as OkHttp's own timeouts are, with the cancel as its cause.
+   */
+  static IOException deadlineTimeout(IOException cause) {
+    if (cause instanceof SocketTimeoutException) return cause;
+    SocketTimeoutException timeout = new SocketTimeoutException("okretry deadline exceeded");
+    timeout.initCause(cause);
+    return timeout;
+  }
+
+  /** The deadline watch canceled the call during a wait (a wait that ended just too late). */
+  IOException deadlinePassedWhileWaiting(IOException e) {
+    config.notifyGaveUp(request, attempt, GiveUpReason.DEADLINE_EXCEEDED, lastFailure != null ? lastFailure : "deadline");
+    return deadlineTimeout(e);
   }
 
   /** {@code last} with the failures of earlier attempts attached as suppressed. */

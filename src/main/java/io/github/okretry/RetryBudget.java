@@ -87,24 +87,6 @@ public final class RetryBudget {
   }
 
   /**
-   * Tokens each successful first attempt deposits; 0.2 means retries ≤ 20% of calls.
-   *
-   * @return tokens each successful first attempt deposits; 0.2 means retries ≤ 20% of calls
-   */
-  public double percentCanRetry() {
-    return percentCanRetry;
-  }
-
-  /**
-   * Retries allowed per second even with no deposits.
-   *
-   * @return retries allowed per second even with no deposits
-   */
-  public int minRetriesPerSecond() {
-    return minRetriesPerSecond;
-  }
-
-  /**
    * Retries currently available from deposits, ignoring the reserve; for metrics.
    *
    * @return retries currently available from deposits, ignoring the reserve; for metrics

@@ -10,10 +10,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -26,7 +25,6 @@ import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *     .maxRetries(3)
  *     .deadline(Duration.ofSeconds(10))
  *     .build();
- * OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
+ * OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
  * }</pre>
  *
  * <p><b>What is retried.</b> Timeouts and connection failures (refused, reset, unexpected end of
@@ -78,9 +76,6 @@ public final class RetryInterceptor implements Interceptor {
 
   static final Duration LONGEST_DURATION = Duration.ofHours(24);
 
-  /** Idempotent by RFC 9110 §9.2.2: sending them twice has the effect of sending them once. */
-  private static final Set<String> IDEMPOTENT_METHODS =
-      Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
 
   // Package-private where LogicalCall, which applies them to one call, reads them.
   final int maxRetries;
@@ -167,7 +162,7 @@ public final class RetryInterceptor implements Interceptor {
    * A builder holding this interceptor's configuration, for making a variation of it. The
    * variation shares this interceptor's {@link RetryBudget} unless given another.
    *
-   * @return this builder
+   * @return a new builder
    */
   public Builder toBuilder() {
     return new Builder(this);
@@ -223,8 +218,8 @@ public final class RetryInterceptor implements Interceptor {
    *
    * @return the deadline for each whole logical call, or empty for none
    */
-  public java.util.Optional<Duration> deadline() {
-    return java.util.Optional.ofNullable(deadline);
+  public Optional<Duration> deadline() {
+    return Optional.ofNullable(deadline);
   }
 
   /**
@@ -291,37 +286,49 @@ public final class RetryInterceptor implements Interceptor {
     // written; only this interceptor, which knows it is unsafe, may decide about repeats.
     Chain base = logical.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;
 
-    while (true) {
-      for (Decision gate; (gate = logical.beforeAttempt()) != null; ) {
-        if (!gate.isRetry()) return logical.throttledResponse();
-        sleep(logical, gate.delayNanos(), call);
-      }
-      Chain attemptChain = logical.hasDeadline() ? withTimeoutsWithin(base, logical.remainingNanos()) : base;
-      logical.attemptStarting(call);
+    DeadlineWatch watch = logical.needsDeadlineWatch() ? DeadlineWatch.start(call, logical.remainingNanos()) : null;
+    try {
+      while (true) {
+        for (Decision gate; (gate = logical.beforeAttempt()) != null; ) {
+          if (!gate.isRetry()) return logical.throttledResponse();
+          sleep(logical, gate.delayNanos(), call, watch);
+        }
+        Chain attemptChain = logical.hasDeadline() ? withTimeoutsWithin(base, logical.remainingNanos()) : base;
+        logical.attemptStarting(call);
 
-      Response response = null;
-      IOException error = null;
-      try {
-        response = attemptChain.proceed(request);
-      } catch (IOException e) {
-        error = e;
-      }
+        Response response = null;
+        IOException error = null;
+        try {
+          response = attemptChain.proceed(request);
+        } catch (IOException e) {
+          error = e;
+        }
 
-      Decision decision =
-          logical.afterAttempt(response, error, call.isCanceled(), Thread.currentThread().isInterrupted());
-      if (decision == null) return response;
-      if (!decision.isRetry()) {
-        if (response != null) return response;
-        throw logical.failure(error);
+        // A cancel by our own deadline is not the caller's cancel: report it as the timeout it is.
+        boolean cutByDeadline = watch != null && watch.fired() && error != null;
+        Decision decision =
+            logical.afterAttempt(
+                response, error, call.isCanceled() && !cutByDeadline, Thread.currentThread().isInterrupted());
+        if (decision == null) return response;
+        if (!decision.isRetry()) {
+          if (response != null) return response;
+          throw logical.failure(cutByDeadline ? LogicalCall.deadlineTimeout(error) : error);
+        }
+        sleep(logical, decision.delayNanos(), call, watch);
       }
-      sleep(logical, decision.delayNanos(), call);
+    } finally {
+      if (watch != null) watch.exit();
     }
   }
 
-  private void sleep(LogicalCall logical, long delayNanos, Call call) throws IOException {
+  private void sleep(LogicalCall logical, long delayNanos, Call call, DeadlineWatch watch)
+      throws IOException {
     try {
       time.sleep(delayNanos, call);
     } catch (IOException e) {
+      if (watch != null && watch.fired()) {
+        throw logical.failure(logical.deadlinePassedWhileWaiting(e));
+      }
       logical.waitFailed(e, e instanceof InterruptedIOException);
       throw logical.failure(e);
     }
@@ -334,10 +341,17 @@ public final class RetryInterceptor implements Interceptor {
   static Chain withTimeoutsWithin(Chain chain, long remainingNanos) {
     long millis = Math.max(1, (remainingNanos + 999_999) / 1_000_000);
     int left = (int) Math.min(Integer.MAX_VALUE, millis);
-    return chain
-        .withConnectTimeout(shrink(chain.connectTimeoutMillis(), left), TimeUnit.MILLISECONDS)
-        .withReadTimeout(shrink(chain.readTimeoutMillis(), left), TimeUnit.MILLISECONDS)
-        .withWriteTimeout(shrink(chain.writeTimeoutMillis(), left), TimeUnit.MILLISECONDS);
+    // Each with…() copies the chain, so only change what the deadline actually shortens.
+    int connect = chain.connectTimeoutMillis();
+    int read = chain.readTimeoutMillis();
+    int write = chain.writeTimeoutMillis();
+    Chain shrunk = chain;
+    if (shrink(connect, left) != connect) {
+      shrunk = shrunk.withConnectTimeout(shrink(connect, left), TimeUnit.MILLISECONDS);
+    }
+    if (shrink(read, left) != read) shrunk = shrunk.withReadTimeout(shrink(read, left), TimeUnit.MILLISECONDS);
+    if (shrink(write, left) != write) shrunk = shrunk.withWriteTimeout(shrink(write, left), TimeUnit.MILLISECONDS);
+    return shrunk;
   }
 
   static int shrink(int configuredMillis, int leftMillis) {
@@ -791,8 +805,6 @@ public final class RetryInterceptor implements Interceptor {
      * An immutable interceptor with this builder's configuration.
      *
      * @return an immutable interceptor with this builder's configuration
-     * @throws IllegalArgumentException never with the current settings, which are all checked
-     *     when set; kept so later cross-field checks do not change the signature
      */
     public RetryInterceptor build() {
       return new RetryInterceptor(this);

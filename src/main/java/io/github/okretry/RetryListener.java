@@ -9,8 +9,9 @@ import okhttp3.Response;
  * logs. Every method has an empty default, so implement only what you need.
  *
  * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
- * called on the thread executing the call, so they must be quick and thread-safe when the
- * interceptor is shared. An exception thrown by a listener is logged and otherwise ignored: it
+ * called on the thread executing the call (for {@link RetryingCallFactory}, the thread running
+ * the current step; for a cancel during a wait, the thread that canceled), so they must be quick,
+ * and thread-safe when the interceptor is shared. An exception thrown by a listener is logged and otherwise ignored: it
  * never changes the call's outcome. Requests that OkHttp sends by itself underneath the
  * interceptor are reported by {@link #onNetworkRequest}.
  */

@@ -67,7 +67,12 @@ final class RetryingCall implements Call {
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
     Async run = new Async(callback);
     async = run;
-    run.next();
+    run.starting = true;
+    try {
+      run.next();
+    } finally {
+      run.starting = false;
+    }
   }
 
   @Override
@@ -131,11 +136,13 @@ final class RetryingCall implements Call {
   }
 
   /** Drives one enqueued logical call: attempt, decide, schedule, attempt again, deliver once. */
-  private final class Async implements Callback {
+  final class Async implements Callback {
     private final Callback callback;
     private final LogicalCall logical;
     private final AtomicBoolean delivered = new AtomicBoolean();
     private volatile ScheduledFuture<?> pending;
+    /** True while enqueue() runs the first step on the caller's thread. */
+    volatile boolean starting;
 
     Async(Callback callback) {
       this.callback = callback;
@@ -144,8 +151,11 @@ final class RetryingCall implements Call {
 
     /** Starts the next attempt now, or schedules it if the origin asks to wait. */
     void next() {
+      factory.waiting.remove(this);
       if (canceled) {
-        deliverFailure(logical.failure(new IOException("Canceled")));
+        IOException e = new IOException("Canceled");
+        logical.waitFailed(e, false);
+        deliverFailure(logical.failure(e));
         return;
       }
       Decision gate = logical.beforeAttempt();
@@ -163,6 +173,10 @@ final class RetryingCall implements Call {
               .tag(AttemptSettings.Tag.class, new AttemptSettings.Tag(deadline, logical.mustNotRepeatUnderneath()))
               .build();
       Call call = factory.attemptClient.newCall(attemptRequest);
+      if (logical.needsDeadlineWatch()) {
+        // Each attempt is its own call, so OkHttp's call timeout can bound it to the time left.
+        call.timeout().timeout(Math.max(1, logical.remainingNanos()), TimeUnit.NANOSECONDS);
+      }
       for (EventListener l : eventListeners) call.addEventListener(l);
       current = call;
       logical.attemptStarting(call);
@@ -181,34 +195,59 @@ final class RetryingCall implements Call {
     }
 
     private void after(Response response, IOException error) {
-      Decision decision = logical.afterAttempt(response, error, canceled, false);
+      Decision decision;
+      try {
+        decision = logical.afterAttempt(response, error, canceled, false);
+      } catch (IOException e) {
+        deliverFailure(e); // a throwing user predicate; the response is already closed
+        return;
+      } catch (RuntimeException e) {
+        if (response != null) response.close();
+        deliverFailure(logical.failure(new IOException("okretry: retry decision failed", e)));
+        return;
+      }
       if (decision == null) {
         deliverResponse(response);
       } else if (!decision.isRetry()) {
-        if (response != null) deliverResponse(response);
-        else deliverFailure(logical.failure(error));
+        if (response != null) {
+          deliverResponse(response);
+        } else if (decision.giveUp() == GiveUpReason.DEADLINE_EXCEEDED) {
+          deliverFailure(logical.failure(LogicalCall.deadlineTimeout(error)));
+        } else {
+          deliverFailure(logical.failure(error));
+        }
       } else {
         schedule(decision.delayNanos());
       }
     }
 
     private void schedule(long delayNanos) {
+      factory.waiting.add(this);
       try {
         pending = factory.scheduler.schedule(this::next, delayNanos, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
-        deliverFailure(logical.failure(new IOException("RetryingCallFactory is closed", e)));
+        factory.waiting.remove(this);
+        IOException closed = new IOException("RetryingCallFactory is closed", e);
+        logical.waitFailed(closed, false);
+        deliverFailure(logical.failure(closed));
         return;
       }
-      if (canceled) cancelWait(); // cancel() may have looked before pending was set
+      if (canceled || factory.isClosed()) endWait(canceled ? "Canceled" : "RetryingCallFactory is closed");
     }
 
     /** Ends a wait at once on cancel: the retry task is dropped and the caller told now. */
     void cancelWait() {
+      endWait("Canceled");
+    }
+
+    /** Ends a wait at once: the retry task is dropped and the caller told now. */
+    void endWait(String why) {
       ScheduledFuture<?> f = pending;
       if (f != null && f.cancel(false)) {
-        IOException canceledException = new IOException("Canceled");
-        logical.waitFailed(canceledException, false);
-        deliverFailure(logical.failure(canceledException));
+        factory.waiting.remove(this);
+        IOException e = new IOException(why);
+        logical.waitFailed(e, false);
+        deliverFailure(logical.failure(e));
       }
     }
 
@@ -217,6 +256,14 @@ final class RetryingCall implements Call {
         response.close();
         return;
       }
+      if (starting) { // decided inside enqueue(): a callback never runs on the enqueuing thread
+        factory.attemptClient.dispatcher().executorService().execute(() -> respond(response));
+        return;
+      }
+      respond(response);
+    }
+
+    private void respond(Response response) {
       try {
         callback.onResponse(RetryingCall.this, response);
       } catch (IOException e) {
@@ -226,7 +273,12 @@ final class RetryingCall implements Call {
     }
 
     private void deliverFailure(IOException e) {
-      if (delivered.compareAndSet(false, true)) callback.onFailure(RetryingCall.this, e);
+      if (!delivered.compareAndSet(false, true)) return;
+      if (starting) {
+        factory.attemptClient.dispatcher().executorService().execute(() -> callback.onFailure(RetryingCall.this, e));
+        return;
+      }
+      callback.onFailure(RetryingCall.this, e);
     }
   }
 }

@@ -2,6 +2,8 @@ package io.github.okretry;
 
 import java.io.Closeable;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import okhttp3.Call;
@@ -37,6 +39,9 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   final OkHttpClient blockingClient;
   final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
+  /** Enqueued calls between attempts, so close() can end their waits. */
+  final Set<RetryingCall.Async> waiting = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
 
   private RetryingCallFactory(
       OkHttpClient client, RetryInterceptor retry, ScheduledExecutorService scheduler, boolean owns) {
@@ -107,11 +112,18 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   }
 
   /**
-   * Stops the scheduler this factory made, if it made one; calls still waiting then fail with an
-   * {@link java.io.IOException}. The client is left as it is.
+   * Ends the waits of calls between attempts (their callbacks get an {@link java.io.IOException}
+   * "RetryingCallFactory is closed") and stops the scheduler this factory made, if it made one.
+   * Attempts in flight finish as usual but are not retried. The client is left as it is.
    */
   @Override
   public void close() {
+    closed = true;
+    for (RetryingCall.Async call : waiting) call.endWait("RetryingCallFactory is closed");
     if (ownsScheduler) scheduler.shutdownNow();
+  }
+
+  boolean isClosed() {
+    return closed;
   }
 }

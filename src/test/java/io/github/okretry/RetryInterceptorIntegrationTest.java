@@ -73,6 +73,21 @@ class RetryInterceptorIntegrationTest {
   }
 
   @Test
+  void theDeadlineAlsoEndsAnAttemptWhosePeerTricklesBytes() throws Exception {
+    try (Trickler trickler = new Trickler()) {
+      RetryInterceptor retry = RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build();
+      OkHttpClient c = client(retry, Duration.ofSeconds(10));
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> c.newCall(new Request.Builder().url(trickler.url()).build()).execute())
+          .isInstanceOf(SocketTimeoutException.class)
+          .hasMessageContaining("deadline");
+      long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+      System.out.println("peer trickling a byte every 100 ms, 1 s deadline: call ended after " + elapsedMs + " ms");
+      assertThat(elapsedMs).isBetween(900L, 2_500L);
+    }
+  }
+
+  @Test
   void postWithoutKeyIsNotRetriedAfterAReadTimeout() throws Exception {
     server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
     server.enqueue(new MockResponse.Builder().body("second").build());

@@ -465,8 +465,44 @@ class RetryInterceptorTest {
     RetryInterceptor.Builder b = retry().retryOnResponse(r -> {
       throw new IllegalStateException("predicate bug");
     });
-    assertThatThrownBy(() -> client(b).newCall(get()).execute()).hasMessageContaining("predicate bug");
+    assertThatThrownBy(() -> client(b).newCall(get()).execute())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("retryOnResponse predicate threw")
+        .hasRootCauseMessage("predicate bug");
     assertThat(((Script.TrackingBody) script.returned().get(0).body()).closed).isTrue();
+  }
+
+  @Test
+  void anInterruptArrivingWithARetryableResponseReturnsItWithoutSpendingTheBudget() throws IOException {
+    Script interrupting = new Script() {
+      @Override
+      public synchronized Response intercept(Chain chain) throws IOException {
+        Thread.currentThread().interrupt();
+        return super.intercept(chain);
+      }
+    };
+    interrupting.status(503).status(200);
+    RetryBudget budget = RetryBudget.builder().minRetriesPerSecond(1).build();
+    OkHttpClient c = new OkHttpClient.Builder().addInterceptor(retry().retryBudget(budget).build()).addInterceptor(interrupting).build();
+    try (Response r = c.newCall(get()).execute()) {
+      assertThat(r.code()).isEqualTo(503);
+      assertThat(Thread.interrupted()).as("flag kept (and cleared here)").isTrue();
+    }
+    assertThat(events.log).containsExactly("start 1", "gaveUp 1 INTERRUPTED HTTP 503");
+    assertThat(budget.tryWithdraw(time.nanoTime())).as("the reserve token is still there").isTrue();
+  }
+
+  @Test
+  void aHostileRetryAfterClosesTheOriginNoLongerThanMaxRetryAfter() throws IOException {
+    script.status(503, "Retry-After", "99999999").status(200);
+    OkHttpClient c = client(retry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
+    c.newCall(get()).execute().close(); // too long: returned at once, but closes the origin
+    assertThat(time.sleeps()).isEmpty();
+    try (Response r = c.newCall(get()).execute()) {
+      assertThat(r.code()).isEqualTo(200); // waited out the 2 s the origin stays closed, not 99999999 s
+    }
+    assertThat(time.sleeps()).singleElement().isEqualTo(Duration.ofSeconds(2));
+    assertThat(script.attempts()).isEqualTo(2);
   }
 
   // --- listener -----------------------------------------------------------------------------

@@ -173,6 +173,71 @@ class RetryingCallFactoryTest {
   }
 
   @Test
+  void theDeadlineAlsoEndsAnAsyncAttemptWhosePeerTricklesBytes() throws Exception {
+    try (Trickler trickler = new Trickler()) {
+      calls = RetryingCallFactory.create(client.newBuilder().readTimeout(Duration.ofSeconds(10)).build(),
+          RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build());
+      long start = System.nanoTime();
+      Outcome outcome = new Outcome();
+      calls.newCall(new Request.Builder().url(trickler.url()).build()).enqueue(outcome);
+      assertThat(outcome.result.get(10, TimeUnit.SECONDS)).isInstanceOf(java.net.SocketTimeoutException.class);
+      assertThat((System.nanoTime() - start) / 1_000_000).isBetween(900L, 2_500L);
+    }
+  }
+
+  @Test
+  void closingTheFactoryEndsCallsWaitingToRetry() throws Exception {
+    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build());
+    Outcome outcome = new Outcome();
+    calls.newCall(new Request.Builder().url(server.url("/busy")).build()).enqueue(outcome);
+    while (server.getRequestCount() < 1) Thread.sleep(5);
+    Thread.sleep(300); // now waiting out Retry-After: 30
+    calls.close();
+    assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOf(IOException.class)
+        .satisfies(e -> assertThat(((IOException) e).getMessage()).contains("closed"));
+  }
+
+  @Test
+  void aThrowingPredicateStillDeliversAFailureToTheCallback() throws Exception {
+    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().retryOnResponse(r -> {
+      throw new IllegalStateException("predicate bug");
+    }).build());
+    Outcome outcome = new Outcome();
+    calls.newCall(new Request.Builder().url(server.url("/ok")).build()).enqueue(outcome);
+    assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+    Thread.sleep(100);
+    assertThat(client.connectionPool().connectionCount()).isEqualTo(client.connectionPool().idleConnectionCount());
+  }
+
+  @Test
+  void aCallCanceledBeforeEnqueueFailsOnAnotherThreadAndTellsTheListener() throws Exception {
+    List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().listener(new RetryListener() {
+      @Override
+      public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+        events.add(reason + " " + lastFailure);
+      }
+    }).build());
+    Call call = calls.newCall(new Request.Builder().url(server.url("/ok")).build());
+    call.cancel();
+    Thread caller = Thread.currentThread();
+    CompletableFuture<Thread> callbackThread = new CompletableFuture<>();
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        callbackThread.complete(Thread.currentThread());
+      }
+
+      @Override
+      public void onResponse(Call c, Response r) {
+        r.close();
+      }
+    });
+    assertThat(callbackThread.get(5, TimeUnit.SECONDS)).isNotSameAs(caller);
+    assertThat(events).containsExactly("CANCELED IOException: Canceled");
+  }
+
+  @Test
   void refusesAClientThatAlreadyRetriesAndAFactoryCanBeClosed() throws Exception {
     OkHttpClient retrying = client.newBuilder().addInterceptor(RetryInterceptor.create()).build();
     assertThatThrownBy(() -> RetryingCallFactory.create(retrying, RetryInterceptor.create()))

@@ -16,7 +16,7 @@ import okhttp3.ResponseBody;
  * An interceptor placed after {@link RetryInterceptor} that plays scripted outcomes instead of
  * touching the network, and records each request it sees (one per attempt) with its timeouts.
  */
-final class Script implements Interceptor {
+class Script implements Interceptor {
   record Seen(Request request, int connectTimeoutMillis, int readTimeoutMillis, int writeTimeoutMillis) {}
 
   private final Deque<Object> outcomes = new ArrayDeque<>();

@@ -3,8 +3,6 @@ package io.github.okretry.internal;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
 import java.net.ProtocolException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -69,19 +67,6 @@ public final class Classifier {
    */
   public static boolean provesNotProcessed(Response response) {
     return response.code() == 429 || response.code() == 503;
-  }
-
-  /**
-   * True for exceptions that can only happen before a single byte of the request left: the
-   * connection could not be opened at all.
-   */
-  public static boolean failedBeforeSending(IOException e) {
-    return e instanceof ConnectException
-        || e instanceof NoRouteToHostException
-        || e instanceof UnknownHostException
-        || (e instanceof SocketTimeoutException
-            && e.getMessage() != null
-            && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("connect timed out"));
   }
 
   static boolean isTransient(IOException e) {

@@ -12,15 +12,18 @@ import io.github.okretry.GiveUpReason;
  */
 public record Decision(GiveUpReason giveUp, long delayNanos) {
 
-  public static Decision retryAfter(long delayNanos) {
+  /** Wait {@code delayNanos}, then make the next attempt. */
+  public static Decision waitThenRetry(long delayNanos) {
     if (delayNanos < 0) throw new IllegalArgumentException("delayNanos < 0: " + delayNanos);
     return new Decision(null, delayNanos);
   }
 
+  /** Make no further attempt, for {@code reason}. */
   public static Decision stop(GiveUpReason reason) {
     return new Decision(reason, 0);
   }
 
+  /** True to wait and retry, false to stop. */
   public boolean isRetry() {
     return giveUp == null;
   }

@@ -18,12 +18,24 @@ public final class OriginGate {
    */
   public record Closed(long notBeforeNanos, int code) {}
 
+  /** Past this many origins, expired entries are swept on the next close. */
+  static final int PRUNE_ABOVE = 256;
+
   private final ConcurrentHashMap<String, Closed> closed = new ConcurrentHashMap<>();
 
   /** Closes {@code url}'s origin until {@code notBeforeNanos}; a later time wins. */
-  public void close(HttpUrl url, long notBeforeNanos, int code) {
+  public void close(HttpUrl url, long nowNanos, long notBeforeNanos, int code) {
+    if (closed.size() > PRUNE_ABOVE) {
+      // A client talking to many hosts must not accumulate one entry per host forever.
+      closed.values().removeIf(gate -> gate.notBeforeNanos - nowNanos <= 0);
+    }
     Closed update = new Closed(notBeforeNanos, code);
     closed.merge(origin(url), update, (old, now) -> now.notBeforeNanos - old.notBeforeNanos > 0 ? now : old);
+  }
+
+  /** Origins currently remembered, expired or not; for tests. */
+  int size() {
+    return closed.size();
   }
 
   /** The gate in front of {@code url} at {@code nowNanos}, or null if it is open. */

@@ -62,21 +62,23 @@ public record RetryPolicy(Backoff backoff, long maxRetryAfterNanos, double retry
     // The next attempt needs some of the time too, so a wait that ends exactly at the deadline
     // is as useless as one that ends after it.
     if (delay >= remainingNanos) return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
-    return Decision.retryAfter(delay);
+    return Decision.waitThenRetry(delay);
   }
 
   /**
    * The server's wait plus a random extra of up to {@code retryAfterSpread} of it: callers told
    * "1 second" do not all return at the same millisecond, and none returns earlier than asked.
-   * The extra is trimmed to end before the deadline and within the ceiling, so spreading never
-   * turns a wait that fits into one that does not.
+   * The extra is trimmed to the ceiling and to half the time the wait leaves before the deadline,
+   * so spreading never turns a wait that fits into one that does not, nor leaves the next
+   * attempt without time to run.
    *
    * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
    */
   public long spreadUpward(long waitNanos, long remainingNanos, RandomGenerator random) {
     if (retryAfterSpread == 0 || waitNanos == 0) return waitNanos;
     long extra = Backoff.uniform(random, 0, (long) (waitNanos * retryAfterSpread));
-    long limit = Math.min(maxRetryAfterNanos, remainingNanos - 1);
+    long slack = remainingNanos - waitNanos; // > 0: the caller checked that the wait fits
+    long limit = Math.min(maxRetryAfterNanos, waitNanos + slack / 2);
     return Math.max(waitNanos, Math.min(waitNanos + extra, limit));
   }
 }

@@ -1,0 +1,42 @@
+package io.github.okretry;
+
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okio.AsyncTimeout;
+
+/**
+ * Cancels a call when okretry's deadline passes while an attempt is still in flight.
+ *
+ * <p>Shrinking an attempt's connect, read and write timeouts bounds each I/O operation, not the
+ * attempt: a peer that trickles one byte at a time never trips a read timeout. This timer bounds
+ * the attempt itself. It runs on okio's one shared watchdog thread (the same that enforces OkHttp's
+ * {@code callTimeout}), so no thread is made per call.
+ */
+final class DeadlineWatch extends AsyncTimeout {
+
+  private final Call call;
+  private volatile boolean fired;
+
+  private DeadlineWatch(Call call) {
+    this.call = call;
+  }
+
+  /** A started watch that cancels {@code call} after {@code remainingNanos}. */
+  static DeadlineWatch start(Call call, long remainingNanos) {
+    DeadlineWatch watch = new DeadlineWatch(call);
+    watch.timeout(Math.max(1, remainingNanos), TimeUnit.NANOSECONDS);
+    watch.enter();
+    return watch;
+  }
+
+  /** True once the deadline passed and the call was canceled for it. */
+  boolean fired() {
+    return fired;
+  }
+
+  @Override
+  protected void timedOut() {
+    fired = true;
+    call.cancel();
+  }
+}
