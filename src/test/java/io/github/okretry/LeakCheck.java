@@ -149,6 +149,7 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
       if (before.contains(t) || !t.isAlive()) continue;
       String name = t.getName();
       if (name.startsWith("OkHttp")) continue; // OkHttp's shared TaskRunner pool, kept alive 60 s
+      if (name.equals("Okio Watchdog")) continue; // Okio's timeout thread, one per JVM, idles out
       if (name.equals("Attach Listener") || name.equals("Common-Cleaner")) continue; // JVM's own
       left.add(name);
     }
