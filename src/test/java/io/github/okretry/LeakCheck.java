@@ -98,8 +98,14 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
   static List<String> check(
       List<OkHttpClient> clients, Set<Thread> threadsBefore, List<LogRecord> warnings)
       throws InterruptedException {
+    return check(clients, threadsBefore, warnings, GRACE);
+  }
+
+  static List<String> check(
+      List<OkHttpClient> clients, Set<Thread> threadsBefore, List<LogRecord> warnings, Duration grace)
+      throws InterruptedException {
     List<String> problems = new ArrayList<>();
-    long deadline = System.nanoTime() + GRACE.toNanos();
+    long deadline = System.nanoTime() + grace.toNanos();
     for (OkHttpClient client : clients) {
       // A response closed on another thread a moment ago releases its connection asynchronously.
       while (System.nanoTime() < deadline && (allocated(client) > 0 || client.dispatcher().runningCallsCount() > 0)) {
@@ -119,7 +125,7 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
       client.connectionPool().evictAll();
       ExecutorService executor = client.dispatcher().executorService();
       executor.shutdown();
-      if (!executor.awaitTermination(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!executor.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
         problems.add("dispatcher executor did not stop");
       }
     }

@@ -28,6 +28,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -42,6 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * latency from the stop to the call's end must stay under 500 ms every time; p50/p99/max are
  * printed (the design target is p99 under 100 ms: okretry's wait polls for a cancel every 10 ms).
  */
+@Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
 class ReliabilityCancellationTest {
 

@@ -22,6 +22,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * balance exactly against the server's: attempts started == requests seen, per call and in total;
  * succeeded + gave up == calls. A response carrying another call's body would show corruption.
  */
+@Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
 class ReliabilityConcurrencyTest {
 

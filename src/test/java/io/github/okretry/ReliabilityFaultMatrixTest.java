@@ -21,6 +21,7 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * repeat), while for safe requests OkHttp may recover a fault itself, so okretry sees 1 attempt
  * instead of 2 (the server still sees 2 arrivals and the caller still gets 200).
  */
+@Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
 class ReliabilityFaultMatrixTest {
 

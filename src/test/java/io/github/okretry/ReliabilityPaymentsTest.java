@@ -28,6 +28,7 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * one payment twice; the test counts charges per <em>payment</em> (its id is in the body) to catch
  * exactly that. Half the payments carry the caller's key, half a key okretry generates.
  */
+@Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
 class ReliabilityPaymentsTest {
 
