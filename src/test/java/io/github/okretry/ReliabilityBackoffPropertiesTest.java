@@ -24,7 +24,8 @@ import org.junit.jupiter.api.TestFactory;
  */
 class ReliabilityBackoffPropertiesTest {
 
-  static final int SEEDS = 200;
+  /** Lowered by the pit profile, where every surviving mutant reruns the whole property. */
+  static final int SEEDS = Integer.getInteger("okretry.propertySeeds", 200);
   static final int CASES_PER_SEED = 50;
   static final long DAY_NANOS = Duration.ofHours(24).toNanos();
 
