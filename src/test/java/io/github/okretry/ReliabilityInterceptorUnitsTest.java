@@ -251,7 +251,89 @@ class ReliabilityInterceptorUnitsTest {
   }
 
   @Test
+  void cancelAndInterruptEndTheCallWithoutAnotherAttempt() throws Exception {
+    List<GiveUpReason> reasons = new ArrayList<>();
+    RetryListener listener = new RetryListener() {
+      @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { reasons.add(why); }
+    };
+    // Canceled while the attempt ran: not retried, whatever the failure.
+    Interceptor cancelThenFail = chain -> {
+      chain.call().cancel();
+      throw new SocketTimeoutException("timeout");
+    };
+    OkHttpClient c1 = LeakCheck.track(new OkHttpClient.Builder()
+        .addInterceptor(retry().listener(listener).build()).addInterceptor(cancelThenFail).build());
+    assertThatThrownBy(() -> c1.newCall(get()).execute()).isInstanceOf(SocketTimeoutException.class);
+    // Interrupted while the attempt ran: not retried, and the flag stays set.
+    Interceptor interruptThenFail = chain -> {
+      Thread.currentThread().interrupt();
+      throw new SocketTimeoutException("timeout");
+    };
+    OkHttpClient c2 = LeakCheck.track(new OkHttpClient.Builder()
+        .addInterceptor(retry().listener(listener).build()).addInterceptor(interruptThenFail).build());
+    try {
+      assertThatThrownBy(() -> c2.newCall(get()).execute()).isInstanceOf(SocketTimeoutException.class);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    // Canceled during the wait: FakeTime's sleep sees it, like the real one.
+    Interceptor cancelThen503 = chain -> {
+      chain.call().cancel();
+      return new Response.Builder().request(chain.request()).protocol(Protocol.HTTP_1_1).code(503).message("m").build();
+    };
+    OkHttpClient c3 = LeakCheck.track(new OkHttpClient.Builder()
+        .addInterceptor(retry().listener(listener).build()).addInterceptor(cancelThen503).build());
+    assertThatThrownBy(() -> c3.newCall(get()).execute()).hasMessage("Canceled");
+    // Interrupted during the wait.
+    Interceptor interruptThen503 = chain -> {
+      Thread.currentThread().interrupt();
+      return new Response.Builder().request(chain.request()).protocol(Protocol.HTTP_1_1).code(503).message("m").build();
+    };
+    OkHttpClient c4 = LeakCheck.track(new OkHttpClient.Builder()
+        .addInterceptor(retry().listener(listener).build()).addInterceptor(interruptThen503).build());
+    try {
+      assertThatThrownBy(() -> c4.newCall(get()).execute()).isInstanceOf(java.io.InterruptedIOException.class);
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(reasons).containsExactly(GiveUpReason.CANCELED, GiveUpReason.INTERRUPTED, GiveUpReason.CANCELED, GiveUpReason.INTERRUPTED);
+  }
+
+  /**
+   * A failure before any byte was written (here: a later application interceptor, say one that
+   * fetches an auth token, throws) proves the server saw nothing, so even a keyless POST is retried.
+   */
+  @Test
+  void keylessPostRetriedWhenNothingWasSent() throws Exception {
+    Script script = new Script().then(new SocketTimeoutException("token service timed out")).then(200);
+    OkHttpClient client = client(retry().generateIdempotencyKeys(false).build(), script);
+    assertThat(code(client, post("POST"))).isEqualTo(200);
+    assertThat(script.seen).hasSize(2);
+    Script once = new Script().then(new SocketTimeoutException("token service timed out")).then(200);
+    OkHttpClient noRetries = client(retry().generateIdempotencyKeys(false).maxRetries(0).build(), once);
+    assertThatThrownBy(() -> noRetries.newCall(post("POST")).execute()).isInstanceOf(SocketTimeoutException.class);
+  }
+
+  @Test
+  void defaultsDrawRealKeysAndRealJitter() throws Exception {
+    Script script = new Script();
+    for (int i = 0; i < 10; i++) script.then(503);
+    FakeTime t = new FakeTime();
+    OkHttpClient client = client(RetryInterceptor.builder().timeSource(t).maxRetries(19).build(), script);
+    assertThat(code(client, post("POST"))).isEqualTo(200);
+    assertThat(script.seen.get(0).header("Idempotency-Key")).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+    assertThat(t.sleeps()).hasSize(10).anyMatch(d -> d.toNanos() > 0).doesNotHaveDuplicates();
+  }
+
+  @Test
   void valueTypes() {
+    assertThat(IdempotencyKey.of("a").hashCode()).isNotEqualTo(IdempotencyKey.of("b").hashCode());
+    assertThat(RetryOverrides.builder().maxRetries(0).build().maxRetries()).hasValue(0);
+    assertThat(RetryOverrides.builder().maxRetries(1).build().hashCode()).isNotEqualTo(RetryOverrides.builder().maxRetries(2).build().hashCode());
+    assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader("a\u007fb")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader(" ")).isInstanceOf(IllegalArgumentException.class);
+    assertThat(RetryInterceptor.builder().idempotencyKeyHeader("!~").build().idempotencyKeyHeader()).isEqualTo("!~");
     assertThat(IdempotencyKey.of("k")).isEqualTo(IdempotencyKey.of("k")).hasSameHashCodeAs(IdempotencyKey.of("k"))
         .isNotEqualTo(IdempotencyKey.of("j")).isNotEqualTo(IdempotencyKey.generate());
     assertThat(IdempotencyKey.of("secret").toString()).doesNotContain("secret");

@@ -26,7 +26,8 @@ class ReliabilityLeakCheckTest {
     Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
     OkHttpClient client = client(new FakeTime());
     try (MockWebServer server = new MockWebServer()) {
-      server.enqueue(new MockResponse.Builder().code(503).build());
+      // The 503 has a body, so its connection stays allocated until okretry closes it.
+      server.enqueue(new MockResponse.Builder().code(503).body("busy").build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
       server.start();
       try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {

@@ -178,16 +178,25 @@ class ReliabilityInternalUnitsTest {
       assertThat(plain.isRetryable(new SSLHandshakeException("tls"))).isFalse();
       assertThat(plain.isRetryable(new SocketException("wraps tls") {{ initCause(new SSLHandshakeException("x")); }})).isFalse();
       assertThat(plain.isRetryable(new IOException(new CertificateException("bad cert")))).isFalse();
-      // An SSL failure 8 causes deep is out of sight; the socket failure on top is what counts.
+      // An SSL failure at depth 8 (the top is 0) is out of sight; the socket failure on top is what counts.
       IOException deep = new IOException("0");
       Throwable t = deep;
-      for (int i = 1; i < 8; i++) {
+      for (int i = 1; i < 7; i++) {
         IOException next = new IOException(String.valueOf(i));
         t.initCause(next);
         t = next;
       }
-      t.initCause(new SSLHandshakeException("8"));
+      t.initCause(new SSLHandshakeException("at depth 8"));
       assertThat(plain.isRetryable(new SocketException("top") {{ initCause(deep); }})).isTrue();
+      IOException seven = new IOException("1");
+      t = seven;
+      for (int i = 2; i < 7; i++) {
+        IOException next = new IOException(String.valueOf(i));
+        t.initCause(next);
+        t = next;
+      }
+      t.initCause(new SSLHandshakeException("at depth 7"));
+      assertThat(plain.isRetryable(new SocketException("top") {{ initCause(seven); }})).isFalse();
       // A transient cause deeper than 8 levels is not looked for.
       IOException buried = new IOException("0");
       t = buried;
