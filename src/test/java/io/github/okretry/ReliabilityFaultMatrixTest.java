@@ -81,7 +81,7 @@ class ReliabilityFaultMatrixTest {
      * The server stalls while reading the request body, and never finishes reading it. MockWebServer
      * looks at the head of its queue for request-phase effects before it takes the response off,
      * so every new connection meets the same stall: a safe request is retried until exhausted, and
-     * no request ever arrives complete.
+     * every attempt arrives, but none complete.
      */
     STICKY_BEFORE_RESPONSE
   }
@@ -166,9 +166,10 @@ class ReliabilityFaultMatrixTest {
               ? new Row(f, m, true, 2, 2, Result.OK)
               : new Row(f, m, false, 1, 1, Result.IO_EXCEPTION);
           case IN_BODY -> new Row(f, m, false, 1, 1, Result.BODY_FAILS);
+          // Each attempt's request is cut off mid-body: it reached the server, incomplete.
           case STICKY_BEFORE_RESPONSE -> m.safe()
-              ? new Row(f, m, true, MAX_RETRIES + 1, 0, Result.IO_EXCEPTION)
-              : new Row(f, m, false, 1, 0, Result.IO_EXCEPTION);
+              ? new Row(f, m, true, MAX_RETRIES + 1, MAX_RETRIES + 1, Result.IO_EXCEPTION)
+              : new Row(f, m, false, 1, 1, Result.IO_EXCEPTION);
         });
       }
     }
@@ -229,7 +230,12 @@ class ReliabilityFaultMatrixTest {
     AtomicInteger retries = new AtomicInteger();
     RetryInterceptor retry =
         RetryInterceptor.builder()
-            .timeSource(new FakeTime())
+            // Real, short, fixed waits rather than FakeTime: MockWebServer takes a request-phase
+            // fault off its queue a moment after the client sees the failure, and a retry sent
+            // sooner than that can meet the same fault again.
+            .baseDelay(Duration.ofMillis(20))
+            .maxDelay(Duration.ofMillis(20))
+            .jitter(Jitter.NONE)
             .maxRetries(MAX_RETRIES)
             .listener(
                 new RetryListener() {
