@@ -315,6 +315,37 @@ class ReliabilityInterceptorUnitsTest {
     assertThatThrownBy(() -> noRetries.newCall(post("POST")).execute()).isInstanceOf(SocketTimeoutException.class);
   }
 
+  /**
+   * The server answers 503 and then goes away (a restart): the keyless POST's first attempt wrote
+   * its headers, the later ones are refused before writing anything. Each attempt's "did it send"
+   * starts afresh, so the refusals prove non-processing and are retried until exhausted.
+   */
+  @Test
+  void serverGoneBetweenAttemptsKeylessPostStillRetried() throws Exception {
+    mockwebserver3.MockWebServer server = new mockwebserver3.MockWebServer();
+    // "Connection: close", so the next attempt cannot pick a stale pooled connection (that case,
+    // which is not retried for a keyless POST, is in ReliabilityPooledConnectionTest).
+    server.enqueue(new mockwebserver3.MockResponse.Builder().code(503).addHeader("Connection", "close").body("restarting").build());
+    server.start();
+    List<Integer> attempts = new ArrayList<>();
+    RetryListener stopServer = new RetryListener() {
+      @Override public void onAttemptStarted(Request r, int attempt) { attempts.add(attempt); }
+      @Override public void onRetryScheduled(Request r, int attempt, String why, Duration d) {
+        if (attempt == 1) server.close();
+      }
+    };
+    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
+        .addInterceptor(retry().generateIdempotencyKeys(false).listener(stopServer).build()).build());
+    Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
+    try {
+      assertThatThrownBy(() -> client.newCall(post).execute()).isInstanceOf(java.net.ConnectException.class);
+    } finally {
+      server.close();
+    }
+    assertThat(attempts).containsExactly(1, 2, 3, 4);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
   @Test
   void defaultsDrawRealKeysAndRealJitter() throws Exception {
     Script script = new Script();

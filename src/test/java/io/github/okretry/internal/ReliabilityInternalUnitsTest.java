@@ -325,6 +325,17 @@ class ReliabilityInternalUnitsTest {
     }
 
     @Test
+    void saturatesExactlyAtTheLastRepresentableMillisecond() {
+      long date = Instant.parse("2300-01-01T00:00:00Z").toEpochMilli();
+      long limit = Long.MAX_VALUE / 1_000_000L; // 9 223 372 036 854 ms, about 292 years
+      String value = "Mon, 01 Jan 2300 00:00:00 GMT";
+      Clock atLimit = Clock.fixed(Instant.ofEpochMilli(date - limit), ZoneOffset.UTC);
+      Clock justUnder = Clock.fixed(Instant.ofEpochMilli(date - limit + 1), ZoneOffset.UTC);
+      assertThat(RetryAfter.parse(value, Headers.of(), atLimit)).isEqualTo(Long.MAX_VALUE);
+      assertThat(RetryAfter.parse(value, Headers.of(), justUnder)).isEqualTo((limit - 1) * 1_000_000L);
+    }
+
+    @Test
     void longestOfSeveralFields() {
       assertThat(RetryAfter.delayNanos(response(503), clock)).isEqualTo(RetryAfter.ABSENT);
       assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "x"), clock)).isEqualTo(RetryAfter.ABSENT);
