@@ -36,19 +36,28 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ReliabilityConcurrencyTest {
 
   static final long SEED = 7_2026L;
-  static final int THREADS = 64;
-  static final int CALLS_PER_THREAD = 200;
-  static final int CALLS = THREADS * CALLS_PER_THREAD;
   static final int MAX_RETRIES = 3;
 
-  static boolean fails(int call, int arrival) {
-    return new SplittableRandom(SEED * 1_000_003L + call * 16L + arrival).nextInt(100) < 30;
+  static boolean fails(long seed, int call, int arrival) {
+    return new SplittableRandom(seed * 1_000_003L + call * 16L + arrival).nextInt(100) < 30;
   }
 
   @Test
   void booksBalanceUnderLoad() throws Exception {
-    AtomicIntegerArray arrivals = new AtomicIntegerArray(CALLS);
-    AtomicIntegerArray attempts = new AtomicIntegerArray(CALLS);
+    run(64, 200, SEED);
+  }
+
+  /** 25× the calls: {@code mvn test -Dokretry.excludedGroups= -Dgroups=soak}. */
+  @Test
+  @Tag("soak")
+  void soak() throws Exception {
+    run(64, 5_000, SEED + 1);
+  }
+
+  static void run(int threads, int callsPerThread, long seed) throws Exception {
+    final int calls = threads * callsPerThread;
+    AtomicIntegerArray arrivals = new AtomicIntegerArray(calls);
+    AtomicIntegerArray attempts = new AtomicIntegerArray(calls);
     LongAdder attemptsStarted = new LongAdder();
     LongAdder retriesScheduled = new LongAdder();
     LongAdder succeeded = new LongAdder();
@@ -59,7 +68,7 @@ class ReliabilityConcurrencyTest {
           public MockResponse dispatch(RecordedRequest request) {
             int call = Integer.parseInt(request.getUrl().pathSegments().get(1));
             int arrival = arrivals.incrementAndGet(call);
-            return fails(call, arrival)
+            return fails(seed, call, arrival)
                 ? new MockResponse.Builder().code(503).body("busy-" + call + "-" + arrival).build()
                 : new MockResponse.Builder().body("ok-" + call + "-" + arrival).build();
           }
@@ -98,7 +107,7 @@ class ReliabilityConcurrencyTest {
             .build();
 
     Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
-    AtomicIntegerArray finalCode = new AtomicIntegerArray(CALLS);
+    AtomicIntegerArray finalCode = new AtomicIntegerArray(calls);
     long started = System.nanoTime();
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(flaky);
@@ -107,19 +116,19 @@ class ReliabilityConcurrencyTest {
           LeakCheck.track(
               new OkHttpClient.Builder()
                   .addInterceptor(retry)
-                  .connectionPool(new ConnectionPool(THREADS, 1, TimeUnit.MINUTES))
+                  .connectionPool(new ConnectionPool(threads, 1, TimeUnit.MINUTES))
                   .build());
-      CountDownLatch done = new CountDownLatch(THREADS);
+      CountDownLatch done = new CountDownLatch(threads);
       Map<String, Throwable> crashes = new ConcurrentHashMap<>();
-      Thread[] threads = new Thread[THREADS];
-      for (int t = 0; t < THREADS; t++) {
+      Thread[] workers = new Thread[threads];
+      for (int t = 0; t < threads; t++) {
         int thread = t;
-        threads[t] =
+        workers[t] =
             new Thread(
                 () -> {
                   try {
-                    for (int i = 0; i < CALLS_PER_THREAD; i++) {
-                      int call = thread * CALLS_PER_THREAD + i;
+                    for (int i = 0; i < callsPerThread; i++) {
+                      int call = thread * callsPerThread + i;
                       Request request = new Request.Builder().url(server.url("/c/" + call)).build();
                       try (Response response = client.newCall(request).execute()) {
                         String body = response.body().string();
@@ -138,38 +147,38 @@ class ReliabilityConcurrencyTest {
                   }
                 },
                 "load-" + t);
-        threads[t].start();
+        workers[t].start();
       }
-      assertThat(done.await(2, TimeUnit.MINUTES)).isTrue();
-      for (Thread t : threads) t.join();
+      assertThat(done.await(30, TimeUnit.MINUTES)).isTrue();
+      for (Thread t : workers) t.join();
       assertThat(crashes).isEmpty();
 
       long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
       long gaveUpTotal = gaveUp.values().stream().mapToLong(LongAdder::sum).sum();
       Map<Integer, Integer> histogram = new TreeMap<>();
-      for (int c = 0; c < CALLS; c++) histogram.merge(attempts.get(c), 1, Integer::sum);
+      for (int c = 0; c < calls; c++) histogram.merge(attempts.get(c), 1, Integer::sum);
       Map<GiveUpReason, Long> reasons = new EnumMap<>(GiveUpReason.class);
       gaveUp.forEach((k, v) -> reasons.put(k, v.sum()));
       System.out.printf(
           "Concurrency: %d threads x %d calls = %d calls in %d ms (%.0f calls/s); server requests=%d,"
               + " attempts started=%d, retries scheduled=%d, succeeded=%d, gave up=%d %s, final codes %s%n",
-          THREADS, CALLS_PER_THREAD, CALLS, elapsedMs, CALLS * 1000.0 / Math.max(1, elapsedMs),
+          threads, callsPerThread, calls, elapsedMs, calls * 1000.0 / Math.max(1, elapsedMs),
           server.getRequestCount(), attemptsStarted.sum(), retriesScheduled.sum(), succeeded.sum(),
           gaveUpTotal, reasons, new TreeMap<>(outcomes));
       System.out.println("Concurrency: attempts per call (attempts -> calls) " + histogram);
 
       assertThat(attemptsStarted.sum()).isEqualTo(server.getRequestCount());
-      assertThat(succeeded.sum() + gaveUpTotal).isEqualTo(CALLS);
-      assertThat(retriesScheduled.sum()).isEqualTo(attemptsStarted.sum() - CALLS);
+      assertThat(succeeded.sum() + gaveUpTotal).isEqualTo(calls);
+      assertThat(retriesScheduled.sum()).isEqualTo(attemptsStarted.sum() - calls);
       assertThat(reasons.keySet()).containsOnly(GiveUpReason.RETRIES_EXHAUSTED);
-      for (int c = 0; c < CALLS; c++) {
+      for (int c = 0; c < calls; c++) {
         int n = arrivals.get(c);
         assertThat(attempts.get(c)).as("call %d", c).isEqualTo(n);
         // Exactly as the seeded server decided: stop at the first success, or after the last 503.
         int expected = 1;
-        while (expected <= MAX_RETRIES && fails(c, expected)) expected++;
+        while (expected <= MAX_RETRIES && fails(seed, c, expected)) expected++;
         assertThat(n).as("arrivals of call %d", c).isEqualTo(expected);
-        assertThat(finalCode.get(c)).as("call %d", c).isEqualTo(fails(c, n) ? 503 : 200);
+        assertThat(finalCode.get(c)).as("call %d", c).isEqualTo(fails(seed, c, n) ? 503 : 200);
       }
     }
   }
