@@ -173,16 +173,16 @@ class ReliabilityCancellationTest {
         // Make sure the stop has happened (or is not coming) before the next case starts.
         while (scenario.how != How.CALL_TIMEOUT && stoppedAt.get() == 0) Thread.onSpinWait();
         long latency = end - stoppedAt.get();
-        if (scenario != Scenario.CALL_TIMEOUT_DURING_WAIT) latencies.add(Math.max(0, latency));
+        if (!outcome.startsWith("completed")) latencies.add(Math.max(0, latency));
         OUTCOMES.merge(scenario.how + " " + outcome, 1, Integer::sum);
         String what = scenario + " case " + i + " stop after " + stopAfterMs + " ms: " + outcome
             + ", ended " + ms(latency) + " ms after the stop";
         if (latency > TimeUnit.MILLISECONDS.toNanos(100)) System.out.println("Cancellation: slow: " + what);
         assertThat(latency).as(what).isLessThan(MAX_LATENCY.toNanos());
-        if (scenario == Scenario.CALL_TIMEOUT_DURING_WAIT) {
+        if (scenario == Scenario.CALL_TIMEOUT_DURING_WAIT && outcome.equals("completed 503")) {
           // By design no wait starts that would end past the deadline, and callTimeout is one: the
           // 5 s Retry-After does not fit, so the caller gets the 503 at once, before the timeout.
-          assertThat(outcome).as(what).isEqualTo("completed 503");
+          // (A timeout of a few ms can instead expire during the first attempt: an IOException.)
           assertThat(end - start).as(what).isLessThan(TimeUnit.MILLISECONDS.toNanos(stopAfterMs));
           continue;
         }
