@@ -364,6 +364,7 @@ class ReliabilityInterceptorUnitsTest {
     assertThat(RetryOverrides.builder().maxRetries(1).build().hashCode()).isNotEqualTo(RetryOverrides.builder().maxRetries(2).build().hashCode());
     assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader("a\u007fb")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader(" ")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader("\"k")).isInstanceOf(IllegalArgumentException.class);
     assertThat(RetryInterceptor.builder().idempotencyKeyHeader("!~").build().idempotencyKeyHeader()).isEqualTo("!~");
     assertThat(IdempotencyKey.of("k")).isEqualTo(IdempotencyKey.of("k")).hasSameHashCodeAs(IdempotencyKey.of("k"))
         .isNotEqualTo(IdempotencyKey.of("j")).isNotEqualTo(IdempotencyKey.generate());
