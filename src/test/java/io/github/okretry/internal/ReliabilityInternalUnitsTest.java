@@ -232,6 +232,8 @@ class ReliabilityInternalUnitsTest {
       assertThat(Classifier.failedBeforeSending(new SocketTimeoutException())).isFalse();
       assertThat(Classifier.failedBeforeSending(new SocketException("reset"))).isFalse();
       assertThat(Classifier.failedBeforeSending(new EOFException())).isFalse();
+      assertThat(Classifier.failedBeforeSending(new StreamResetException(ErrorCode.REFUSED_STREAM))).isTrue();
+      assertThat(Classifier.failedBeforeSending(new StreamResetException(ErrorCode.CANCEL))).isFalse();
     }
   }
 
