@@ -258,7 +258,7 @@ public final class RetryInterceptor implements Interceptor {
       } else {
         retryable = classifier.isRetryable(error);
         provenUnprocessed =
-            tracker != null ? !tracker.requestStarted() : Classifier.failedBeforeSending(error);
+            Classifier.failedBeforeSending(error) || (tracker != null && !tracker.requestStarted());
       }
 
       long remainingNanos =

@@ -73,15 +73,22 @@ public final class Classifier {
 
   /**
    * True for exceptions that can only happen before a single byte of the request left: the
-   * connection could not be opened at all.
+   * connection could not be opened at all; or that prove the server did not process it: an
+   * HTTP/2 stream refused with REFUSED_STREAM (RFC 9113 §8.7).
    */
   public static boolean failedBeforeSending(IOException e) {
-    return e instanceof ConnectException
+    return isRefusedStream(e)
+        || e instanceof ConnectException
         || e instanceof NoRouteToHostException
         || e instanceof UnknownHostException
         || (e instanceof SocketTimeoutException
             && e.getMessage() != null
             && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("connect timed out"));
+  }
+
+  private static boolean isRefusedStream(IOException e) {
+    return e instanceof okhttp3.internal.http2.StreamResetException reset
+        && reset.errorCode == okhttp3.internal.http2.ErrorCode.REFUSED_STREAM;
   }
 
   static boolean isTransient(IOException e) {
