@@ -200,6 +200,42 @@ class ReliabilityCancellationTest {
   }
 
   /**
+   * An interrupt that lands while OkHttp opens the connection: OkHttp 5's fast-fallback connect
+   * waits with {@code lockInterruptibly}, which throws a raw {@code InterruptedException} (a
+   * checked exception OkHttp's Kotlin does not declare) and clears the flag. okretry promises an
+   * IOException, the flag kept set, and an {@code onGaveUp(INTERRUPTED)} that balances the
+   * listener's books, so it must translate.
+   */
+  @org.junit.jupiter.api.Test
+  void interruptDuringConnectIsAnInterruptedIOException() throws Exception {
+    List<String> events = new ArrayList<>();
+    RetryListener listener = new RetryListener() {
+      @Override public void onAttemptStarted(Request r, int attempt) { events.add("start " + attempt); }
+      @Override public void onGaveUp(Request r, int attempts, GiveUpReason reason, String last) { events.add("gaveUp " + reason); }
+    };
+    try (MockWebServer server = new MockWebServer()) {
+      server.start();
+      OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
+          .addInterceptor(RetryInterceptor.builder().listener(listener).build()).build());
+      Throwable thrown;
+      boolean flag;
+      Thread.currentThread().interrupt(); // before the call: the fresh client must connect first
+      try {
+        client.newCall(new Request.Builder().url(server.url("/")).build()).execute().close();
+        thrown = null;
+      } catch (Throwable t) { // deliberately broad: a checked InterruptedException sneaks through
+        thrown = t;
+      } finally {
+        flag = Thread.interrupted();
+      }
+      System.out.println("Cancellation: interrupt during connect -> " + thrown + ", flag kept=" + flag + ", events " + events);
+      assertThat(thrown).isInstanceOf(java.io.InterruptedIOException.class);
+      assertThat(flag).as("interrupt flag kept").isTrue();
+      assertThat(events).containsExactly("start 1", "gaveUp INTERRUPTED");
+    }
+  }
+
+  /**
    * A loopback listener that never accepts, its accept queue filled by a few idle sockets, so the
    * kernel drops a new SYN and a connect hangs; should the queue still take one, the request then
    * waits forever for an answer. Either way, a server that is stalled.
