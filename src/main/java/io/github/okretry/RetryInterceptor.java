@@ -238,6 +238,11 @@ public final class RetryInterceptor implements Interceptor {
         response = attemptChain.proceed(request);
       } catch (IOException e) {
         error = e;
+      } catch (Exception e) {
+        // OkHttp's connect can throw a raw, undeclared InterruptedException and clear the flag.
+        if (!(e instanceof InterruptedException)) throw e;
+        Thread.currentThread().interrupt();
+        error = (IOException) new InterruptedIOException("interrupted").initCause(e);
       }
 
       boolean retryable;
