@@ -346,6 +346,65 @@ class ReliabilityInterceptorUnitsTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
+  /**
+   * Each attempt's "did it start sending" starts afresh: attempt 1 reaches the server (503),
+   * attempt 2 fails in a later application interceptor before any byte leaves, which proves
+   * non-processing even though attempt 1 did send; attempt 3 succeeds.
+   */
+  @Test
+  void sendTrackingIsPerAttempt() throws Exception {
+    try (mockwebserver3.MockWebServer server = new mockwebserver3.MockWebServer()) {
+      server.enqueue(new mockwebserver3.MockResponse.Builder().code(503).body("busy").build());
+      server.enqueue(new mockwebserver3.MockResponse.Builder().body("ok").build());
+      server.start();
+      int[] calls = {0};
+      Interceptor tokenService = chain -> {
+        if (++calls[0] == 2) throw new java.net.SocketException("token service unreachable");
+        return chain.proceed(chain.request());
+      };
+      OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
+          .addInterceptor(retry().generateIdempotencyKeys(false).build()).addInterceptor(tokenService).build());
+      Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
+      assertThat(code(client, post)).isEqualTo(200);
+      assertThat(calls[0]).isEqualTo(3);
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static <E extends Throwable> void sneakyThrow(Throwable t) throws E {
+    throw (E) t;
+  }
+
+  /** What OkHttp's connect does on an interrupt: an undeclared InterruptedException, flag cleared. */
+  @Test
+  void undeclaredInterruptedExceptionBecomesInterruptedIOException() {
+    List<String> events = new ArrayList<>();
+    RetryListener listener = new RetryListener() {
+      @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { events.add(why + " " + a); }
+    };
+    Interceptor connect = chain -> {
+      sneakyThrow(new InterruptedException());
+      return null;
+    };
+    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
+        .addInterceptor(retry().listener(listener).build()).addInterceptor(connect).build());
+    try {
+      assertThatThrownBy(() -> client.newCall(get()).execute())
+          .isInstanceOf(java.io.InterruptedIOException.class)
+          .hasCauseInstanceOf(InterruptedException.class);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(events).containsExactly("INTERRUPTED 1");
+    Interceptor broken = chain -> {
+      throw new IllegalStateException("a bug below");
+    };
+    OkHttpClient c2 = LeakCheck.track(new OkHttpClient.Builder().addInterceptor(retry().build()).addInterceptor(broken).build());
+    assertThatThrownBy(() -> c2.newCall(get()).execute()).isInstanceOf(IllegalStateException.class).hasMessage("a bug below");
+  }
+
   @Test
   void defaultsDrawRealKeysAndRealJitter() throws Exception {
     Script script = new Script();
