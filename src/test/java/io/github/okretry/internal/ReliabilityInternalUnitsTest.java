@@ -285,6 +285,19 @@ class ReliabilityInternalUnitsTest {
       assertThat(spread.decide(1, 3, true, true, 1_000, noDeadline, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_500));
     }
 
+    /**
+     * The spread is politeness, not the server's word: when the server's own Retry-After fits the
+     * time left but the spread one would not, wait exactly what the server asked instead of
+     * giving up.
+     */
+    @Test
+    void spreadNeverTurnsAFittingRetryAfterIntoAGiveUp() {
+      RetryPolicy spread = new RetryPolicy(none, 5_000, 1.0);
+      assertThat(spread.decide(1, 3, true, true, 1_000, 1_500, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_000));
+      assertThat(spread.decide(1, 3, true, true, 1_000, 2_001, 100, extreme(true))).isEqualTo(Decision.retryAfter(2_000));
+      assertThat(spread.decide(1, 3, true, true, 1_000, 1_000, 100, extreme(true))).isEqualTo(Decision.stop(GiveUpReason.DEADLINE_EXCEEDED));
+    }
+
     @Test
     void decisions() {
       assertThatThrownBy(() -> Decision.retryAfter(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
