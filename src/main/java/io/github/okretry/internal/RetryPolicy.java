@@ -55,6 +55,8 @@ public record RetryPolicy(Backoff backoff, long maxRetryAfterNanos, double retry
     if (retryAfterNanos != RetryAfter.ABSENT) {
       if (retryAfterNanos > maxRetryAfterNanos) return Decision.stop(GiveUpReason.RETRY_AFTER_TOO_LONG);
       delay = spreadUpward(retryAfterNanos, random);
+      // The spread is optional politeness: if only it would miss the deadline, wait as asked.
+      if (delay >= remainingNanos) delay = retryAfterNanos;
     } else {
       delay = backoff.delayNanos(attempt, previousDelayNanos, random);
     }
