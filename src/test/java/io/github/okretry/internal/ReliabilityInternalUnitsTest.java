@@ -294,6 +294,7 @@ class ReliabilityInternalUnitsTest {
     void spreadNeverTurnsAFittingRetryAfterIntoAGiveUp() {
       RetryPolicy spread = new RetryPolicy(none, 5_000, 1.0);
       assertThat(spread.decide(1, 3, true, true, 1_000, 1_500, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_000));
+      assertThat(spread.decide(1, 3, true, true, 1_000, 2_000, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_000));
       assertThat(spread.decide(1, 3, true, true, 1_000, 2_001, 100, extreme(true))).isEqualTo(Decision.retryAfter(2_000));
       assertThat(spread.decide(1, 3, true, true, 1_000, 1_000, 100, extreme(true))).isEqualTo(Decision.stop(GiveUpReason.DEADLINE_EXCEEDED));
     }
