@@ -7,6 +7,7 @@ import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryPolicy;
 import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -232,14 +233,21 @@ final class LogicalCall {
       return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
     } else {
       retryable = !canceled && !interrupted && isRetryable(error);
-      // Without a tracker the request is idempotent, or cannot be repeated anyway.
-      provenUnprocessed = tracker != null && !tracker.requestStarted();
+      // Never written (the tracker saw no request headers), or refused unprocessed. Without a
+      // tracker the request is idempotent, or cannot be repeated anyway.
+      provenUnprocessed =
+          (tracker != null && !tracker.requestStarted()) || Classifier.provesNotProcessed(error);
     }
     lastFailure = RetryInterceptor.describe(response, error);
     if (canceled || interrupted) {
       // Checked for responses too: a retry that cannot happen must not spend a budget token.
       GiveUpReason reason = canceled ? GiveUpReason.CANCELED : GiveUpReason.INTERRUPTED;
       config.notifyGaveUp(request, attempt, reason, lastFailure);
+      if (response != null) {
+        // The wait this response would lead to can no longer happen: end as a wait would.
+        response.close();
+        throw failure(canceled ? new IOException("Canceled") : new InterruptedIOException("interrupted"));
+      }
       return Decision.stop(reason);
     }
 

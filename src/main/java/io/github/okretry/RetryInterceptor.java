@@ -302,6 +302,12 @@ public final class RetryInterceptor implements Interceptor {
           response = attemptChain.proceed(request);
         } catch (IOException e) {
           error = e;
+        } catch (Exception e) {
+          // OkHttp 5 can throw a raw, undeclared InterruptedException while connecting, and it
+          // clears the interrupt flag: restore the flag and report it as Java I/O does.
+          if (!(e instanceof InterruptedException)) throw e;
+          Thread.currentThread().interrupt();
+          error = (IOException) new InterruptedIOException("interrupted").initCause(e);
         }
 
         // A cancel by our own deadline is not the caller's cancel: report it as the timeout it is.

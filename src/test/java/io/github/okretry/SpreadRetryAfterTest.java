@@ -110,7 +110,7 @@ class SpreadRetryAfterTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Tag("slow")
+  @org.junit.jupiter.api.Tag("soak")
   void exactHonoringForComparison() throws Exception {
     Result exact = run(0.0, 7);
     System.out.printf("Retry-After honored exactly:      %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",

@@ -69,6 +69,15 @@ public final class Classifier {
     return response.code() == 429 || response.code() == 503;
   }
 
+  /**
+   * True for a failure that proves the server did not process the request although it may have
+   * been written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7).
+   */
+  public static boolean provesNotProcessed(IOException e) {
+    return e instanceof okhttp3.internal.http2.StreamResetException reset
+        && reset.errorCode == okhttp3.internal.http2.ErrorCode.REFUSED_STREAM;
+  }
+
   static boolean isTransient(IOException e) {
     Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
