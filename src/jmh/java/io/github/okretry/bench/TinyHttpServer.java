@@ -29,12 +29,14 @@ public final class TinyHttpServer implements Closeable {
 
   private final ServerSocket serverSocket;
   private final boolean stall;
+  private final byte[] response;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private final AtomicLong requests = new AtomicLong();
   private final Thread acceptor;
 
-  private TinyHttpServer(boolean stall) throws IOException {
+  private TinyHttpServer(boolean stall, byte[] response) throws IOException {
     this.stall = stall;
+    this.response = response;
     this.serverSocket = new ServerSocket();
     serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
     this.acceptor = new Thread(this::acceptLoop, "tiny-http-accept");
@@ -44,12 +46,17 @@ public final class TinyHttpServer implements Closeable {
 
   /** A server answering {@code 200 ok} to everything. */
   public static TinyHttpServer ok() throws IOException {
-    return new TinyHttpServer(false);
+    return new TinyHttpServer(false, OK);
+  }
+
+  /** A server answering every request with {@code rawResponse}: status line, headers, body. */
+  public static TinyHttpServer answering(String rawResponse) throws IOException {
+    return new TinyHttpServer(false, rawResponse.getBytes(StandardCharsets.US_ASCII));
   }
 
   /** A server that accepts connections and reads requests but never answers. */
   public static TinyHttpServer stalled() throws IOException {
-    return new TinyHttpServer(true);
+    return new TinyHttpServer(true, null);
   }
 
   public String url(String path) {
@@ -95,7 +102,7 @@ public final class TinyHttpServer implements Closeable {
           left -= skipped;
         }
         requests.incrementAndGet();
-        out.write(OK);
+        out.write(response);
         out.flush();
       }
     } catch (SocketException e) {
