@@ -42,14 +42,14 @@ main() { # name, class, args
 case "$what" in
   jmh)      jmh success 'SuccessPathBenchmark' -prof gc "$@" ;;
   paired)   main paired io.github.okretry.bench.PairedSuccessPath "$@" ;;
-  micro)    jmh intercept 'InterceptBenchmark' -prof gc "$@" ;;
+  micro)    jmh intercept 'InterceptBenchmark|GiveUpBenchmark' -prof gc "$@" ;;
   deadline) main deadline io.github.okretry.bench.DeadlinePrecision "$@" ;;
   jitter)   main jitter io.github.okretry.bench.JitterExperiment "$@" ;;
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     main paired io.github.okretry.bench.PairedSuccessPath
-    jmh intercept 'InterceptBenchmark' -prof gc
+    jmh intercept 'InterceptBenchmark|GiveUpBenchmark' -prof gc
     main deadline io.github.okretry.bench.DeadlinePrecision
     main jitter io.github.okretry.bench.JitterExperiment
     main overload io.github.okretry.bench.LiveOverload
