@@ -2,7 +2,7 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|paired|micro|deadline|jitter|overload] [extra args...]
+# Usage: bench/run.sh [all|jmh|paired|micro|deadline|jitter|overload|waiting] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
 #   extra args go to JMH, or to the program for deadline|jitter|overload.
 # Settings fit a shared 2-core machine: one fork, one thread, short iterations. Numbers from one
@@ -46,6 +46,7 @@ case "$what" in
   deadline) main deadline io.github.okretry.bench.DeadlinePrecision "$@" ;;
   jitter)   main jitter io.github.okretry.bench.JitterExperiment "$@" ;;
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;
+  waiting)  main waiting io.github.okretry.bench.WaitingCost "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     main paired io.github.okretry.bench.PairedSuccessPath
@@ -53,7 +54,8 @@ case "$what" in
     main deadline io.github.okretry.bench.DeadlinePrecision
     main jitter io.github.okretry.bench.JitterExperiment
     main overload io.github.okretry.bench.LiveOverload
+    main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|paired|micro|deadline|jitter|overload)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|paired|micro|deadline|jitter|overload|waiting)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"

@@ -34,7 +34,7 @@ import okhttp3.Response;
  *
  * <p>Modes: {@code none} (no retries), {@code okretry} (defaults: 3 retries, honors Retry-After),
  * {@code okretry-ignore-retry-after} (a network interceptor strips the header, so backoff
- * applies). Arguments: modes to run, default all three; each takes about 60 s. The baseline
+ * applies), {@code okretry-retry-after-spread} (honors it, spread upward by up to 50%). Arguments: modes to run, default all four; each takes about 60 s. The baseline
  * ("before") is seconds 8–20; "recovered" means three consecutive arrival-seconds with goodput
  * ≥ 95% and p99 latency of successful calls ≤ 1.2 × the baseline p99.
  */
@@ -52,7 +52,9 @@ public final class LiveOverload {
 
   public static void main(String[] args) throws Exception {
     List<String> modes =
-        args.length > 0 ? Arrays.asList(args) : List.of("none", "okretry", "okretry-ignore-retry-after");
+        args.length > 0
+            ? Arrays.asList(args)
+            : List.of("none", "okretry", "okretry-ignore-retry-after", "okretry-retry-after-spread");
     System.out.printf(
         "capacity %d concurrent x %d ms = %.0f req/s; load %.0f req/s, spike %.0f req/s during [%d s, %d s); run %d s%n%n",
         CAPACITY, SERVICE_MILLIS, CAPACITY_RPS, BASE_RPS, SPIKE_RPS, SPIKE_START_S, SPIKE_END_S, END_S);
@@ -113,6 +115,9 @@ public final class LiveOverload {
           break;
         case "okretry":
           builder.addInterceptor(RetryInterceptor.create());
+          break;
+        case "okretry-retry-after-spread":
+          builder.addInterceptor(RetryInterceptor.builder().retryAfterSpread(0.5).build());
           break;
         case "okretry-ignore-retry-after":
           builder
