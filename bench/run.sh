@@ -13,8 +13,9 @@ what="${1:-all}"; shift || true
 out=target/bench
 mkdir -p "$out"
 
-mvn -B -q -Dstyle.color=never -Pbench test-compile
-mvn -B -q -Dstyle.color=never -Pbench dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/cp.txt" >/dev/null
+strip_colors() { sed 's/\x1b\[[0-9;]*m//g'; }
+mvn -B -q -Pbench test-compile | strip_colors
+mvn -B -q -Pbench dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/cp.txt" | strip_colors
 cp="target/test-classes:target/classes:$(cat "$out/cp.txt")"
 java_opts=(-Xms512m -Xmx512m)
 

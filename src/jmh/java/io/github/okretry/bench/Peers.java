@@ -36,17 +36,17 @@ public final class Peers {
       case "bare":
         return request -> base.newCall(request).execute();
       case "okretry":
+      case "okretry-deadline":
         {
-          OkHttpClient client =
-              base.newBuilder()
-                  .addInterceptor(
-                      RetryInterceptor.builder()
-                          .maxRetries(3)
-                          .baseDelay(Duration.ofMillis(200))
-                          .maxDelay(Duration.ofSeconds(10))
-                          .jitter(Jitter.FULL)
-                          .build()) // 429, 503 and transient IOExceptions are the defaults
-                  .build();
+          RetryInterceptor.Builder retry =
+              RetryInterceptor.builder()
+                  .maxRetries(3)
+                  .baseDelay(Duration.ofMillis(200))
+                  .maxDelay(Duration.ofSeconds(10))
+                  .jitter(Jitter.FULL); // 429, 503 and transient IOExceptions are the defaults
+          // With a deadline, each attempt's timeouts shrink to the time left.
+          if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
+          OkHttpClient client = base.newBuilder().addInterceptor(retry.build()).build();
           return request -> client.newCall(request).execute();
         }
       case "failsafe":
