@@ -35,6 +35,12 @@ public final class Peers {
     switch (variant) {
       case "bare":
         return request -> base.newCall(request).execute();
+      case "noop-interceptor":
+        {
+          // What any application interceptor costs: OkHttp copies its chain once per interceptor.
+          OkHttpClient client = base.newBuilder().addInterceptor(c -> c.proceed(c.request())).build();
+          return request -> client.newCall(request).execute();
+        }
       case "okretry":
       case "okretry-deadline":
         {
