@@ -14,8 +14,8 @@ out=target/bench
 mkdir -p "$out"
 
 strip_colors() { sed 's/\x1b\[[0-9;]*m//g'; }
-mvn -B -q -Pbench test-compile | strip_colors
-mvn -B -q -Pbench dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/cp.txt" | strip_colors
+mvn -B -q -Pbench test-compile 2>&1 | strip_colors
+mvn -B -q -Pbench dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$out/cp.txt" 2>&1 | strip_colors
 cp="target/test-classes:target/classes:$(cat "$out/cp.txt")"
 java_opts=(-Xms512m -Xmx512m)
 
