@@ -31,8 +31,11 @@ public class SuccessPathBenchmark {
   private static final MediaType JSON = MediaType.get("application/json");
   private static final byte[] POST_BODY = "{\"order\":42,\"items\":[1,2,3]}".getBytes();
 
-  /** {@code okretry-deadline}: okretry with a 10 s deadline, which shrinks each attempt's timeouts. */
-  @Param({"bare", "okretry", "okretry-deadline", "failsafe", "resilience4j"})
+  /**
+   * {@code okretry-deadline}: okretry with a 10 s deadline, which shrinks each attempt's timeouts;
+   * {@code noop-interceptor}: what any application interceptor costs (see {@link Peers}).
+   */
+  @Param({"bare", "noop-interceptor", "okretry", "okretry-deadline", "failsafe", "resilience4j"})
   public String variant;
 
   private TinyHttpServer server;
