@@ -20,8 +20,10 @@ import org.HdrHistogram.Histogram;
  * <p>Part A: for deadlines of 100, 250 and 1000 ms, sequential calls to a stalled server; the
  * overshoot is (time from {@code execute()} to the exception) minus the deadline, recorded in an
  * HdrHistogram. Each okretry call alternates with a reference call (bare OkHttp, readTimeout =
- * the deadline) so the machine's own noise is measured under the same load. Part B: a server answering {@code 503} with {@code Retry-After: 5} to a client
- * whose deadline is 1 s; "time to give up" is from the moment the response came back from the
+ * the deadline) so the machine's own noise is measured under the same load.
+ *
+ * <p>Part B: a server answering {@code 503} with {@code Retry-After: 5} to a client whose
+ * deadline is 1 s; "time to give up" is from the moment the response came back from the
  * network (a network interceptor stamps it) until {@code execute()} returns it, next to the same
  * path for a {@code 200} and for a client without okretry.
  *
@@ -56,7 +58,10 @@ public final class DeadlinePrecision {
     System.out.println();
     System.out.println("## B. Time to give up on a Retry-After that does not fit the deadline");
     System.out.println();
-    System.out.println("From the network response to execute() returning; " + giveUpSamples + " sequential calls each, after warm-up.");
+    System.out.println(
+        "From the network response to execute() returning; "
+            + giveUpSamples
+            + " sequential calls each, after warm-up.");
     System.out.println();
     try (TinyHttpServer busy =
             TinyHttpServer.answering(
