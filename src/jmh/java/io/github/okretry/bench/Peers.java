@@ -1,0 +1,102 @@
+package io.github.okretry.bench;
+
+import dev.failsafe.RetryPolicy;
+import dev.failsafe.okhttp.FailsafeCall;
+import io.github.okretry.Jitter;
+import io.github.okretry.RetryInterceptor;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.io.IOException;
+import java.time.Duration;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The same retry policy written the way a skilled user of each library would: retry {@link
+ * IOException}, 429 and 503; 3 retries (4 attempts); exponential backoff from 200 ms, doubling, up
+ * to 10 s, with jitter; a retried response is closed before waiting.
+ */
+public final class Peers {
+
+  /** How a benchmark executes one logical call. */
+  public interface Executor {
+    Response execute(Request request) throws IOException;
+  }
+
+  private Peers() {}
+
+  static boolean retryableStatus(Response r) {
+    return r.code() == 429 || r.code() == 503;
+  }
+
+  public static Executor create(String variant, OkHttpClient base) {
+    switch (variant) {
+      case "bare":
+        return request -> base.newCall(request).execute();
+      case "noop-interceptor":
+        {
+          // What any application interceptor costs: OkHttp copies its chain once per interceptor.
+          OkHttpClient client = base.newBuilder().addInterceptor(c -> c.proceed(c.request())).build();
+          return request -> client.newCall(request).execute();
+        }
+      case "okretry":
+      case "okretry-deadline":
+        {
+          RetryInterceptor.Builder retry =
+              RetryInterceptor.builder()
+                  .maxRetries(3)
+                  .baseDelay(Duration.ofMillis(200))
+                  .maxDelay(Duration.ofSeconds(10))
+                  .jitter(Jitter.FULL); // 429, 503 and transient IOExceptions are the defaults
+          // With a deadline, each attempt's timeouts shrink to the time left.
+          if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
+          OkHttpClient client = base.newBuilder().addInterceptor(retry.build()).build();
+          return request -> client.newCall(request).execute();
+        }
+      case "failsafe":
+        {
+          RetryPolicy<Response> policy =
+              RetryPolicy.<Response>builder()
+                  .handle(IOException.class)
+                  .handleResultIf(Peers::retryableStatus)
+                  .withMaxRetries(3)
+                  .withBackoff(Duration.ofMillis(200), Duration.ofSeconds(10), 2.0)
+                  .withJitter(0.5)
+                  .onFailedAttempt(
+                      e -> {
+                        Response r = e.getLastResult();
+                        if (r != null) r.close();
+                      })
+                  .build();
+          return request -> FailsafeCall.with(policy).compose(base.newCall(request)).execute();
+        }
+      case "resilience4j":
+        {
+          RetryConfig config =
+              RetryConfig.<Response>custom()
+                  .maxAttempts(4)
+                  .intervalFunction(
+                      IntervalFunction.ofExponentialRandomBackoff(
+                          Duration.ofMillis(200), 2.0, 0.5, Duration.ofSeconds(10)))
+                  .retryOnException(e -> e instanceof IOException)
+                  .retryOnResult(Peers::retryableStatus)
+                  .consumeResultBeforeRetryAttempt((attempt, r) -> r.close())
+                  .build();
+          Retry retry = Retry.of("bench", config);
+          return request -> {
+            try {
+              return retry.executeCheckedSupplier(() -> base.newCall(request).execute());
+            } catch (IOException | RuntimeException | Error e) {
+              throw e;
+            } catch (Throwable t) {
+              throw new IOException(t);
+            }
+          };
+        }
+      default:
+        throw new IllegalArgumentException("unknown variant: " + variant);
+    }
+  }
+}
