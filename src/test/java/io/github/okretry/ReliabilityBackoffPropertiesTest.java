@@ -25,7 +25,7 @@ import org.junit.jupiter.api.TestFactory;
 class ReliabilityBackoffPropertiesTest {
 
   /** Lowered by the pit profile, where every surviving mutant reruns the whole property. */
-  static final int SEEDS = Integer.getInteger("okretry.propertySeeds", 200);
+  static final int SEEDS = SeededProperties.SEEDS;
   static final int CASES_PER_SEED = 50;
   static final long DAY_NANOS = Duration.ofHours(24).toNanos();
 
@@ -101,20 +101,7 @@ class ReliabilityBackoffPropertiesTest {
   }
 
   static Stream<DynamicTest> forSeeds(String name, Consumer<SplittableRandom> property) {
-    return LongStream.range(0, SEEDS)
-        .mapToObj(
-            seed ->
-                DynamicTest.dynamicTest(
-                    name + " seed=" + seed,
-                    () -> {
-                      try {
-                        property.accept(new SplittableRandom(seed));
-                        CASES.computeIfAbsent(name, k -> new java.util.concurrent.atomic.LongAdder()).add(CASES_PER_SEED);
-                      } catch (AssertionError | RuntimeException e) {
-                        System.out.println("FAILED " + name + " seed=" + seed + ": " + e);
-                        throw e;
-                      }
-                    }));
+    return SeededProperties.forSeeds(name, property, () -> CASES.computeIfAbsent(name, k -> new java.util.concurrent.atomic.LongAdder()).add(CASES_PER_SEED));
   }
 
   @TestFactory

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ReliabilityRetryAfterPropertiesTest {
 
   /** Lowered by the pit profile, where every surviving mutant reruns the whole property. */
-  static final int SEEDS = Integer.getInteger("okretry.propertySeeds", 200);
+  static final int SEEDS = SeededProperties.SEEDS;
   static final int CASES_PER_SEED = 50;
   static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
 
@@ -69,19 +69,7 @@ class ReliabilityRetryAfterPropertiesTest {
   }
 
   static Stream<DynamicTest> forSeeds(String name, Consumer<SplittableRandom> property) {
-    return LongStream.range(0, SEEDS)
-        .mapToObj(
-            seed ->
-                DynamicTest.dynamicTest(
-                    name + " seed=" + seed,
-                    () -> {
-                      try {
-                        property.accept(new SplittableRandom(seed));
-                      } catch (AssertionError | RuntimeException e) {
-                        System.out.println("FAILED " + name + " seed=" + seed + ": " + e);
-                        throw e;
-                      }
-                    }));
+    return SeededProperties.forSeeds(name, property, () -> {});
   }
 
   // ---------------------------------------------------------------- generators
