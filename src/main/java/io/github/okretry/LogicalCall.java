@@ -43,7 +43,7 @@ final class LogicalCall {
   private final Request request;
   private final int maxRetries;
   private final long deadlineNanos;
-  private boolean deadlineIsCallTimeout; // OkHttp enforces that one itself
+  private final boolean deadlineIsCallTimeout; // OkHttp enforces that one itself
   private final boolean repeatableBody;
   private final boolean idempotent;
   private final boolean needsTracker;
@@ -66,7 +66,11 @@ final class LogicalCall {
     this.request = config.keys.stamp(original);
     RetryOverrides overrides = request.tag(OVERRIDES);
     this.maxRetries = overrides != null ? overrides.maxRetries().orElse(config.maxRetries) : config.maxRetries;
-    this.deadlineNanos = deadlineNanos(overrides, callTimeoutNanos);
+    Duration own = config.deadline;
+    if (overrides != null) own = overrides.deadline().orElse(own);
+    long ownNanos = own != null ? own.toNanos() : RetryPolicy.NO_DEADLINE;
+    this.deadlineIsCallTimeout = callTimeoutNanos > 0 && callTimeoutNanos <= ownNanos;
+    this.deadlineNanos = deadlineNanos(deadlineIsCallTimeout ? callTimeoutNanos : ownNanos);
     RequestBody body = request.body();
     this.repeatableBody = body == null || !(body.isOneShot() || body.isDuplex());
     this.idempotent =
@@ -78,17 +82,10 @@ final class LogicalCall {
   }
 
   /**
-   * The end of the call on the monotonic clock: the per-request or configured deadline, or
-   * OkHttp's {@code callTimeout}, whichever ends first.
+   * The end of the call on the monotonic clock, {@code budgetNanos} from now: the per-request or
+   * configured deadline, or OkHttp's {@code callTimeout}, whichever ends first.
    */
-  private long deadlineNanos(RetryOverrides overrides, long callTimeoutNanos) {
-    Duration budget = config.deadline;
-    if (overrides != null) budget = overrides.deadline().orElse(budget);
-    long budgetNanos = budget != null ? budget.toNanos() : RetryPolicy.NO_DEADLINE;
-    if (callTimeoutNanos > 0 && callTimeoutNanos <= budgetNanos) {
-      budgetNanos = callTimeoutNanos;
-      deadlineIsCallTimeout = true;
-    }
+  private long deadlineNanos(long budgetNanos) {
     if (budgetNanos == RetryPolicy.NO_DEADLINE) return RetryPolicy.NO_DEADLINE;
     long now = config.time.nanoTime();
     long end = now + budgetNanos;
@@ -193,10 +190,6 @@ final class LogicalCall {
     protected void onNetworkRequest(int requestInAttempt) {
       config.notifyNetworkRequest(request, attempt, requestInAttempt);
     }
-  }
-
-  int attempt() {
-    return attempt;
   }
 
   /**

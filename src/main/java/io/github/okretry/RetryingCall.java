@@ -81,7 +81,7 @@ final class RetryingCall implements Call {
     Call call = current;
     if (call != null) call.cancel();
     Async run = async;
-    if (run != null) run.cancelWait();
+    if (run != null) run.endWait("Canceled");
   }
 
   @Override
@@ -233,11 +233,6 @@ final class RetryingCall implements Call {
         return;
       }
       if (canceled || factory.isClosed()) endWait(canceled ? "Canceled" : "RetryingCallFactory is closed");
-    }
-
-    /** Ends a wait at once on cancel: the retry task is dropped and the caller told now. */
-    void cancelWait() {
-      endWait("Canceled");
     }
 
     /** Ends a wait at once: the retry task is dropped and the caller told now. */

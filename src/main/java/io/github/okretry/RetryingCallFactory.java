@@ -52,12 +52,13 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
       }
     }
     this.retry = retry;
-    OkHttpClient.Builder attempts = client.newBuilder().addInterceptor(new AttemptSettings(retry.time));
-    if (!client.networkInterceptors().contains(retry.networkInterceptor())) {
-      attempts.addNetworkInterceptor(retry.networkInterceptor());
-    }
-    this.attemptClient = attempts.build();
-    this.blockingClient = retry.install(client.newBuilder()).build();
+    // Both clients need the Retry-After guard once: add it unless the caller already did.
+    OkHttpClient guarded =
+        client.networkInterceptors().contains(retry.networkInterceptor())
+            ? client
+            : client.newBuilder().addNetworkInterceptor(retry.networkInterceptor()).build();
+    this.attemptClient = guarded.newBuilder().addInterceptor(new AttemptSettings(retry.time)).build();
+    this.blockingClient = guarded.newBuilder().addInterceptor(retry).build();
     this.scheduler = scheduler;
     this.ownsScheduler = owns;
   }

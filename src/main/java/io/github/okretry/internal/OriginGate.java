@@ -33,11 +33,6 @@ public final class OriginGate {
     closed.merge(origin(url), update, (old, now) -> now.notBeforeNanos - old.notBeforeNanos > 0 ? now : old);
   }
 
-  /** Origins currently remembered, expired or not; for tests. */
-  int size() {
-    return closed.size();
-  }
-
   /** The gate in front of {@code url} at {@code nowNanos}, or null if it is open. */
   public Closed check(HttpUrl url, long nowNanos) {
     if (closed.isEmpty()) return null; // the common case, without building a key
