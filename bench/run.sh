@@ -2,7 +2,7 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|paired|micro|deadline|jitter|overload|waiting] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
 #   extra args go to JMH, or to the program for deadline|jitter|overload.
 # Settings fit a shared 2-core machine: one fork, one thread, short iterations. Numbers from one
@@ -42,6 +42,8 @@ main() { # name, class, args
 
 case "$what" in
   jmh)      jmh success 'SuccessPathBenchmark' -prof gc "$@" ;;
+  overhead) jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc "$@" ;;
+  alloc)    main alloc io.github.okretry.bench.AllocationBreakdown "$@" ;;
   paired)   main paired io.github.okretry.bench.PairedSuccessPath "$@" ;;
   micro)    jmh intercept 'InterceptBenchmark|GiveUpBenchmark' -prof gc "$@" ;;
   deadline) main deadline io.github.okretry.bench.DeadlinePrecision "$@" ;;
@@ -50,6 +52,8 @@ case "$what" in
   waiting)  main waiting io.github.okretry.bench.WaitingCost "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
+    jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc
+    main alloc io.github.okretry.bench.AllocationBreakdown
     main paired io.github.okretry.bench.PairedSuccessPath
     jmh intercept 'InterceptBenchmark|GiveUpBenchmark' -prof gc
     main deadline io.github.okretry.bench.DeadlinePrecision
@@ -57,6 +61,6 @@ case "$what" in
     main overload io.github.okretry.bench.LiveOverload
     main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|paired|micro|deadline|jitter|overload|waiting)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"

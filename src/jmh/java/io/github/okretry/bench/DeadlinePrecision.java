@@ -17,29 +17,32 @@ import org.HdrHistogram.Histogram;
  * Issue 5.2: how precisely okretry's deadline ends a call to a server that never answers, and how
  * quickly it gives up on a {@code Retry-After} that cannot fit the deadline.
  *
- * <p>Part A: for deadlines of 100, 250 and 1000 ms, sequential calls to a stalled server; the
- * overshoot is (time from {@code execute()} to the exception) minus the deadline, recorded in an
- * HdrHistogram. Each okretry call alternates with a reference call (bare OkHttp, readTimeout =
- * the deadline) so the machine's own noise is measured under the same load.
+ * <p>Part A: for deadlines of 100, 250 and 1000 ms, calls to a stalled server from a few threads
+ * at once (so 1 000 calls per deadline fit in minutes); the overshoot is (time from {@code
+ * execute()} to the exception) minus the deadline, recorded in an HdrHistogram. On each thread,
+ * each okretry call alternates with a reference call (bare OkHttp, readTimeout = the deadline) so
+ * the machine's own noise is measured under the same load.
  *
  * <p>Part B: a server answering {@code 503} with {@code Retry-After: 5} to a client whose
  * deadline is 1 s; "time to give up" is from the moment the response came back from the
  * network (a network interceptor stamps it) until {@code execute()} returns it, next to the same
  * path for a {@code 200} and for a client without okretry.
  *
- * <p>Arguments: {@code [calls for 100 ms] [calls for 250 ms] [calls for 1000 ms]}, default 200
- * 100 30 (about 150 s with the reference calls), then {@code [give-up samples]}, default 20000.
+ * <p>Arguments: {@code [calls for 100 ms] [calls for 250 ms] [calls for 1000 ms]}, default 1000
+ * each, then {@code [give-up samples]}, default 20000, then {@code [threads]}, default 10 (about
+ * 5 min in all: 1 000 × 1.35 s × 2 clients / 10 threads).
  */
 public final class DeadlinePrecision {
 
   public static void main(String[] args) throws Exception {
     int[] deadlinesMillis = {100, 250, 1000};
-    int[] calls = {200, 100, 30};
+    int[] calls = {1000, 1000, 1000};
     for (int i = 0; i < 3 && i < args.length; i++) calls[i] = Integer.parseInt(args[i]);
     int giveUpSamples = args.length > 3 ? Integer.parseInt(args[3]) : 20_000;
+    int threads = args.length > 4 ? Integer.parseInt(args[4]) : 10;
     long start = System.nanoTime();
 
-    System.out.println("## A. Deadline overshoot against a stalled server (sequential calls)");
+    System.out.println("## A. Deadline overshoot against a stalled server (" + threads + " calling threads)");
     System.out.println();
     System.out.println(
         "Each okretry call (deadline d) alternates with a reference call: bare OkHttp with readTimeout = d,"
@@ -49,9 +52,9 @@ public final class DeadlinePrecision {
     System.out.println("|---:|---:|---|---:|---:|---:|---:|---|");
     try (TinyHttpServer stalled = TinyHttpServer.stalled()) {
       Request request = new Request.Builder().url(stalled.url("/slow")).build();
-      overshoot(request, 50, 20, false); // warm up the JIT and the socket paths
+      overshoot(request, 50, 2 * threads, threads, false); // warm up the JIT and the socket paths
       for (int i = 0; i < deadlinesMillis.length; i++) {
-        overshoot(request, deadlinesMillis[i], calls[i], true);
+        overshoot(request, deadlinesMillis[i], calls[i], threads, true);
       }
     }
 
@@ -78,7 +81,8 @@ public final class DeadlinePrecision {
     System.out.printf("%nelapsed %.1f s%n", (System.nanoTime() - start) / 1e9);
   }
 
-  private static void overshoot(Request request, int deadlineMillis, int calls, boolean print) {
+  private static void overshoot(Request request, int deadlineMillis, int calls, int threads, boolean print)
+      throws InterruptedException {
     OkHttpClient okretry =
         new OkHttpClient.Builder()
             .addInterceptor(RetryInterceptor.builder().deadline(Duration.ofMillis(deadlineMillis)).build())
@@ -87,10 +91,27 @@ public final class DeadlinePrecision {
         new OkHttpClient.Builder().readTimeout(Duration.ofMillis(deadlineMillis)).build();
     Overshoot a = new Overshoot();
     Overshoot b = new Overshoot();
-    for (int i = 0; i < calls; i++) {
-      a.measure(okretry, request, deadlineMillis);
-      b.measure(reference, request, deadlineMillis);
+    Thread[] workers = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      int share = calls / threads + (t < calls % threads ? 1 : 0);
+      workers[t] =
+          new Thread(
+              () -> {
+                Overshoot mineA = new Overshoot();
+                Overshoot mineB = new Overshoot();
+                for (int i = 0; i < share; i++) {
+                  mineA.measure(okretry, request, deadlineMillis);
+                  mineB.measure(reference, request, deadlineMillis);
+                }
+                synchronized (a) {
+                  a.add(mineA);
+                  b.add(mineB);
+                }
+              },
+              "deadline-caller-" + t);
+      workers[t].start();
     }
+    for (Thread worker : workers) worker.join();
     okretry.connectionPool().evictAll();
     reference.connectionPool().evictAll();
     if (!print) return;
@@ -116,6 +137,12 @@ public final class DeadlinePrecision {
       minMicros = Math.min(minMicros, overshoot);
       micros.recordValue(Math.max(0, overshoot));
       endings.merge(ending, 1, Integer::sum);
+    }
+
+    void add(Overshoot other) {
+      micros.add(other.micros);
+      minMicros = Math.min(minMicros, other.minMicros);
+      other.endings.forEach((k, v) -> endings.merge(k, v, Integer::sum));
     }
 
     void print(int deadlineMillis, int calls, String label) {

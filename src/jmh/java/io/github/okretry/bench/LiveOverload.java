@@ -1,5 +1,6 @@
 package io.github.okretry.bench;
 
+import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -32,9 +33,12 @@ import okhttp3.Response;
  * hits per logical call. Latency is measured from the scheduled arrival (no coordinated
  * omission).
  *
- * <p>Modes: {@code none} (no retries), {@code okretry} (defaults: 3 retries, honors Retry-After),
- * {@code okretry-ignore-retry-after} (a network interceptor strips the header, so backoff
- * applies), {@code okretry-retry-after-spread} (honors it, spread upward by up to 50%). Arguments: modes to run, default all four; each takes about 60 s. The baseline
+ * <p>Modes: {@code none} (no retries), {@code okretry} (defaults: 3 retries, honors Retry-After
+ * spread upward by up to 50 %, retry budget on), {@code okretry-exact-retry-after} (the same,
+ * waiting exactly the Retry-After), {@code okretry-ignore-retry-after} (a network interceptor
+ * strips the header, so backoff applies), {@code okretry-no-budget} (defaults with {@link
+ * RetryBudget#unlimited()}). Arguments: modes to run, default all five; each takes about 60 s.
+ * The baseline
  * ("before") is seconds 8–20; "recovered" means three consecutive arrival-seconds with goodput
  * ≥ 95% and p99 latency of successful calls ≤ 1.2 × the baseline p99.
  */
@@ -54,7 +58,8 @@ public final class LiveOverload {
     List<String> modes =
         args.length > 0
             ? Arrays.asList(args)
-            : List.of("none", "okretry", "okretry-ignore-retry-after", "okretry-retry-after-spread");
+            : List.of(
+                "none", "okretry", "okretry-exact-retry-after", "okretry-ignore-retry-after", "okretry-no-budget");
     System.out.printf(
         "capacity %d concurrent x %d ms = %.0f req/s; load %.0f req/s, spike %.0f req/s during [%d s, %d s); run %d s%n%n",
         CAPACITY, SERVICE_MILLIS, CAPACITY_RPS, BASE_RPS, SPIKE_RPS, SPIKE_START_S, SPIKE_END_S, END_S);
@@ -116,8 +121,11 @@ public final class LiveOverload {
         case "okretry":
           builder.addInterceptor(RetryInterceptor.create());
           break;
-        case "okretry-retry-after-spread":
-          builder.addInterceptor(RetryInterceptor.builder().retryAfterSpread(0.5).build());
+        case "okretry-no-budget":
+          builder.addInterceptor(RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build());
+          break;
+        case "okretry-exact-retry-after":
+          builder.addInterceptor(RetryInterceptor.builder().retryAfterSpread(0).build());
           break;
         case "okretry-ignore-retry-after":
           builder

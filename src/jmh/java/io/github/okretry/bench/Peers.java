@@ -9,6 +9,8 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.UUID;
+import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -16,7 +18,9 @@ import okhttp3.Response;
 /**
  * The same retry policy written the way a skilled user of each library would: retry {@link
  * IOException}, 429 and 503; 3 retries (4 attempts); exponential backoff from 200 ms, doubling, up
- * to 10 s, with jitter; a retried response is closed before waiting.
+ * to 10 s, with jitter; a retried response is closed before waiting. A variant name ending in
+ * {@code +key} is the peer with a hand-made idempotency key on POST and PATCH (see {@link
+ * #withIdempotencyKey}).
  */
 public final class Peers {
 
@@ -32,13 +36,34 @@ public final class Peers {
   }
 
   public static Executor create(String variant, OkHttpClient base) {
+    return create(variant, base, null);
+  }
+
+  /**
+   * @param answer if not null, an application interceptor added after the variant's own, which
+   *     answers every call from memory instead of the network
+   */
+  public static Executor create(String variant, OkHttpClient base, Interceptor answer) {
+    if (variant.endsWith("+key")) {
+      Executor peer = create(variant.substring(0, variant.length() - "+key".length()), base, answer);
+      return request -> peer.execute(withIdempotencyKey(request));
+    }
     switch (variant) {
       case "bare":
-        return request -> base.newCall(request).execute();
+        {
+          OkHttpClient client = finish(base.newBuilder(), answer);
+          return request -> client.newCall(request).execute();
+        }
+      case "bare-call-timeout":
+        {
+          // OkHttp's own whole-call timeout: the same okio watchdog timer okretry's deadline uses.
+          OkHttpClient client = finish(base.newBuilder().callTimeout(Duration.ofSeconds(10)), answer);
+          return request -> client.newCall(request).execute();
+        }
       case "noop-interceptor":
         {
           // What any application interceptor costs: OkHttp copies its chain once per interceptor.
-          OkHttpClient client = base.newBuilder().addInterceptor(c -> c.proceed(c.request())).build();
+          OkHttpClient client = finish(base.newBuilder().addInterceptor(c -> c.proceed(c.request())), answer);
           return request -> client.newCall(request).execute();
         }
       case "okretry":
@@ -52,7 +77,9 @@ public final class Peers {
                   .jitter(Jitter.FULL); // 429, 503 and transient IOExceptions are the defaults
           // With a deadline, each attempt's timeouts shrink to the time left.
           if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
-          OkHttpClient client = base.newBuilder().addInterceptor(retry.build()).build();
+          // As the README installs it: the interceptor, plus its network interceptor that guards
+          // OkHttp against an out-of-range Retry-After (one more chain copy per network request).
+          OkHttpClient client = finish(retry.build().install(base.newBuilder()), answer);
           return request -> client.newCall(request).execute();
         }
       case "failsafe":
@@ -70,7 +97,8 @@ public final class Peers {
                         if (r != null) r.close();
                       })
                   .build();
-          return request -> FailsafeCall.with(policy).compose(base.newCall(request)).execute();
+          OkHttpClient client = finish(base.newBuilder(), answer);
+          return request -> FailsafeCall.with(policy).compose(client.newCall(request)).execute();
         }
       case "resilience4j":
         {
@@ -85,9 +113,10 @@ public final class Peers {
                   .consumeResultBeforeRetryAttempt((attempt, r) -> r.close())
                   .build();
           Retry retry = Retry.of("bench", config);
+          OkHttpClient client = finish(base.newBuilder(), answer);
           return request -> {
             try {
-              return retry.executeCheckedSupplier(() -> base.newCall(request).execute());
+              return retry.executeCheckedSupplier(() -> client.newCall(request).execute());
             } catch (IOException | RuntimeException | Error e) {
               throw e;
             } catch (Throwable t) {
@@ -98,5 +127,21 @@ public final class Peers {
       default:
         throw new IllegalArgumentException("unknown variant: " + variant);
     }
+  }
+
+  private static OkHttpClient finish(OkHttpClient.Builder builder, Interceptor answer) {
+    return (answer != null ? builder.addInterceptor(answer) : builder).build();
+  }
+
+  /**
+   * What a careful user of a generic retry library does before retrying a POST or PATCH on an
+   * {@code IOException}: give the logical call one key that every attempt repeats, taken from
+   * {@code SecureRandom} as okretry's default generator does.
+   */
+  static Request withIdempotencyKey(Request request) {
+    String method = request.method();
+    if (!method.equals("POST") && !method.equals("PATCH")) return request;
+    if (request.header("Idempotency-Key") != null) return request;
+    return request.newBuilder().header("Idempotency-Key", UUID.randomUUID().toString()).build();
   }
 }

@@ -33,9 +33,13 @@ public class SuccessPathBenchmark {
 
   /**
    * {@code okretry-deadline}: okretry with a 10 s deadline, which shrinks each attempt's timeouts;
-   * {@code noop-interceptor}: what any application interceptor costs (see {@link Peers}).
+   * {@code noop-interceptor}: what any application interceptor costs; {@code +key}: the peer with
+   * a hand-made idempotency key on POST (see {@link Peers}).
    */
-  @Param({"bare", "noop-interceptor", "okretry", "okretry-deadline", "failsafe", "resilience4j"})
+  @Param({
+    "bare", "noop-interceptor", "okretry", "okretry-deadline",
+    "failsafe", "failsafe+key", "resilience4j", "resilience4j+key"
+  })
   public String variant;
 
   private TinyHttpServer server;

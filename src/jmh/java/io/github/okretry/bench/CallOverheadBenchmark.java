@@ -1,0 +1,97 @@
+package io.github.okretry.bench;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * Issue 5.1, what each library adds to one successful call, without the network. Every variant
+ * runs a real OkHttp {@code Call} (dispatcher, event listener, interceptor chain) whose last
+ * application interceptor answers {@code 200} from memory instead of opening a socket, so the
+ * part that differs between variants is nearly all that is left to measure, and it is CPU work
+ * on the calling thread, which a shared machine disturbs far less than a loopback round trip.
+ * What this leaves out: network interceptors never run, so okretry's Retry-After guard (one
+ * chain copy and one header lookup per network request) counts only in {@link
+ * SuccessPathBenchmark}.
+ *
+ * <p>{@link SuccessPathBenchmark} with {@code -p variant=bare} in the same JMH run gives the
+ * loopback call the overhead is a fraction of; {@code bench/run.sh overhead} runs both.
+ *
+ * <p>The {@code +key} peers stamp a POST with a {@code SecureRandom} UUID {@code Idempotency-Key}
+ * before their first attempt, as okretry does by default: without one, retrying a POST on an
+ * {@code IOException} can charge a card twice, so a skilled user of a generic retry library adds
+ * it by hand. Their GET is the plain peer's.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class CallOverheadBenchmark {
+
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final byte[] POST_BODY = "{\"order\":42,\"items\":[1,2,3]}".getBytes();
+  private static final byte[] OK_BODY = "ok".getBytes();
+
+  /**
+   * Named {@code library}, not {@code variant}, so {@code -p variant=…} narrows only the loopback
+   * benchmark. {@code bare-call-timeout} is OkHttp with a 10 s {@code callTimeout}, the reference
+   * for {@code okretry-deadline}: both arm one okio watchdog timer per call.
+   */
+  @Param({
+    "bare", "bare-call-timeout", "noop-interceptor", "okretry", "okretry-deadline",
+    "failsafe", "failsafe+key", "resilience4j", "resilience4j+key"
+  })
+  public String library;
+
+  private Peers.Executor executor;
+  private Request get;
+  private Request post;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    Interceptor answer =
+        chain ->
+            new Response.Builder()
+                .request(chain.request())
+                .protocol(Protocol.HTTP_1_1)
+                .code(200)
+                .message("OK")
+                .body(ResponseBody.create(OK_BODY, null))
+                .build();
+    executor = Peers.create(library, new OkHttpClient(), answer);
+    get = new Request.Builder().url("http://127.0.0.1:8080/item").build();
+    post = new Request.Builder().url("http://127.0.0.1:8080/orders").post(RequestBody.create(POST_BODY, JSON)).build();
+  }
+
+  @Benchmark
+  public int get() throws IOException {
+    return call(get);
+  }
+
+  @Benchmark
+  public int post() throws IOException {
+    return call(post);
+  }
+
+  private int call(Request request) throws IOException {
+    try (Response response = executor.execute(request)) {
+      if (response.code() != 200) throw new IOException("unexpected " + response.code());
+      return response.body().bytes().length;
+    }
+  }
+}
