@@ -3,11 +3,9 @@ package io.github.okretry.bench;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
 import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -43,8 +41,6 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class CallOverheadBenchmark {
 
-  private static final MediaType JSON = MediaType.get("application/json");
-  private static final byte[] POST_BODY = "{\"order\":42,\"items\":[1,2,3]}".getBytes();
   private static final byte[] OK_BODY = "ok".getBytes();
 
   /**
@@ -74,24 +70,17 @@ public class CallOverheadBenchmark {
                 .body(ResponseBody.create(OK_BODY, null))
                 .build();
     executor = Peers.create(library, new OkHttpClient(), answer);
-    get = new Request.Builder().url("http://127.0.0.1:8080/item").build();
-    post = new Request.Builder().url("http://127.0.0.1:8080/orders").post(RequestBody.create(POST_BODY, JSON)).build();
+    get = Peers.get("http://127.0.0.1:8080");
+    post = Peers.post("http://127.0.0.1:8080");
   }
 
   @Benchmark
   public int get() throws IOException {
-    return call(get);
+    return Peers.callOk(executor, get);
   }
 
   @Benchmark
   public int post() throws IOException {
-    return call(post);
-  }
-
-  private int call(Request request) throws IOException {
-    try (Response response = executor.execute(request)) {
-      if (response.code() != 200) throw new IOException("unexpected " + response.code());
-      return response.body().bytes().length;
-    }
+    return Peers.callOk(executor, post);
   }
 }

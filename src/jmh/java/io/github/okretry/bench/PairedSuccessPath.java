@@ -10,11 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import okhttp3.RequestBody;
-import okhttp3.Response;
 
 /**
  * Issue 5.1, cross-check of {@link SuccessPathBenchmark} for a shared, noisy machine: JMH runs
@@ -36,12 +33,8 @@ public final class PairedSuccessPath {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 3000;
     try (TinyHttpServer server = TinyHttpServer.ok()) {
-      Request get = new Request.Builder().url(server.url("/item")).build();
-      Request post =
-          new Request.Builder()
-              .url(server.url("/orders"))
-              .post(RequestBody.create("{\"order\":42,\"items\":[1,2,3]}", MediaType.get("application/json")))
-              .build();
+      Request get = Peers.get(server.url(""));
+      Request post = Peers.post(server.url(""));
       Map<String, Peers.Executor> executors = new LinkedHashMap<>();
       for (String v : VARIANTS) executors.put(v, Peers.create(v, new OkHttpClient()));
       System.out.println(
@@ -88,12 +81,7 @@ public final class PairedSuccessPath {
   private static double[] turn(Peers.Executor executor, Request request, int calls) throws IOException {
     long cpu0 = THREADS.getCurrentThreadCpuTime();
     long t0 = System.nanoTime();
-    for (int i = 0; i < calls; i++) {
-      try (Response response = executor.execute(request)) {
-        if (response.code() != 200) throw new IOException("unexpected " + response.code());
-        response.body().bytes();
-      }
-    }
+    for (int i = 0; i < calls; i++) Peers.callOk(executor, request);
     long wall = System.nanoTime() - t0;
     long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
     return new double[] {wall / 1000.0 / calls, cpu / 1000.0 / calls};

@@ -11,8 +11,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
 import okhttp3.Interceptor;
+import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
@@ -28,6 +30,9 @@ public final class Peers {
   public interface Executor {
     Response execute(Request request) throws IOException;
   }
+
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final byte[] ORDER_JSON = "{\"order\":42,\"items\":[1,2,3]}".getBytes();
 
   private Peers() {}
 
@@ -126,6 +131,32 @@ public final class Peers {
         }
       default:
         throw new IllegalArgumentException("unknown variant: " + variant);
+    }
+  }
+
+  /** The GET every success-path benchmark sends: {@code /item} on the server at {@code origin}. */
+  static Request get(String origin) {
+    return new Request.Builder().url(origin + "/item").build();
+  }
+
+  /** The POST every success-path benchmark sends: a 30-byte JSON order to {@code /orders}. */
+  static Request post(String origin) {
+    return new Request.Builder()
+        .url(origin + "/orders")
+        .post(RequestBody.create(ORDER_JSON, JSON))
+        .build();
+  }
+
+  /**
+   * One successful call through {@code executor}: fails on any status but 200, and reads the body
+   * so the connection goes back to the pool.
+   *
+   * @return the body's length, for the caller to consume
+   */
+  static int callOk(Executor executor, Request request) throws IOException {
+    try (Response response = executor.execute(request)) {
+      if (response.code() != 200) throw new IOException("unexpected " + response.code());
+      return response.body().bytes().length;
     }
   }
 

@@ -2,11 +2,8 @@ package io.github.okretry.bench;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import okhttp3.RequestBody;
-import okhttp3.Response;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -28,9 +25,6 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class SuccessPathBenchmark {
 
-  private static final MediaType JSON = MediaType.get("application/json");
-  private static final byte[] POST_BODY = "{\"order\":42,\"items\":[1,2,3]}".getBytes();
-
   /**
    * {@code okretry-deadline}: okretry with a 10 s deadline, which shrinks each attempt's timeouts;
    * {@code noop-interceptor}: what any application interceptor costs; {@code +key}: the peer with
@@ -51,8 +45,8 @@ public class SuccessPathBenchmark {
   public void setUp() throws IOException {
     server = TinyHttpServer.ok();
     executor = Peers.create(variant, new OkHttpClient());
-    get = new Request.Builder().url(server.url("/item")).build();
-    post = new Request.Builder().url(server.url("/orders")).post(RequestBody.create(POST_BODY, JSON)).build();
+    get = Peers.get(server.url(""));
+    post = Peers.post(server.url(""));
   }
 
   @TearDown(Level.Trial)
@@ -62,18 +56,11 @@ public class SuccessPathBenchmark {
 
   @Benchmark
   public int get() throws IOException {
-    return call(get);
+    return Peers.callOk(executor, get);
   }
 
   @Benchmark
   public int post() throws IOException {
-    return call(post);
-  }
-
-  private int call(Request request) throws IOException {
-    try (Response response = executor.execute(request)) {
-      if (response.code() != 200) throw new IOException("unexpected " + response.code());
-      return response.body().bytes().length; // consume, so the connection is reused
-    }
+    return Peers.callOk(executor, post);
   }
 }
