@@ -23,7 +23,7 @@ public enum GiveUpReason {
   BUDGET_EXHAUSTED,
   /**
    * The origin is closed by an earlier 429/503 {@code Retry-After} (see {@link
-   * RetryInterceptor.Builder#originWideRetryAfter}) for longer than this call can wait; the
+   * RetryPolicyBuilder#originWideRetryAfter}) for longer than this call can wait; the
    * caller receives a local response with that status and no request is sent.
    */
   ORIGIN_THROTTLED,

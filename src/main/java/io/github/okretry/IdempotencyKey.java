@@ -1,6 +1,6 @@
 package io.github.okretry;
 
-import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-request choice of the idempotency key that {@link RetryInterceptor} sends, attached as a
@@ -26,10 +26,10 @@ public final class IdempotencyKey {
   private static final IdempotencyKey GENERATE = new IdempotencyKey(null, true);
   private static final IdempotencyKey NONE = new IdempotencyKey(null, false);
 
-  private final String value;
+  private final @Nullable String value;
   private final boolean generate;
 
-  private IdempotencyKey(String value, boolean generate) {
+  private IdempotencyKey(@Nullable String value, boolean generate) {
     this.value = value;
     this.generate = generate;
   }
@@ -44,7 +44,7 @@ public final class IdempotencyKey {
    * @throws IllegalArgumentException if {@code value} is empty or has any other character
    */
   public static IdempotencyKey of(String value) {
-    Objects.requireNonNull(value, "value == null");
+    if (value == null) throw new NullPointerException("value == null");
     if (value.isEmpty()) throw new IllegalArgumentException("idempotency key is empty");
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
@@ -97,29 +97,24 @@ public final class IdempotencyKey {
   }
 
   /**
-   * The caller's key from {@link #of(String)}; empty for {@link #generate()} and {@link #none()}.
+   * The caller's key from {@link #of(String)}; null for {@link #generate()} and {@link #none()}.
    *
-   * @return the caller's key, if any
+   * @return the caller's key, or null
    */
-  public java.util.Optional<String> value() {
-    return java.util.Optional.ofNullable(value);
-  }
-
-  /** The caller's key, or null; for {@link IdempotencyKeys}, which must not allocate an Optional. */
-  String rawValue() {
+  public @Nullable String value() {
     return value;
   }
 
   @Override
-  public boolean equals(Object o) {
-    return o instanceof IdempotencyKey other
-        && generate == other.generate
-        && Objects.equals(value, other.value);
+  public boolean equals(@Nullable Object o) {
+    if (!(o instanceof IdempotencyKey)) return false;
+    IdempotencyKey other = (IdempotencyKey) o;
+    return generate == other.generate && (value == null ? other.value == null : value.equals(other.value));
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(value, generate);
+    return 31 * (value == null ? 0 : value.hashCode()) + (generate ? 1 : 0);
   }
 
   /** Never prints the key itself, so the tag is safe to log. */

@@ -1,8 +1,6 @@
 package io.github.okretry;
 
-import java.util.function.Supplier;
-import kotlin.jvm.JvmClassMappingKt;
-import kotlin.reflect.KClass;
+import io.github.okretry.internal.KeyGenerator;
 import okhttp3.Request;
 
 /**
@@ -11,16 +9,13 @@ import okhttp3.Request;
  */
 final class IdempotencyKeys {
 
-  // Request.tag(Class) wraps the class in a new KClass on every call; this is on every call's path.
-  private static final KClass<IdempotencyKey> TAG = JvmClassMappingKt.getKotlinClass(IdempotencyKey.class);
-
   private final String headerName;
   private final boolean quote;
   private final boolean generateForPostAndPatch;
-  private final Supplier<String> generator;
+  private final KeyGenerator generator;
 
   IdempotencyKeys(
-      String headerName, boolean quote, boolean generateForPostAndPatch, Supplier<String> generator) {
+      String headerName, boolean quote, boolean generateForPostAndPatch, KeyGenerator generator) {
     this.headerName = headerName;
     this.quote = quote;
     this.generateForPostAndPatch = generateForPostAndPatch;
@@ -34,15 +29,15 @@ final class IdempotencyKeys {
   /** {@code request} with its key header, or {@code request} itself when it gets none. */
   Request stamp(Request request) {
     if (request.header(headerName) != null) return request; // the caller's own key always wins
-    IdempotencyKey tag = request.tag(TAG);
+    IdempotencyKey tag = request.tag(IdempotencyKey.class);
     String key;
     if (tag == null) {
       if (!generateForPostAndPatch || !isPostOrPatch(request.method())) return request;
-      key = generator.get();
+      key = generator.newKey();
     } else if (tag.isNone()) {
       return request;
     } else {
-      key = tag.isGenerated() ? generator.get() : tag.rawValue();
+      key = tag.isGenerated() ? generator.newKey() : tag.value();
     }
     return request.newBuilder().header(headerName, quote ? structuredFieldString(key) : key).build();
   }

@@ -1,20 +1,22 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Admission;
+import io.github.okretry.internal.AttemptFacts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
-import io.github.okretry.internal.RetryPolicy;
+import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import kotlin.jvm.JvmClassMappingKt;
-import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -22,27 +24,28 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The state of one logical call across its attempts, and every decision about it: whether to
- * wait before an attempt, and what to do after one. It performs no I/O and never sleeps, so the
- * blocking {@link RetryInterceptor} and the non-blocking {@link RetryingCallFactory} drive the
- * same rules, each in its own way. Not thread-safe: one logical call is driven by one thread at
- * a time.
+ * One logical call under a {@link RetryPolicy}: its state across attempts (the request with its
+ * key, the attempt count, the deadline, the previous wait, earlier failures) and every decision
+ * about it, returned as values: {@link Admission} before an attempt, {@link Decision} after one.
+ * It reports each event to the policy's {@link Events} but does no I/O: it never sends, closes,
+ * sleeps or throws; the drivers ({@link RetryInterceptor}, {@link RetryingCall}) do that, and
+ * both turn a give-up into what the caller gets with {@link #failureFor}. Not thread-safe: one
+ * logical call is driven by one thread at a time.
  */
 final class LogicalCall {
 
   /** Idempotent by RFC 9110 §9.2.2: sending them twice has the effect of sending them once. */
   private static final Set<String> IDEMPOTENT_METHODS =
-      Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
+      Collections.unmodifiableSet(
+          new HashSet<>(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE")));
 
-  // Request.tag(Class) wraps the class in a new KClass on every call; this is on every call's path.
-  private static final KClass<RetryOverrides> OVERRIDES = JvmClassMappingKt.getKotlinClass(RetryOverrides.class);
-
-  private final RetryInterceptor config;
+  private final RetryPolicy policy;
   private final Request request;
   private final int maxRetries;
-  private final long deadlineNanos;
+  private final long deadlineNanos; // on policy.time; NO_DEADLINE for none
   private final boolean deadlineIsCallTimeout; // OkHttp enforces that one itself
   private final boolean repeatableBody;
   private final boolean idempotent;
@@ -50,47 +53,73 @@ final class LogicalCall {
 
   private int attempt;
   private long previousDelayNanos;
-  private List<IOException> earlier;
-  private SendTracker tracker;
-  private Call trackedCall;
-  private String lastFailure;
-  private int throttledCode; // set when beforeAttempt() stops for ORIGIN_THROTTLED
-  private long throttledWaitNanos;
+  private @Nullable List<IOException> earlier;
+  private @Nullable SendTracker tracker;
+  private @Nullable Call trackedCall;
+  private @Nullable String lastFailure;
 
   /**
-   * @param callTimeoutNanos OkHttp's call timeout for this call, or 0 for none; it started a
+   * @param request the request with its idempotency key ({@link IdempotencyKeys#stamp})
+   * @param callTimeoutNanos OkHttp's timeout for the whole call, or 0 for none; it started a
    *     moment before this object is made
+   * @param attemptsMade attempts already made without state, see {@link #canDeferState}
    */
-  LogicalCall(RetryInterceptor config, Request original, long callTimeoutNanos) {
-    this.config = config;
-    this.request = config.keys.stamp(original);
-    RetryOverrides overrides = request.tag(OVERRIDES);
-    this.maxRetries = overrides != null ? overrides.maxRetries().orElse(config.maxRetries) : config.maxRetries;
-    Duration own = config.deadline;
-    if (overrides != null) own = overrides.deadline().orElse(own);
-    long ownNanos = own != null ? own.toNanos() : RetryPolicy.NO_DEADLINE;
+  LogicalCall(RetryPolicy policy, Request request, long callTimeoutNanos, int attemptsMade) {
+    this.policy = policy;
+    this.request = request;
+    this.attempt = attemptsMade;
+    RetryOverrides overrides = request.tag(RetryOverrides.class);
+    this.maxRetries =
+        overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
+    long own = overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.deadlineNanos();
+    long ownNanos = own > 0 ? own : RetryRules.NO_DEADLINE;
     this.deadlineIsCallTimeout = callTimeoutNanos > 0 && callTimeoutNanos <= ownNanos;
-    this.deadlineNanos = deadlineNanos(deadlineIsCallTimeout ? callTimeoutNanos : ownNanos);
+    this.deadlineNanos = endOf(deadlineIsCallTimeout ? callTimeoutNanos : ownNanos);
     RequestBody body = request.body();
     this.repeatableBody = body == null || !(body.isOneShot() || body.isDuplex());
-    this.idempotent =
-        IDEMPOTENT_METHODS.contains(request.method())
-            || request.header(config.keys.headerName()) != null;
+    this.idempotent = isIdempotentOrKeyed(policy, request);
     this.needsTracker =
-        (!idempotent && repeatableBody && maxRetries > 0) || config.listener != RetryListener.NONE;
-    this.previousDelayNanos = config.policy.backoff().baseNanos();
+        (!idempotent && repeatableBody && maxRetries > 0) || policy.events.hasListener();
+    this.previousDelayNanos = policy.baseDelayNanos();
   }
 
   /**
-   * The end of the call on the monotonic clock, {@code budgetNanos} from now: the per-request or
-   * configured deadline, or OkHttp's {@code callTimeout}, whichever ends first.
+   * True if {@code request} needs nothing from okretry before its first attempt: no deadline to
+   * start, no gate to consult, no listener to tell, no send to track and no OkHttp retry to turn
+   * off. The driver then makes its first attempt with no state at all, and makes a LogicalCall
+   * only if that attempt fails, so the common success allocates nothing here.
    */
-  private long deadlineNanos(long budgetNanos) {
-    if (budgetNanos == RetryPolicy.NO_DEADLINE) return RetryPolicy.NO_DEADLINE;
-    long now = config.time.nanoTime();
+  static boolean canDeferState(RetryPolicy policy, Request request, long callTimeoutNanos) {
+    if (callTimeoutNanos != 0 || policy.deadlineNanos() != 0 || policy.originGate != null) return false;
+    if (policy.events.hasListener() || !isIdempotentOrKeyed(policy, request)) return false;
+    RetryOverrides overrides = request.tag(RetryOverrides.class);
+    return overrides == null || overrides.deadlineNanos == 0;
+  }
+
+  /**
+   * For a first attempt made without state: true if {@code response} ends the call as it is, by
+   * its status alone (no predicate to ask). Deposits into the budget, as any first success does.
+   */
+  static boolean succeededAtOnce(RetryPolicy policy, Response response) {
+    if (policy.classifier.isRetryableStatus(response.code()) || policy.classifier.hasResponsePredicate()) {
+      return false;
+    }
+    policy.budget.deposit();
+    return true;
+  }
+
+  private static boolean isIdempotentOrKeyed(RetryPolicy policy, Request request) {
+    return IDEMPOTENT_METHODS.contains(request.method())
+        || request.header(policy.keys.headerName()) != null;
+  }
+
+  /** The end of the call on the monotonic clock, {@code budgetNanos} from now. */
+  private long endOf(long budgetNanos) {
+    if (budgetNanos == RetryRules.NO_DEADLINE) return RetryRules.NO_DEADLINE;
+    long now = policy.time.nanoTime();
     long end = now + budgetNanos;
     // Keep NO_DEADLINE meaning "none" even if a huge budget lands on it.
-    return end < now || end == RetryPolicy.NO_DEADLINE ? RetryPolicy.NO_DEADLINE - 1 : end;
+    return end < now || end == RetryRules.NO_DEADLINE ? RetryRules.NO_DEADLINE - 1 : end;
   }
 
   /** The request every attempt sends, with its idempotency key if it has one. */
@@ -107,45 +136,44 @@ final class LogicalCall {
   }
 
   boolean hasDeadline() {
-    return deadlineNanos != RetryPolicy.NO_DEADLINE;
+    return deadlineNanos != RetryRules.NO_DEADLINE;
+  }
+
+  /** The deadline on the policy's monotonic clock, or {@link RetryRules#NO_DEADLINE}. */
+  long deadlineNanos() {
+    return deadlineNanos;
   }
 
   /**
    * True if the deadline is okretry's own (configured or per request) rather than OkHttp's call
-   * timeout, so okretry must also cut short an attempt still in flight when it passes: shrunk
+   * timeout, so the driver must also cut short an attempt still in flight when it passes: shrunk
    * I/O timeouts bound each read and write, not a peer that trickles bytes.
    */
   boolean needsDeadlineWatch() {
     return hasDeadline() && !deadlineIsCallTimeout;
   }
 
-  /** Time left before the deadline, or {@link RetryPolicy#NO_DEADLINE}. */
+  /** Time left before the deadline, or {@link RetryRules#NO_DEADLINE}. */
   long remainingNanos() {
-    return deadlineNanos == RetryPolicy.NO_DEADLINE
-        ? RetryPolicy.NO_DEADLINE
-        : deadlineNanos - config.time.nanoTime();
+    return deadlineNanos == RetryRules.NO_DEADLINE
+        ? RetryRules.NO_DEADLINE
+        : deadlineNanos - policy.time.nanoTime();
   }
 
-  /**
-   * Consults the origin-wide {@code Retry-After} before an attempt: null to go now, a retry
-   * decision to wait first (then ask again), or a stop for {@link GiveUpReason#ORIGIN_THROTTLED},
-   * after which the caller gets {@link #throttledResponse}.
-   */
-  Decision beforeAttempt() {
-    OriginGate gate = config.originGate;
-    if (gate == null) return null;
-    long now = config.time.nanoTime();
+  /** Consults the origin-wide {@code Retry-After} gate before an attempt. */
+  Admission beforeAttempt() {
+    OriginGate gate = policy.originGate;
+    if (gate == null) return Admission.go();
+    long now = policy.time.nanoTime();
     OriginGate.Closed closed = gate.check(request.url(), now);
-    if (closed == null) return null;
+    if (closed == null) return Admission.go();
     long wait = closed.notBeforeNanos() - now;
     long remaining = remainingNanos();
-    if (wait > config.policy.maxRetryAfterNanos() || wait >= remaining) {
-      throttledCode = closed.code();
-      throttledWaitNanos = wait;
-      config.notifyGaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
-      return Decision.stop(GiveUpReason.ORIGIN_THROTTLED);
+    if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
+      policy.events.gaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
+      return Admission.throttled(closed.code(), wait);
     }
-    return Decision.waitThenRetry(config.policy.spreadUpward(wait, remaining, config.random));
+    return Admission.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
   }
 
   /**
@@ -153,31 +181,33 @@ final class LogicalCall {
    * {@code Retry-After}: same status, a {@code Retry-After} for the time still left, no body.
    * Nothing was sent.
    */
-  Response throttledResponse() {
-    long seconds = (throttledWaitNanos + 999_999_999L) / 1_000_000_000L;
+  Response throttledResponse(Admission throttled) {
+    long seconds = (throttled.waitNanos() + 999_999_999L) / 1_000_000_000L;
+    long now = policy.clock.currentTimeMillis();
     return new Response.Builder()
         .request(request)
         .protocol(Protocol.HTTP_1_1)
-        .code(throttledCode)
+        .code(throttled.code())
         .message("Throttled locally by okretry: origin asked to wait")
         .header("Retry-After", Long.toString(seconds))
         .body(ResponseBody.create("", (MediaType) null))
-        .sentRequestAtMillis(config.clock.millis())
-        .receivedResponseAtMillis(config.clock.millis())
+        .sentRequestAtMillis(now)
+        .receivedResponseAtMillis(now)
         .build();
   }
 
   /** Records that an attempt is about to go out on {@code call}. */
   void attemptStarting(Call call) {
     attempt++;
-    config.notifyAttemptStarted(request, attempt);
+    policy.events.attemptStarted(request, attempt);
     if (!needsTracker) return;
     if (trackedCall != call) { // the interceptor has one call; the async factory one per attempt
-      if (config.listener == RetryListener.NONE) {
-        tracker = SendTracker.attach(call);
+      if (policy.events.hasListener()) {
+        ListeningTracker t = new ListeningTracker();
+        call.addEventListener(t);
+        tracker = t;
       } else {
-        tracker = new ListeningTracker();
-        call.addEventListener(tracker);
+        tracker = SendTracker.attach(call);
       }
       trackedCall = call;
     }
@@ -188,84 +218,96 @@ final class LogicalCall {
   private final class ListeningTracker extends SendTracker {
     @Override
     protected void onNetworkRequest(int requestInAttempt) {
-      config.notifyNetworkRequest(request, attempt, requestInAttempt);
+      policy.events.networkRequest(request, attempt, requestInAttempt);
     }
   }
 
   /**
-   * Decides after the current attempt ended with {@code response} or {@code error}: null when the
-   * response is not a failure and goes to the caller as it is; a retry, with the response already
-   * closed and the error kept for the final exception; or a stop, after which the caller returns
-   * the response or throws {@link #failure(IOException)}.
+   * Decides after the current attempt ended with {@code response} or {@code error}.
+   *
+   * @param cutShort why the attempt was ended from outside ({@link GiveUpReason#CANCELED}, {@link
+   *     GiveUpReason#INTERRUPTED}, or {@link GiveUpReason#DEADLINE_EXCEEDED} when okretry's own
+   *     deadline cut it), or null if it ended by itself
    */
-  Decision afterAttempt(Response response, IOException error, boolean canceled, boolean interrupted)
-      throws IOException {
+  Decision afterAttempt(
+      @Nullable Response response, @Nullable IOException error, @Nullable GiveUpReason cutShort) {
     boolean retryable;
     boolean provenUnprocessed;
     long retryAfterNanos = RetryAfter.ABSENT;
     if (response != null) {
-      if (!isRetryable(response)) {
-        if (attempt == 1) config.budget.deposit();
-        config.notifySucceeded(request, response, attempt);
-        return null;
+      try {
+        retryable = policy.classifier.isRetryable(response);
+      } catch (RuntimeException e) {
+        // An interceptor may throw only IOException; the response goes unread, so it is closed.
+        return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw",
+            new IOException("okretry: the retryOnResponse predicate threw", e));
       }
-      retryable = true;
+      if (!retryable) {
+        if (attempt == 1) policy.budget.deposit();
+        policy.events.succeeded(request, response, attempt);
+        return Decision.deliver();
+      }
       provenUnprocessed = Classifier.provesNotProcessed(response);
-      retryAfterNanos = RetryAfter.delayNanos(response, config.clock);
-      if (retryAfterNanos != RetryAfter.ABSENT && config.originGate != null && provenUnprocessed) {
+      retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
+      OriginGate gate = policy.originGate;
+      if (retryAfterNanos != RetryAfter.ABSENT && gate != null && provenUnprocessed) {
         // Never close the origin for longer than any call would wait: a hostile "68 years" would
         // otherwise lock every call out long after the server recovered.
-        long now = config.time.nanoTime();
-        long closedFor = Math.min(retryAfterNanos, config.policy.maxRetryAfterNanos());
-        config.originGate.close(request.url(), now, now + closedFor, response.code());
+        long now = policy.time.nanoTime();
+        long closedFor = Math.min(retryAfterNanos, policy.maxRetryAfterNanos());
+        gate.close(request.url(), now, now + closedFor, response.code());
       }
-    } else if (!canceled && !interrupted && hasDeadline() && remainingNanos() <= 0) {
-      // The attempt ran into the deadline (its shrunk timeouts or the deadline watch).
-      lastFailure = RetryInterceptor.describe(null, error);
-      config.notifyGaveUp(request, attempt, GiveUpReason.DEADLINE_EXCEEDED, lastFailure);
-      return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
     } else {
-      retryable = !canceled && !interrupted && isRetryable(error);
+      IOException e = error != null ? error : new IOException("no outcome");
+      if (cutShort == GiveUpReason.DEADLINE_EXCEEDED) {
+        return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), deadlineTimeout(e));
+      }
+      if (cutShort == null && hasDeadline() && remainingNanos() <= 0) {
+        // The attempt ran into the deadline through its shrunk timeouts.
+        return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), null);
+      }
+      try {
+        retryable = cutShort == null && policy.classifier.isRetryable(e);
+      } catch (RuntimeException thrown) {
+        IOException wrapped = new IOException("okretry: the retryOnException predicate threw", thrown);
+        wrapped.addSuppressed(e);
+        return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
+      }
       // Never written (the tracker saw no request headers), or refused unprocessed. Without a
       // tracker the request is idempotent, or cannot be repeated anyway.
       provenUnprocessed =
-          (tracker != null && !tracker.requestStarted()) || Classifier.provesNotProcessed(error);
+          (tracker != null && !tracker.requestStarted()) || Classifier.provesNotProcessed(e);
     }
-    lastFailure = RetryInterceptor.describe(response, error);
-    if (canceled || interrupted) {
-      // Checked for responses too: a retry that cannot happen must not spend a budget token.
-      GiveUpReason reason = canceled ? GiveUpReason.CANCELED : GiveUpReason.INTERRUPTED;
-      config.notifyGaveUp(request, attempt, reason, lastFailure);
-      if (response != null) {
-        // The wait this response would lead to can no longer happen: end as a wait would.
-        response.close();
-        throw failure(canceled ? new IOException("Canceled") : new InterruptedIOException("interrupted"));
-      }
-      return Decision.stop(reason);
+    lastFailure = Events.describe(response, error);
+    if (cutShort != null) {
+      // Checked for responses too: a retry that cannot happen must not spend a budget token, and
+      // the wait this response would lead to can no longer happen, so it ends as a wait would.
+      IOException ended =
+          response == null ? null
+              : cutShort == GiveUpReason.INTERRUPTED ? new InterruptedIOException("interrupted")
+              : new IOException("Canceled");
+      return giveUp(cutShort, lastFailure, ended);
     }
 
-    Decision decision =
-        config.policy.decide(
-            attempt,
-            maxRetries,
-            retryable,
-            repeatableBody && (idempotent || provenUnprocessed),
-            retryAfterNanos,
-            remainingNanos(),
-            previousDelayNanos,
-            config.random);
-    if (decision.isRetry() && !config.budget.tryWithdraw(config.time.nanoTime())) {
-      decision = Decision.stop(GiveUpReason.BUDGET_EXHAUSTED);
+    AttemptFacts facts =
+        AttemptFacts.attempt(attempt, maxRetries)
+            .retryable(retryable)
+            .safeToRepeat(repeatableBody && (idempotent || provenUnprocessed))
+            .retryAfterNanos(retryAfterNanos)
+            .remainingNanos(remainingNanos())
+            .previousDelayNanos(previousDelayNanos)
+            .build();
+    Decision decision = policy.rules.decide(facts, policy.random);
+    if (decision.isRetry() && !policy.budget.tryWithdraw(policy.time.nanoTime())) {
+      decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
     }
     if (!decision.isRetry()) {
-      config.notifyGaveUp(request, attempt, decision.giveUp(), lastFailure);
+      policy.events.gaveUp(request, attempt, decision.reason(), lastFailure);
       return decision;
     }
 
-    config.notifyRetryScheduled(request, attempt, lastFailure, decision.delayNanos());
-    if (response != null) {
-      response.close(); // don't hold a pooled connection idle through the wait
-    } else {
+    policy.events.retryScheduled(request, attempt, lastFailure, decision.delayNanos());
+    if (error != null) {
       if (earlier == null) earlier = new ArrayList<>(Math.min(maxRetries, 16));
       earlier.add(error);
     }
@@ -274,36 +316,48 @@ final class LogicalCall {
     return decision;
   }
 
-  /** A wait between attempts (or before the first) ended early by a cancel or an interrupt. */
-  void waitFailed(IOException e, boolean interrupted) {
-    String failure = lastFailure != null ? lastFailure : RetryInterceptor.describe(null, e);
-    config.notifyGaveUp(
-        request, attempt, interrupted ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED, failure);
+  private Decision giveUp(GiveUpReason reason, String failure, @Nullable IOException replacement) {
+    lastFailure = failure;
+    policy.events.gaveUp(request, attempt, reason, failure);
+    return replacement != null ? Decision.giveUp(reason, replacement) : Decision.giveUp(reason);
   }
 
   /**
-   * The classifier's answer; a {@code retryOnResponse} predicate that throws ends the call with an
-   * {@link IOException} (an interceptor must throw nothing else) and does not leak the response.
+   * A wait before an attempt ended early: by a cancel or an interrupt (the exception the wait
+   * threw), or because okretry's deadline passed during it. Returns what the caller gets.
    */
-  private boolean isRetryable(Response response) throws IOException {
-    try {
-      return config.classifier.isRetryable(response);
-    } catch (RuntimeException e) {
-      response.close();
-      config.notifyGaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw");
-      throw new IOException("okretry: the retryOnResponse predicate threw", e);
-    }
+  IOException waitFailed(IOException e, boolean deadlinePassed) {
+    GiveUpReason reason =
+        deadlinePassed ? GiveUpReason.DEADLINE_EXCEEDED
+            : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED
+            : GiveUpReason.CANCELED;
+    String failure =
+        lastFailure != null ? lastFailure : deadlinePassed ? "deadline" : Events.describe(null, e);
+    policy.events.gaveUp(request, attempt, reason, failure);
+    return withHistory(deadlinePassed ? deadlineTimeout(e) : e);
   }
 
-  private boolean isRetryable(IOException error) throws IOException {
-    try {
-      return config.classifier.isRetryable(error);
-    } catch (RuntimeException e) {
-      config.notifyGaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw");
-      IOException wrapped = new IOException("okretry: the retryOnException predicate threw", e);
-      wrapped.addSuppressed(error);
-      throw failure(wrapped);
+  /**
+   * What the caller gets when the call ends on {@code decision} ({@link Decision.Kind#DELIVER} or
+   * {@link Decision.Kind#GIVE_UP}) after an attempt that threw {@code error} or returned a
+   * response: null to hand over that response as it is, or else the exception to throw, with the
+   * failures of earlier attempts attached as suppressed; the driver then closes the response.
+   */
+  @Nullable IOException failureFor(Decision decision, @Nullable IOException error) {
+    IOException last = decision.failure() != null ? decision.failure() : error;
+    return last != null ? withHistory(last) : null;
+  }
+
+  /** {@code last} with the failures of earlier attempts attached as suppressed. */
+  private IOException withHistory(IOException last) {
+    List<IOException> e = earlier;
+    if (e != null) {
+      for (IOException previous : e) {
+        if (previous != last) last.addSuppressed(previous);
+      }
+      earlier = null;
     }
+    return last;
   }
 
   /**
@@ -315,22 +369,5 @@ final class LogicalCall {
     SocketTimeoutException timeout = new SocketTimeoutException("okretry deadline exceeded");
     timeout.initCause(cause);
     return timeout;
-  }
-
-  /** The deadline watch canceled the call during a wait (a wait that ended just too late). */
-  IOException deadlinePassedWhileWaiting(IOException e) {
-    config.notifyGaveUp(request, attempt, GiveUpReason.DEADLINE_EXCEEDED, lastFailure != null ? lastFailure : "deadline");
-    return deadlineTimeout(e);
-  }
-
-  /** {@code last} with the failures of earlier attempts attached as suppressed. */
-  IOException failure(IOException last) {
-    if (earlier != null) {
-      for (IOException e : earlier) {
-        if (e != last) last.addSuppressed(e);
-      }
-      earlier = null;
-    }
-    return last;
   }
 }

@@ -1,17 +1,19 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.JavaTime;
+import io.github.okretry.internal.SuppressSignatureCheck;
 import java.time.Duration;
 import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Observes what {@link RetryInterceptor} does with each logical call: for metrics, tracing or
+ * Observes what okretry does with each logical call: for metrics, tracing or
  * logs. Every method has an empty default, so implement only what you need.
  *
  * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
  * called on the thread executing the call (for {@link RetryingCallFactory}, the thread running
  * the current step; for a cancel during a wait, the thread that canceled), so they must be quick,
- * and thread-safe when the interceptor is shared. An exception thrown by a listener is logged and otherwise ignored: it
+ * and thread-safe when the policy is shared. An exception thrown by a listener is logged and otherwise ignored: it
  * never changes the call's outcome. Requests that OkHttp sends by itself underneath the
  * interceptor are reported by {@link #onNetworkRequest}.
  */
@@ -42,14 +44,34 @@ public interface RetryListener {
   default void onNetworkRequest(Request request, int attempt, int requestInAttempt) {}
 
   /**
-   * Attempt {@code attempt} failed and will be retried after {@code delay}.
+   * Attempt {@code attempt} failed and will be retried after {@code delayNanos}.
    *
-   * @param reason a short description of the failure such as {@code "HTTP 503"} or
-   *     {@code "SocketTimeoutException: timeout"}, never containing header values
-   * @param delay the wait before the next attempt, zero or positive
+   * <p>The default passes the event on to {@link #onRetryScheduled(Request, int, String,
+   * Duration)} where {@code java.time} exists, so listeners written against that form keep
+   * working; on Android below API 26 override this one.
+   *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first
+   * @param reason a short description of the failure such as {@code "HTTP 503"} or
+   *     {@code "SocketTimeoutException: timeout"}, never containing header values
+   * @param delayNanos the wait before the next attempt in nanoseconds, zero or positive
    */
+  @SuppressSignatureCheck
+  default void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+    if (JavaTime.AVAILABLE) onRetryScheduled(request, attempt, reason, Duration.ofNanos(delayNanos));
+  }
+
+  /**
+   * Attempt {@code attempt} failed and will be retried after {@code delay}; called by the default
+   * {@link #onRetryScheduled(Request, int, String, long)}, so
+   * never on Android below API 26, which lacks {@code java.time}.
+   *
+   * @param request the request as sent, including any idempotency key header
+   * @param attempt the attempt, 1 for the first
+   * @param reason a short description of the failure such as {@code "HTTP 503"}
+   * @param delay the wait before the next attempt, zero or positive
+   */
+  @SuppressSignatureCheck
   default void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {}
 
   /**

@@ -1,33 +1,35 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Durations;
+import io.github.okretry.internal.SuppressSignatureCheck;
 import java.time.Duration;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Per-request changes to the interceptor's configuration, attached as a request tag:
+ * Per-request changes to the {@link RetryPolicy}, attached as a request tag:
  *
  * <pre>{@code
  * new Request.Builder().url(url)
- *     .tag(RetryOverrides.class, RetryOverrides.builder().maxRetries(1).deadline(Duration.ofSeconds(2)).build())
+ *     .tag(RetryOverrides.class, RetryOverrides.builder().maxRetries(1).deadline(2, TimeUnit.SECONDS).build())
  *     .build();
  * }</pre>
  *
- * <p>Anything not set keeps the interceptor's value. A per-request deadline replaces the
- * interceptor's deadline; OkHttp's {@code callTimeout}, when it ends sooner, still wins.
- * Instances are immutable.
+ * <p>Anything not set keeps the policy's value. A per-request deadline replaces the policy's
+ * deadline; OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are
+ * immutable.
  */
 public final class RetryOverrides {
 
   private static final RetryOverrides NO_RETRIES = builder().maxRetries(0).build();
 
-  private final int maxRetries; // -1: not set; never exposed
-  private final Duration deadline; // null: not set; never exposed
+  // Package-private so LogicalCall reads them without boxing; never exposed as sentinels.
+  final int maxRetries; // -1: not set
+  final long deadlineNanos; // 0: not set
 
   private RetryOverrides(Builder builder) {
     this.maxRetries = builder.maxRetries;
-    this.deadline = builder.deadline;
+    this.deadlineNanos = builder.deadlineNanos;
   }
 
   /**
@@ -49,44 +51,44 @@ public final class RetryOverrides {
   }
 
   /**
-   * The overridden retry count (not counting the first attempt), if set.
+   * The overridden retry count (not counting the first attempt), or null if not overridden.
    *
-   * @return the overridden retry count (not counting the first attempt), if set
+   * @return the retry count, or null
    */
-  public OptionalInt maxRetries() {
-    return maxRetries < 0 ? OptionalInt.empty() : OptionalInt.of(maxRetries);
+  public @Nullable Integer maxRetries() {
+    return maxRetries < 0 ? null : maxRetries;
   }
 
   /**
-   * The overridden deadline for the whole logical call, if set.
+   * The overridden deadline for the whole logical call, or null if not overridden.
    *
-   * @return the overridden deadline for the whole logical call, if set
+   * @return the deadline in nanoseconds, or null
    */
-  public Optional<Duration> deadline() {
-    return Optional.ofNullable(deadline);
+  public @Nullable Long deadlineNanos() {
+    return deadlineNanos == 0 ? null : deadlineNanos;
   }
 
   @Override
-  public boolean equals(Object o) {
-    return o instanceof RetryOverrides other
-        && maxRetries == other.maxRetries
-        && Objects.equals(deadline, other.deadline);
+  public boolean equals(@Nullable Object o) {
+    if (!(o instanceof RetryOverrides)) return false;
+    RetryOverrides other = (RetryOverrides) o;
+    return maxRetries == other.maxRetries && deadlineNanos == other.deadlineNanos;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(maxRetries, deadline);
+    return 31 * maxRetries + (int) (deadlineNanos ^ (deadlineNanos >>> 32));
   }
 
   @Override
   public String toString() {
-    return "RetryOverrides{maxRetries=" + maxRetries() + ", deadline=" + deadline() + "}";
+    return "RetryOverrides{maxRetries=" + maxRetries() + ", deadlineNanos=" + deadlineNanos() + "}";
   }
 
   /** Builds {@link RetryOverrides}. Not thread-safe; {@link #build()} takes a snapshot. */
   public static final class Builder {
     private int maxRetries = -1;
-    private Duration deadline;
+    private long deadlineNanos;
 
     private Builder() {}
 
@@ -104,16 +106,31 @@ public final class RetryOverrides {
     }
 
     /**
-     * Deadline for this logical call: all attempts and waits, from the moment the interceptor
-     * sees the call.
+     * Deadline for this logical call: all attempts and waits, from the moment okretry sees the
+     * call.
+     *
+     * @param amount the time allowed for all attempts and waits, positive, at most 24 hours
+     * @param unit the unit of {@code amount}
+     * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    public Builder deadline(long amount, TimeUnit unit) {
+      this.deadlineNanos = Durations.checkedNanos("deadline", amount, unit);
+      return this;
+    }
+
+    /**
+     * Deadline for this logical call, as a {@link Duration}; see {@link #deadline(long,
+     * TimeUnit)}.
      *
      * @param deadline the time allowed for all attempts and waits, positive, at most 24 hours
      * @return this builder
      * @throws NullPointerException if {@code deadline} is null
      * @throws IllegalArgumentException if {@code deadline} is zero, negative or over 24 hours
      */
+    @SuppressSignatureCheck
     public Builder deadline(Duration deadline) {
-      this.deadline = RetryInterceptor.checkDuration("deadline", deadline);
+      this.deadlineNanos = Durations.checkedNanos("deadline", deadline);
       return this;
     }
 

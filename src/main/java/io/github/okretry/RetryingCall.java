@@ -1,7 +1,7 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.Decision;
-import io.github.okretry.internal.RetryPolicy;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,6 +19,7 @@ import okhttp3.EventListener;
 import okhttp3.Request;
 import okhttp3.Response;
 import okio.Timeout;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,7 +123,13 @@ final class RetryingCall implements Call {
 
   @Override
   public <T> T tag(Class<T> type, Function0<? extends T> computeIfAbsent) {
-    return type.cast(tags.computeIfAbsent(type, k -> computeIfAbsent.invoke()));
+    Object existing = tags.get(type);
+    if (existing == null) {
+      T computed = computeIfAbsent.invoke();
+      existing = tags.putIfAbsent(type, computed);
+      if (existing == null) existing = computed;
+    }
+    return type.cast(existing);
   }
 
   @Override
@@ -146,31 +153,30 @@ final class RetryingCall implements Call {
 
     Async(Callback callback) {
       this.callback = callback;
-      this.logical = new LogicalCall(factory.retry, request, timeout.timeoutNanos());
+      this.logical =
+          new LogicalCall(factory.policy, factory.policy.keys.stamp(request), timeout.timeoutNanos(), 0);
     }
 
     /** Starts the next attempt now, or schedules it if the origin asks to wait. */
     void next() {
       factory.waiting.remove(this);
       if (canceled) {
-        IOException e = new IOException("Canceled");
-        logical.waitFailed(e, false);
-        deliverFailure(logical.failure(e));
+        deliverFailure(logical.waitFailed(new IOException("Canceled"), false));
         return;
       }
-      Decision gate = logical.beforeAttempt();
-      if (gate != null) {
-        if (!gate.isRetry()) deliverResponse(logical.throttledResponse());
-        else schedule(gate.delayNanos());
+      Admission gate = logical.beforeAttempt();
+      if (gate.kind() == Admission.Kind.THROTTLED) {
+        deliverResponse(logical.throttledResponse(gate));
         return;
       }
-      long deadline =
-          logical.hasDeadline()
-              ? factory.retry.time.nanoTime() + logical.remainingNanos()
-              : RetryPolicy.NO_DEADLINE;
+      if (gate.kind() == Admission.Kind.WAIT) {
+        schedule(gate.waitNanos());
+        return;
+      }
       Request attemptRequest =
           logical.request().newBuilder()
-              .tag(AttemptSettings.Tag.class, new AttemptSettings.Tag(deadline, logical.mustNotRepeatUnderneath()))
+              .tag(AttemptSettings.Tag.class,
+                  new AttemptSettings.Tag(logical.deadlineNanos(), logical.mustNotRepeatUnderneath()))
               .build();
       Call call = factory.attemptClient.newCall(attemptRequest);
       if (logical.needsDeadlineWatch()) {
@@ -186,38 +192,40 @@ final class RetryingCall implements Call {
 
     @Override
     public void onResponse(Call call, Response response) {
-      after(response, null);
+      after(call, response, null);
     }
 
     @Override
     public void onFailure(Call call, IOException e) {
-      after(null, e);
+      after(call, null, e);
     }
 
-    private void after(Response response, IOException error) {
+    private void after(Call attempt, @Nullable Response response, @Nullable IOException error) {
+      // OkHttp's call timeout, set to the time left, is the only other canceler of an attempt.
+      GiveUpReason cutShort =
+          canceled ? GiveUpReason.CANCELED
+              : error != null && attempt.isCanceled() ? GiveUpReason.DEADLINE_EXCEEDED
+              : null;
       Decision decision;
       try {
-        decision = logical.afterAttempt(response, error, canceled, false);
-      } catch (IOException e) {
-        deliverFailure(e); // a throwing user predicate; the response is already closed
-        return;
+        decision = logical.afterAttempt(response, error, cutShort);
       } catch (RuntimeException e) {
         if (response != null) response.close();
-        deliverFailure(logical.failure(new IOException("okretry: retry decision failed", e)));
+        IOException failure = new IOException("okretry: retry decision failed", e);
+        deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, failure), null));
         return;
       }
-      if (decision == null) {
-        deliverResponse(response);
-      } else if (!decision.isRetry()) {
-        if (response != null) {
-          deliverResponse(response);
-        } else if (decision.giveUp() == GiveUpReason.DEADLINE_EXCEEDED) {
-          deliverFailure(logical.failure(LogicalCall.deadlineTimeout(error)));
-        } else {
-          deliverFailure(logical.failure(error));
-        }
-      } else {
+      if (decision.isRetry()) {
+        if (response != null) response.close(); // not held idle through the wait
         schedule(decision.delayNanos());
+        return;
+      }
+      IOException failure = logical.failureFor(decision, error);
+      if (failure == null) {
+        deliverResponse(response);
+      } else {
+        if (response != null) response.close();
+        deliverFailure(failure);
       }
     }
 
@@ -227,9 +235,7 @@ final class RetryingCall implements Call {
         pending = factory.scheduler.schedule(this::next, delayNanos, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         factory.waiting.remove(this);
-        IOException closed = new IOException("RetryingCallFactory is closed", e);
-        logical.waitFailed(closed, false);
-        deliverFailure(logical.failure(closed));
+        deliverFailure(logical.waitFailed(new IOException("RetryingCallFactory is closed", e), false));
         return;
       }
       if (canceled || factory.isClosed()) endWait(canceled ? "Canceled" : "RetryingCallFactory is closed");
@@ -240,9 +246,7 @@ final class RetryingCall implements Call {
       ScheduledFuture<?> f = pending;
       if (f != null && f.cancel(false)) {
         factory.waiting.remove(this);
-        IOException e = new IOException(why);
-        logical.waitFailed(e, false);
-        deliverFailure(logical.failure(e));
+        deliverFailure(logical.waitFailed(new IOException(why), false));
       }
     }
 

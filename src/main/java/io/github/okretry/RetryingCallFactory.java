@@ -1,7 +1,7 @@
 package io.github.okretry;
 
 import java.io.Closeable;
-import java.util.Objects;
+import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,10 +21,10 @@ import okhttp3.Request;
  * to that host. Calls from this factory instead make each attempt a separate OkHttp call and, for
  * {@link Call#enqueue}, schedule the next attempt on a small scheduler: while waiting they hold
  * no dispatcher thread and no host slot. {@link Call#execute()} blocks the caller's thread, as
- * the interceptor does. Same policy, idempotency keys, deadline, budget and listener.
+ * the interceptor does. Same {@link RetryPolicy}: idempotency keys, deadline, budget and listener.
  *
  * <pre>{@code
- * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryInterceptor.create());
+ * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.create());
  * calls.newCall(request).enqueue(callback);
  * }</pre>
  *
@@ -34,47 +34,48 @@ import okhttp3.Request;
  */
 public final class RetryingCallFactory implements Call.Factory, Closeable {
 
-  final RetryInterceptor retry;
+  final RetryPolicy policy;
   final OkHttpClient attemptClient;
   final OkHttpClient blockingClient;
   final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
   /** Enqueued calls between attempts, so close() can end their waits. */
-  final Set<RetryingCall.Async> waiting = ConcurrentHashMap.newKeySet();
+  final Set<RetryingCall.Async> waiting =
+      Collections.newSetFromMap(new ConcurrentHashMap<RetryingCall.Async, Boolean>());
   private volatile boolean closed;
 
   private RetryingCallFactory(
-      OkHttpClient client, RetryInterceptor retry, ScheduledExecutorService scheduler, boolean owns) {
+      OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler, boolean owns) {
     for (Interceptor i : client.interceptors()) {
       if (i instanceof RetryInterceptor) {
         throw new IllegalArgumentException(
             "client already has a RetryInterceptor; every call would be retried twice");
       }
     }
-    this.retry = retry;
+    this.policy = policy;
     // Both clients need the Retry-After guard once: add it unless the caller already did.
     OkHttpClient guarded =
-        client.networkInterceptors().contains(retry.networkInterceptor())
+        client.networkInterceptors().contains(RetryAfterGuard.INSTANCE)
             ? client
-            : client.newBuilder().addNetworkInterceptor(retry.networkInterceptor()).build();
-    this.attemptClient = guarded.newBuilder().addInterceptor(new AttemptSettings(retry.time)).build();
-    this.blockingClient = guarded.newBuilder().addInterceptor(retry).build();
+            : client.newBuilder().addNetworkInterceptor(RetryAfterGuard.INSTANCE).build();
+    this.attemptClient = guarded.newBuilder().addInterceptor(new AttemptSettings(policy.time)).build();
+    this.blockingClient = guarded.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build();
     this.scheduler = scheduler;
     this.ownsScheduler = owns;
   }
 
   /**
-   * A factory over {@code client} with its own scheduler: one daemon thread, made now.
+   * A factory over {@code client} with its own scheduler (one daemon thread, made now) that runs
+   * calls under {@code policy}.
    *
    * @param client the client that sends each attempt; it must not have a RetryInterceptor
-   * @param retry the policy: its configuration, budget and listener
-   * @return a factory over {@code client} with its own scheduler: one daemon thread, made now
+   * @param policy the policy: its settings, budget and listener
+   * @return a new factory
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
    */
-  public static RetryingCallFactory create(OkHttpClient client, RetryInterceptor retry) {
-    Objects.requireNonNull(client, "client == null");
-    Objects.requireNonNull(retry, "retry == null");
+  public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy) {
+    checkNotNull(client, policy);
     ScheduledThreadPoolExecutor scheduler =
         new ScheduledThreadPoolExecutor(
             1,
@@ -84,7 +85,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
               return t;
             });
     scheduler.setRemoveOnCancelPolicy(true); // a canceled call's pending retry is dropped at once
-    return new RetryingCallFactory(client, retry, scheduler, true);
+    return new RetryingCallFactory(client, policy, scheduler, true);
   }
 
   /**
@@ -92,7 +93,40 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running.
    *
    * @param client the client that sends each attempt; it must not have a RetryInterceptor
-   * @param retry the policy: its configuration, budget and listener
+   * @param policy the policy: its settings, budget and listener
+   * @param scheduler runs the delayed attempts
+   * @return a factory using {@code scheduler}
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
+   */
+  public static RetryingCallFactory create(
+      OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler) {
+    checkNotNull(client, policy);
+    if (scheduler == null) throw new NullPointerException("scheduler == null");
+    return new RetryingCallFactory(client, policy, scheduler, false);
+  }
+
+  /**
+   * A factory over {@code client} with its own scheduler that runs calls under {@code retry}'s
+   * policy; the same as {@code create(client, retry.policy())}.
+   *
+   * @param client the client that sends each attempt; it must not have a RetryInterceptor
+   * @param retry the interceptor whose policy to apply
+   * @return a new factory
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
+   */
+  public static RetryingCallFactory create(OkHttpClient client, RetryInterceptor retry) {
+    if (retry == null) throw new NullPointerException("retry == null");
+    return create(client, retry.policy());
+  }
+
+  /**
+   * A factory over {@code client} that schedules retries on {@code scheduler} under {@code
+   * retry}'s policy; the same as {@code create(client, retry.policy(), scheduler)}.
+   *
+   * @param client the client that sends each attempt; it must not have a RetryInterceptor
+   * @param retry the interceptor whose policy to apply
    * @param scheduler runs the delayed attempts
    * @return a factory using {@code scheduler}
    * @throws NullPointerException if an argument is null
@@ -100,16 +134,20 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    */
   public static RetryingCallFactory create(
       OkHttpClient client, RetryInterceptor retry, ScheduledExecutorService scheduler) {
-    Objects.requireNonNull(client, "client == null");
-    Objects.requireNonNull(retry, "retry == null");
-    Objects.requireNonNull(scheduler, "scheduler == null");
-    return new RetryingCallFactory(client, retry, scheduler, false);
+    if (retry == null) throw new NullPointerException("retry == null");
+    return create(client, retry.policy(), scheduler);
+  }
+
+  private static void checkNotNull(OkHttpClient client, RetryPolicy policy) {
+    if (client == null) throw new NullPointerException("client == null");
+    if (policy == null) throw new NullPointerException("policy == null");
   }
 
   /** A call for {@code request} that retries by this factory's policy. */
   @Override
   public Call newCall(Request request) {
-    return new RetryingCall(this, Objects.requireNonNull(request, "request == null"));
+    if (request == null) throw new NullPointerException("request == null");
+    return new RetryingCall(this, request);
   }
 
   /**

@@ -160,11 +160,11 @@ class ReliabilityRetryAfterPropertiesTest {
             String value = garbage(r);
             Clock clock = clock(r);
             Headers h = r.nextBoolean() ? Headers.of() : headers("Date", garbage(r));
-            long nanos = RetryAfter.parse(value, h, clock);
+            long nanos = RetryAfter.parse(value, h, clock::millis);
             assertSane(nanos, "parse(\"" + value + "\")");
             count(nanos == RetryAfter.ABSENT ? "garbage:absent" : "garbage:read");
           }
-          assertThat(RetryAfter.parse(null, Headers.of(), Clock.systemUTC())).isEqualTo(RetryAfter.ABSENT);
+          assertThat(RetryAfter.parse(null, Headers.of(), System::currentTimeMillis)).isEqualTo(RetryAfter.ABSENT);
         });
   }
 
@@ -178,7 +178,7 @@ class ReliabilityRetryAfterPropertiesTest {
             String zeros = "0".repeat(r.nextInt(3) == 0 ? r.nextInt(1, 30) : 0);
             String value = spaces(r) + zeros + n + spaces(r);
             long expected = n.min(BigInteger.valueOf(MAX_SECONDS)).longValueExact() * 1_000_000_000L;
-            assertThat(RetryAfter.parse(value, Headers.of(), clock(r))).as("\"%s\"", value).isEqualTo(expected);
+            assertThat(RetryAfter.parse(value, Headers.of(), clock(r)::millis)).as("\"%s\"", value).isEqualTo(expected);
             // A sign, a fraction or a unit makes any number invalid: backoff applies instead.
             String bad = switch (r.nextInt(4)) {
               case 0 -> "-" + n;
@@ -186,7 +186,7 @@ class ReliabilityRetryAfterPropertiesTest {
               case 2 -> n + "." + r.nextInt(10);
               default -> n + "s";
             };
-            assertThat(RetryAfter.parse(bad, Headers.of(), clock(r))).as("\"%s\"", bad).isEqualTo(RetryAfter.ABSENT);
+            assertThat(RetryAfter.parse(bad, Headers.of(), clock(r)::millis)).as("\"%s\"", bad).isEqualTo(RetryAfter.ABSENT);
             count("numbers");
           }
         });
@@ -223,7 +223,7 @@ class ReliabilityRetryAfterPropertiesTest {
             }
             long reference = serverNow != null ? serverNow.toEpochMilli() : now.toEpochMilli();
             long expected = waitNanos(at.toEpochMilli() - reference);
-            long got = RetryAfter.parse(spaces(r) + value + spaces(r), h, clock);
+            long got = RetryAfter.parse(spaces(r) + value + spaces(r), h, clock::millis);
             assertThat(got).as("\"%s\" (format %d) with Date %s, clock %s", value, format, serverNow, now)
                 .isEqualTo(expected);
             count("dates:" + new String[] {"IMF-fixdate", "RFC850", "asctime"}[format]);
@@ -241,7 +241,7 @@ class ReliabilityRetryAfterPropertiesTest {
             Instant at = instant(r, clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
             ZoneId zone = ZoneOffset.ofTotalSeconds(r.nextInt(-17, 18) * 3600 + (r.nextBoolean() ? 0 : 1800));
             String value = RFC_1123_ZONED.format(at.atZone(zone));
-            long got = RetryAfter.parse(value, Headers.of(), clock);
+            long got = RetryAfter.parse(value, Headers.of(), clock::millis);
             long exact = waitNanos(at.toEpochMilli() - clock.millis());
             // Outside RFC 9110, so "absent" is fine; but a value that is read must be read right.
             assertThat(got).as("\"%s\"", value).isIn(RetryAfter.ABSENT, exact);
@@ -278,12 +278,12 @@ class ReliabilityRetryAfterPropertiesTest {
             }
             // Headers trims each value (as OkHttp's parser does for a real response): use them as stored.
             for (String v : hb.build().values("Retry-After")) {
-              expected = Math.max(expected, RetryAfter.parse(v, Headers.of(), clock));
+              expected = Math.max(expected, RetryAfter.parse(v, Headers.of(), clock::millis));
             }
             Response response =
                 new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(503).message("x")
                     .headers(hb.build()).build();
-            long got = RetryAfter.delayNanos(response, clock);
+            long got = RetryAfter.delayNanos(response, clock::millis);
             assertSane(got, hb.build().toString());
             assertThat(got).as("%s", hb.build()).isEqualTo(expected);
             count("fields:" + fields);
@@ -321,7 +321,7 @@ class ReliabilityRetryAfterPropertiesTest {
     RetryInterceptor.Builder b =
         RetryInterceptor.builder()
             .timeSource(time)
-            .clock(clock)
+            .clock(clock::millis)
             .random(r.split()::nextLong)
             .maxRetries(maxRetries)
             .maxDelay(maxDelay)
@@ -371,7 +371,7 @@ class ReliabilityRetryAfterPropertiesTest {
     long total = 0;
     for (int k = 0; k < sleeps.size(); k++) {
       long sleep = sleeps.get(k).toNanos();
-      long retryAfter = RetryAfter.delayNanos(sent.get(k), clock);
+      long retryAfter = RetryAfter.delayNanos(sent.get(k), clock::millis);
       if (retryAfter == RetryAfter.ABSENT) {
         assertThat(sleep).as(what).isBetween(0L, maxDelay.toNanos());
         count("interceptor:backoff-sleeps");
@@ -384,7 +384,7 @@ class ReliabilityRetryAfterPropertiesTest {
     if (deadline != null) assertThat(total).as(what).isLessThan(deadline.toNanos());
     // A call that stopped on a 503 did so for a reason the bounds explain.
     if (last.code() == 503) {
-      long retryAfter = RetryAfter.delayNanos(last, clock);
+      long retryAfter = RetryAfter.delayNanos(last, clock::millis);
       boolean exhausted = sent.size() == maxRetries + 1;
       boolean tooLong = retryAfter > maxRetryAfter.toNanos();
       boolean pastDeadline = deadline != null; // the next wait would not have fit

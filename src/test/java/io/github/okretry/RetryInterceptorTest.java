@@ -38,8 +38,8 @@ class RetryInterceptorTest {
   RetryInterceptor.Builder retry() {
     return RetryInterceptor.builder()
         .timeSource(time)
-        .clock(Clock.fixed(NOW, ZoneOffset.UTC))
-        .random(new SplittableRandom(1))
+        .clock(Clock.fixed(NOW, ZoneOffset.UTC)::millis)
+        .random(new SplittableRandom(1)::nextLong)
         .listener(events);
   }
 

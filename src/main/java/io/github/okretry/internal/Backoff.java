@@ -1,7 +1,6 @@
 package io.github.okretry.internal;
 
 import io.github.okretry.Jitter;
-import java.util.random.RandomGenerator;
 
 /**
  * Exponential backoff with jitter, as pure arithmetic on nanoseconds.
@@ -12,22 +11,48 @@ import java.util.random.RandomGenerator;
  * overflows: retry 10 000 simply waits the cap.
  *
  * <p>Internal API: not covered by compatibility guarantees.
- *
- * @param baseNanos wait before retry 1 (its cap when jittered), positive
- * @param maxNanos cap on any single wait, positive; may be below {@code baseNanos}, in which case
- *     every cap is {@code maxNanos}
- * @param multiplier growth per retry, finite and greater than 1
- * @param jitter how the wait is drawn from the cap
  */
-public record Backoff(long baseNanos, long maxNanos, double multiplier, Jitter jitter) {
+public final class Backoff {
 
-  public Backoff {
+  private final long baseNanos;
+  private final long maxNanos;
+  private final double multiplier;
+  private final Jitter jitter;
+
+  /**
+   * @param baseNanos wait before retry 1 (its cap when jittered), positive
+   * @param maxNanos cap on any single wait, positive; may be below {@code baseNanos}, in which
+   *     case every cap is {@code maxNanos}
+   * @param multiplier growth per retry, finite and greater than 1
+   * @param jitter how the wait is drawn from the cap
+   */
+  public Backoff(long baseNanos, long maxNanos, double multiplier, Jitter jitter) {
     if (baseNanos <= 0) throw new IllegalArgumentException("baseNanos <= 0: " + baseNanos);
     if (maxNanos <= 0) throw new IllegalArgumentException("maxNanos <= 0: " + maxNanos);
     if (!(multiplier > 1.0) || Double.isInfinite(multiplier)) {
       throw new IllegalArgumentException("multiplier must be finite and > 1: " + multiplier);
     }
     if (jitter == null) throw new NullPointerException("jitter == null");
+    this.baseNanos = baseNanos;
+    this.maxNanos = maxNanos;
+    this.multiplier = multiplier;
+    this.jitter = jitter;
+  }
+
+  public long baseNanos() {
+    return baseNanos;
+  }
+
+  public long maxNanos() {
+    return maxNanos;
+  }
+
+  public double multiplier() {
+    return multiplier;
+  }
+
+  public Jitter jitter() {
+    return jitter;
   }
 
   /** {@code min(base × multiplier^(retry-1), max)} for {@code retry >= 1}, without overflow. */
@@ -45,7 +70,7 @@ public record Backoff(long baseNanos, long maxNanos, double multiplier, Jitter j
    * @param previousNanos the wait chosen before the previous retry, or {@code baseNanos} before
    *     the first; only {@link Jitter#DECORRELATED} reads it
    */
-  public long delayNanos(int retry, long previousNanos, RandomGenerator random) {
+  public long delayNanos(int retry, long previousNanos, RandomSource random) {
     long cap = capNanos(retry);
     switch (jitter) {
       case NONE:
@@ -65,7 +90,7 @@ public record Backoff(long baseNanos, long maxNanos, double multiplier, Jitter j
   }
 
   /** Uniform in {@code [low, high]}, both ends included. */
-  static long uniform(RandomGenerator random, long low, long high) {
+  static long uniform(RandomSource random, long low, long high) {
     if (high <= low) return low;
     long span = high - low;
     return span == Long.MAX_VALUE ? low + (random.nextLong() >>> 1) : low + random.nextLong(span + 1);
@@ -74,5 +99,11 @@ public record Backoff(long baseNanos, long maxNanos, double multiplier, Jitter j
   static long saturatedMultiply(long a, long b) {
     long r = a * b;
     return (a != 0 && r / a != b) || r < 0 ? Long.MAX_VALUE : r;
+  }
+
+  @Override
+  public String toString() {
+    return "Backoff{baseNanos=" + baseNanos + ", maxNanos=" + maxNanos + ", multiplier="
+        + multiplier + ", jitter=" + jitter + "}";
   }
 }

@@ -1,5 +1,6 @@
 package io.github.okretry.internal;
 
+import io.github.okretry.RetryPredicate;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -10,9 +11,9 @@ import java.net.UnknownHostException;
 import java.net.UnknownServiceException;
 import java.security.cert.CertificateException;
 import java.util.Set;
-import java.util.function.Predicate;
 import javax.net.ssl.SSLException;
 import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides which outcomes of an attempt are transient failures worth another attempt, and which
@@ -30,10 +31,13 @@ import okhttp3.Response;
 public final class Classifier {
 
   private static final int MAX_CAUSE_DEPTH = 8;
+  private static final String STREAM_RESET = "okhttp3.internal.http2.StreamResetException";
+  private static final String CONNECTION_SHUTDOWN = "okhttp3.internal.http2.ConnectionShutdownException";
+  private static final String REFUSED_STREAM_MESSAGE = "stream was reset: REFUSED_STREAM";
 
   private final boolean[] retryableStatus = new boolean[1000];
-  private final Predicate<Response> responsePredicate;
-  private final Predicate<IOException> exceptionPredicate;
+  private final @Nullable RetryPredicate<Response> responsePredicate;
+  private final @Nullable RetryPredicate<IOException> exceptionPredicate;
 
   /**
    * @param statuses codes in {@code [100, 999]} whose responses are retried
@@ -42,21 +46,33 @@ public final class Classifier {
    */
   public Classifier(
       Set<Integer> statuses,
-      Predicate<Response> responsePredicate,
-      Predicate<IOException> exceptionPredicate) {
+      @Nullable RetryPredicate<Response> responsePredicate,
+      @Nullable RetryPredicate<IOException> exceptionPredicate) {
     for (int code : statuses) retryableStatus[code] = true;
     this.responsePredicate = responsePredicate;
     this.exceptionPredicate = exceptionPredicate;
   }
 
-  /** True if {@code response} is a retryable failure. */
+  /**
+   * True if a response with this status is a retryable failure whatever the predicate says: the
+   * common path decides by status alone, without calling user code.
+   */
+  public boolean isRetryableStatus(int code) {
+    return code >= 0 && code < retryableStatus.length && retryableStatus[code];
+  }
+
+  /** True if a predicate could make a response of any status retryable. */
+  public boolean hasResponsePredicate() {
+    return responsePredicate != null;
+  }
+
+  /** True if {@code response} is a retryable failure; a throwing predicate throws through. */
   public boolean isRetryable(Response response) {
-    int code = response.code();
-    if (code >= 0 && code < retryableStatus.length && retryableStatus[code]) return true;
+    if (isRetryableStatus(response.code())) return true;
     return responsePredicate != null && responsePredicate.test(response);
   }
 
-  /** True if {@code e} is a retryable failure. */
+  /** True if {@code e} is a retryable failure; a throwing predicate throws through. */
   public boolean isRetryable(IOException e) {
     return isTransient(e) || (exceptionPredicate != null && exceptionPredicate.test(e));
   }
@@ -74,8 +90,10 @@ public final class Classifier {
    * been written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7).
    */
   public static boolean provesNotProcessed(IOException e) {
-    return e instanceof okhttp3.internal.http2.StreamResetException reset
-        && reset.errorCode == okhttp3.internal.http2.ErrorCode.REFUSED_STREAM;
+    // OkHttp's StreamResetException is internal API; its class name and its message, "stream was
+    // reset: " + the error code, are what it shows without linking against okhttp3.internal.
+    return e.getClass().getName().equals(STREAM_RESET)
+        && REFUSED_STREAM_MESSAGE.equals(e.getMessage());
   }
 
   static boolean isTransient(IOException e) {
@@ -98,8 +116,7 @@ public final class Classifier {
       }
       String name = t.getClass().getName();
       // OkHttp's HTTP/2 failures: a reset stream or a connection the server is shutting down.
-      if (name.equals("okhttp3.internal.http2.StreamResetException")
-          || name.equals("okhttp3.internal.http2.ConnectionShutdownException")) {
+      if (name.equals(STREAM_RESET) || name.equals(CONNECTION_SHUTDOWN)) {
         return true;
       }
     }

@@ -1,7 +1,9 @@
 package io.github.okretry.internal;
 
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Remembers, per origin (scheme, host, port), the earliest time a server allowed the next
@@ -16,7 +18,23 @@ public final class OriginGate {
    * A closed gate: no request before {@code notBeforeNanos}; {@code code} is the status that
    * closed it, handed to callers that cannot wait.
    */
-  public record Closed(long notBeforeNanos, int code) {}
+  public static final class Closed {
+    final long notBeforeNanos;
+    final int code;
+
+    Closed(long notBeforeNanos, int code) {
+      this.notBeforeNanos = notBeforeNanos;
+      this.code = code;
+    }
+
+    public long notBeforeNanos() {
+      return notBeforeNanos;
+    }
+
+    public int code() {
+      return code;
+    }
+  }
 
   /** Past this many origins, expired entries are swept on the next close. */
   static final int PRUNE_ABOVE = 256;
@@ -27,14 +45,21 @@ public final class OriginGate {
   public void close(HttpUrl url, long nowNanos, long notBeforeNanos, int code) {
     if (closed.size() > PRUNE_ABOVE) {
       // A client talking to many hosts must not accumulate one entry per host forever.
-      closed.values().removeIf(gate -> gate.notBeforeNanos - nowNanos <= 0);
+      for (Iterator<Closed> i = closed.values().iterator(); i.hasNext(); ) {
+        if (i.next().notBeforeNanos - nowNanos <= 0) i.remove();
+      }
     }
+    String key = origin(url);
     Closed update = new Closed(notBeforeNanos, code);
-    closed.merge(origin(url), update, (old, now) -> now.notBeforeNanos - old.notBeforeNanos > 0 ? now : old);
+    while (true) {
+      Closed old = closed.putIfAbsent(key, update);
+      if (old == null || update.notBeforeNanos - old.notBeforeNanos <= 0) return;
+      if (closed.replace(key, old, update)) return;
+    }
   }
 
   /** The gate in front of {@code url} at {@code nowNanos}, or null if it is open. */
-  public Closed check(HttpUrl url, long nowNanos) {
+  public @Nullable Closed check(HttpUrl url, long nowNanos) {
     if (closed.isEmpty()) return null; // the common case, without building a key
     String key = origin(url);
     Closed gate = closed.get(key);

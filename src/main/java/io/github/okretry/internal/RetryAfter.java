@@ -1,6 +1,5 @@
 package io.github.okretry.internal;
 
-import java.time.Clock;
 import java.util.Date;
 import java.util.List;
 import okhttp3.Headers;
@@ -33,7 +32,7 @@ public final class RetryAfter {
    * <p>Several {@code Retry-After} fields are allowed by lenient servers; the longest valid one
    * wins, because honoring the most conservative request is the kind choice for a busy server.
    */
-  public static long delayNanos(Response response, Clock clock) {
+  public static long delayNanos(Response response, WallClock clock) {
     List<String> values = response.headers("Retry-After");
     long best = ABSENT;
     for (int i = 0, n = values.size(); i < n; i++) {
@@ -45,7 +44,7 @@ public final class RetryAfter {
   /**
    * Parses one field value; {@code responseHeaders} supplies the server's {@code Date}, if any.
    */
-  public static long parse(String value, Headers responseHeaders, Clock clock) {
+  public static long parse(String value, Headers responseHeaders, WallClock clock) {
     if (value == null) return ABSENT;
     int start = 0;
     int end = value.length();
@@ -66,12 +65,12 @@ public final class RetryAfter {
     return seconds * 1_000_000_000L; // ≤ Long.MAX_VALUE by the choice of MAX_SECONDS
   }
 
-  private static long parseDate(String value, Headers responseHeaders, Clock clock) {
+  private static long parseDate(String value, Headers responseHeaders, WallClock clock) {
     // addUnsafeNonAscii never throws, whatever bytes a hostile server sent.
     Date date = new Headers.Builder().addUnsafeNonAscii("Retry-After", value).build().getDate("Retry-After");
     if (date == null) return ABSENT;
     Date serverNow = responseHeaders.getDate("Date");
-    long nowMillis = serverNow != null ? serverNow.getTime() : clock.millis();
+    long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();
     long deltaMillis = date.getTime() - nowMillis;
     if (deltaMillis <= 0) return 0; // a date in the past means "now"
     return deltaMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : deltaMillis * 1_000_000L;

@@ -20,7 +20,7 @@ class BackoffTest {
   void withoutJitterBaseOneSecondCapThreeGivesOneTwoThreeThree() {
     Backoff b = new Backoff(S, 3 * S, 2.0, Jitter.NONE);
     List<Long> waits = new ArrayList<>();
-    for (int n = 1; n <= 4; n++) waits.add(b.delayNanos(n, S, new SplittableRandom(1)));
+    for (int n = 1; n <= 4; n++) waits.add(b.delayNanos(n, S, new SplittableRandom(1)::nextLong));
     assertThat(waits).containsExactly(S, 2 * S, 3 * S, 3 * S);
   }
 
@@ -43,7 +43,7 @@ class BackoffTest {
   @Test
   void fullJitterLiesInZeroToCapAndUsesTheWholeRange() {
     Backoff b = new Backoff(100 * MS, 2 * S, 2.0, Jitter.FULL);
-    SplittableRandom random = new SplittableRandom(42);
+    RandomSource random = new SplittableRandom(42)::nextLong;
     for (int n = 1; n <= 12; n++) {
       long cap = b.capNanos(n);
       long min = Long.MAX_VALUE;
@@ -62,7 +62,7 @@ class BackoffTest {
   @Test
   void equalJitterLiesInUpperHalf() {
     Backoff b = new Backoff(100 * MS, 2 * S, 2.0, Jitter.EQUAL);
-    SplittableRandom random = new SplittableRandom(7);
+    RandomSource random = new SplittableRandom(7)::nextLong;
     for (int n = 1; n <= 8; n++) {
       long cap = b.capNanos(n);
       for (int i = 0; i < 1_000; i++) assertThat(b.delayNanos(n, 0, random)).isBetween(cap - cap / 2, cap);
@@ -72,7 +72,7 @@ class BackoffTest {
   @Test
   void decorrelatedJitterStaysBetweenBaseAndThreeTimesPreviousCappedAtMax() {
     Backoff b = new Backoff(100 * MS, 2 * S, 2.0, Jitter.DECORRELATED);
-    SplittableRandom random = new SplittableRandom(9);
+    RandomSource random = new SplittableRandom(9)::nextLong;
     long previous = 100 * MS;
     for (int n = 1; n <= 200; n++) {
       long d = b.delayNanos(n, previous, random);
@@ -85,7 +85,7 @@ class BackoffTest {
   @EnumSource(Jitter.class)
   void neverExceedsMaxNorGoesNegative(Jitter jitter) {
     Backoff b = new Backoff(3 * MS, 50 * MS, 3.5, jitter);
-    SplittableRandom random = new SplittableRandom(jitter.ordinal());
+    RandomSource random = new SplittableRandom(jitter.ordinal())::nextLong;
     long previous = 3 * MS;
     for (int n = 1; n <= 500; n++) {
       long d = b.delayNanos(n, previous, random);

@@ -20,7 +20,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Set;
-import java.util.random.RandomGenerator;
+import io.github.okretry.internal.RandomSource;
 import javax.net.ssl.SSLHandshakeException;
 import okhttp3.Call;
 import okhttp3.Headers;
@@ -43,9 +43,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ReliabilityInternalUnitsTest {
 
+  /** The decision for facts given in the order of the old positional contract. */
+  static Decision decide(RetryRules rules, int attempt, int maxRetries, boolean retryable, boolean safe,
+      long retryAfterNanos, long remainingNanos, long previousDelayNanos, RandomSource random) {
+    return rules.decide(
+        AttemptFacts.attempt(attempt, maxRetries).retryable(retryable).safeToRepeat(safe)
+            .retryAfterNanos(retryAfterNanos).remainingNanos(remainingNanos)
+            .previousDelayNanos(previousDelayNanos).build(),
+        random);
+  }
+
   /** A generator that always draws the lowest (or highest) value of any bounded range. */
-  static RandomGenerator extreme(boolean highest) {
-    return new RandomGenerator() {
+  static RandomSource extreme(boolean highest) {
+    return new RandomSource() {
       @Override
       public long nextLong() {
         return highest ? -1L : 0L;
@@ -236,49 +246,49 @@ class ReliabilityInternalUnitsTest {
   @Nested
   class PolicyCases {
     final Backoff none = new Backoff(100, 1000, 2, Jitter.NONE);
-    final RetryPolicy policy = new RetryPolicy(none, 5_000, 0);
-    final RandomGenerator low = extreme(false);
+    final RetryRules policy = new RetryRules(none, 5_000, 0);
+    final RandomSource low = extreme(false);
     final long absent = RetryAfter.ABSENT;
-    final long noDeadline = RetryPolicy.NO_DEADLINE;
+    final long noDeadline = RetryRules.NO_DEADLINE;
 
     @Test
     void rejectsInvalid() {
-      assertThatThrownBy(() -> new RetryPolicy(none, 0, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetryAfterNanos");
-      assertThatThrownBy(() -> new RetryPolicy(none, 1, -0.1)).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> new RetryPolicy(none, 1, 1.1)).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> new RetryPolicy(none, 1, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
-      assertThat(new RetryPolicy(none, 1, 1.0).retryAfterSpread()).isEqualTo(1.0);
-      assertThat(new RetryPolicy(none, 1, 0.0).retryAfterSpread()).isEqualTo(0.0);
+      assertThatThrownBy(() -> new RetryRules(none, 0, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetryAfterNanos");
+      assertThatThrownBy(() -> new RetryRules(none, 1, -0.1)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> new RetryRules(none, 1, 1.1)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> new RetryRules(none, 1, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+      assertThat(new RetryRules(none, 1, 1.0).retryAfterSpread()).isEqualTo(1.0);
+      assertThat(new RetryRules(none, 1, 0.0).retryAfterSpread()).isEqualTo(0.0);
     }
 
     @Test
     void orderOfStops() {
-      assertThat(policy.decide(9, 3, false, false, absent, 0, 100, low)).isEqualTo(Decision.stop(GiveUpReason.NOT_RETRYABLE));
-      assertThat(policy.decide(9, 3, true, false, absent, 0, 100, low)).isEqualTo(Decision.stop(GiveUpReason.NOT_SAFE_TO_REPEAT));
-      assertThat(policy.decide(4, 3, true, true, 10_000, 0, 100, low)).isEqualTo(Decision.stop(GiveUpReason.RETRIES_EXHAUSTED));
-      assertThat(policy.decide(3, 3, true, true, 10_000, 0, 100, low)).isEqualTo(Decision.stop(GiveUpReason.RETRY_AFTER_TOO_LONG));
-      assertThat(policy.decide(3, 3, true, true, 5_000, 5_000, 100, low)).isEqualTo(Decision.stop(GiveUpReason.DEADLINE_EXCEEDED));
+      assertThat(decide(policy, 9, 3, false, false, absent, 0, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.NOT_RETRYABLE));
+      assertThat(decide(policy, 9, 3, true, false, absent, 0, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.NOT_SAFE_TO_REPEAT));
+      assertThat(decide(policy, 4, 3, true, true, 10_000, 0, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.RETRIES_EXHAUSTED));
+      assertThat(decide(policy, 3, 3, true, true, 10_000, 0, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG));
+      assertThat(decide(policy, 3, 3, true, true, 5_000, 5_000, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED));
     }
 
     @Test
     void boundaries() {
-      assertThat(policy.decide(3, 3, true, true, 5_000, 5_001, 100, low)).isEqualTo(Decision.waitThenRetry(5_000));
-      assertThat(policy.decide(1, 3, true, true, 0, 1, 100, low)).isEqualTo(Decision.waitThenRetry(0));
-      assertThat(policy.decide(1, 0, true, true, absent, noDeadline, 100, low)).isEqualTo(Decision.stop(GiveUpReason.RETRIES_EXHAUSTED));
-      assertThat(policy.decide(2, 3, true, true, absent, noDeadline, 100, low)).isEqualTo(Decision.waitThenRetry(200));
-      assertThat(policy.decide(2, 3, true, true, absent, 200, 100, low)).isEqualTo(Decision.stop(GiveUpReason.DEADLINE_EXCEEDED));
-      assertThat(policy.decide(2, 3, true, true, absent, 201, 100, low)).isEqualTo(Decision.waitThenRetry(200));
+      assertThat(decide(policy, 3, 3, true, true, 5_000, 5_001, 100, low)).isEqualTo(Decision.retryAfter(5_000));
+      assertThat(decide(policy, 1, 3, true, true, 0, 1, 100, low)).isEqualTo(Decision.retryAfter(0));
+      assertThat(decide(policy, 1, 0, true, true, absent, noDeadline, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.RETRIES_EXHAUSTED));
+      assertThat(decide(policy, 2, 3, true, true, absent, noDeadline, 100, low)).isEqualTo(Decision.retryAfter(200));
+      assertThat(decide(policy, 2, 3, true, true, absent, 200, 100, low)).isEqualTo(Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED));
+      assertThat(decide(policy, 2, 3, true, true, absent, 201, 100, low)).isEqualTo(Decision.retryAfter(200));
     }
 
     @Test
     void spreadGoesOnlyUpwardAndStaysUnderTheCeiling() {
-      RetryPolicy spread = new RetryPolicy(none, 5_000, 0.5);
-      assertThat(spread.spreadUpward(1_000, RetryPolicy.NO_DEADLINE, extreme(false))).isEqualTo(1_000);
-      assertThat(spread.spreadUpward(1_000, RetryPolicy.NO_DEADLINE, extreme(true))).isEqualTo(1_500);
-      assertThat(spread.spreadUpward(4_000, RetryPolicy.NO_DEADLINE, extreme(true))).isEqualTo(5_000);
-      assertThat(spread.spreadUpward(0, RetryPolicy.NO_DEADLINE, extreme(true))).isEqualTo(0);
-      assertThat(policy.spreadUpward(1_000, RetryPolicy.NO_DEADLINE, extreme(true))).isEqualTo(1_000);
-      assertThat(spread.decide(1, 3, true, true, 1_000, noDeadline, 100, extreme(true))).isEqualTo(Decision.waitThenRetry(1_500));
+      RetryRules spread = new RetryRules(none, 5_000, 0.5);
+      assertThat(spread.spreadUpward(1_000, RetryRules.NO_DEADLINE, extreme(false))).isEqualTo(1_000);
+      assertThat(spread.spreadUpward(1_000, RetryRules.NO_DEADLINE, extreme(true))).isEqualTo(1_500);
+      assertThat(spread.spreadUpward(4_000, RetryRules.NO_DEADLINE, extreme(true))).isEqualTo(5_000);
+      assertThat(spread.spreadUpward(0, RetryRules.NO_DEADLINE, extreme(true))).isEqualTo(0);
+      assertThat(policy.spreadUpward(1_000, RetryRules.NO_DEADLINE, extreme(true))).isEqualTo(1_000);
+      assertThat(decide(spread, 1, 3, true, true, 1_000, noDeadline, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_500));
     }
 
     /**
@@ -288,19 +298,19 @@ class ReliabilityInternalUnitsTest {
      */
     @Test
     void spreadNeverTurnsAFittingRetryAfterIntoAGiveUp() {
-      RetryPolicy spread = new RetryPolicy(none, 5_000, 1.0);
-      assertThat(spread.decide(1, 3, true, true, 1_000, 1_500, 100, extreme(true))).isEqualTo(Decision.waitThenRetry(1_250));
-      assertThat(spread.decide(1, 3, true, true, 1_000, 2_000, 100, extreme(true))).isEqualTo(Decision.waitThenRetry(1_500));
-      assertThat(spread.decide(1, 3, true, true, 1_000, 1_001, 100, extreme(true))).isEqualTo(Decision.waitThenRetry(1_000));
-      assertThat(spread.decide(1, 3, true, true, 1_000, 1_000, 100, extreme(true))).isEqualTo(Decision.stop(GiveUpReason.DEADLINE_EXCEEDED));
+      RetryRules spread = new RetryRules(none, 5_000, 1.0);
+      assertThat(decide(spread, 1, 3, true, true, 1_000, 1_500, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_250));
+      assertThat(decide(spread, 1, 3, true, true, 1_000, 2_000, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_500));
+      assertThat(decide(spread, 1, 3, true, true, 1_000, 1_001, 100, extreme(true))).isEqualTo(Decision.retryAfter(1_000));
+      assertThat(decide(spread, 1, 3, true, true, 1_000, 1_000, 100, extreme(true))).isEqualTo(Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED));
     }
 
     @Test
     void decisions() {
-      assertThatThrownBy(() -> Decision.waitThenRetry(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
-      assertThat(Decision.waitThenRetry(0).isRetry()).isTrue();
-      assertThat(Decision.stop(GiveUpReason.CANCELED).isRetry()).isFalse();
-      assertThat(Decision.stop(GiveUpReason.CANCELED).delayNanos()).isZero();
+      assertThatThrownBy(() -> Decision.retryAfter(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+      assertThat(Decision.retryAfter(0).isRetry()).isTrue();
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED).isRetry()).isFalse();
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED).delayNanos()).isZero();
     }
   }
 
@@ -311,7 +321,7 @@ class ReliabilityInternalUnitsTest {
     @ParameterizedTest
     @ValueSource(strings = {"", " ", "\t", " \t ", "-1", "1.5", "10s", "soon", "+3", "1 2", "Thu, 01 Xyz 2026 00:00:00 GMT"})
     void absent(String value) {
-      assertThat(RetryAfter.parse(value, Headers.of(), clock)).isEqualTo(RetryAfter.ABSENT);
+      assertThat(RetryAfter.parse(value, Headers.of(), clock::millis)).isEqualTo(RetryAfter.ABSENT);
     }
 
     @ParameterizedTest
@@ -323,17 +333,17 @@ class ReliabilityInternalUnitsTest {
       "'Thu, 01 Jan 2026 00:00:00 GMT'|0", "'Thursday, 01-Jan-26 00:01:00 GMT'|60000000000",
       "'Thu Jan  1 00:00:02 2026'|2000000000"})
     void values(String value, long nanos) {
-      assertThat(RetryAfter.parse(value, Headers.of(), clock)).isEqualTo(nanos);
+      assertThat(RetryAfter.parse(value, Headers.of(), clock::millis)).isEqualTo(nanos);
     }
 
     @Test
     void serverDateWinsOverTheLocalClock() {
       Headers h = Headers.of("Date", "Thu, 01 Jan 2026 00:00:10 GMT");
-      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:15 GMT", h, clock)).isEqualTo(5_000_000_000L);
-      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:10 GMT", h, clock)).isEqualTo(0);
-      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:11 GMT", Headers.of("Date", "garbage"), clock)).isEqualTo(11_000_000_000L);
-      assertThat(RetryAfter.parse("Fri, 01 Jan 2300 00:00:00 GMT", Headers.of("Date", "Thu, 01 Jan 1970 00:00:00 GMT"), clock)).isEqualTo(Long.MAX_VALUE);
-      assertThat(RetryAfter.parse(null, h, clock)).isEqualTo(RetryAfter.ABSENT);
+      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:15 GMT", h, clock::millis)).isEqualTo(5_000_000_000L);
+      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:10 GMT", h, clock::millis)).isEqualTo(0);
+      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:11 GMT", Headers.of("Date", "garbage"), clock::millis)).isEqualTo(11_000_000_000L);
+      assertThat(RetryAfter.parse("Fri, 01 Jan 2300 00:00:00 GMT", Headers.of("Date", "Thu, 01 Jan 1970 00:00:00 GMT"), clock::millis)).isEqualTo(Long.MAX_VALUE);
+      assertThat(RetryAfter.parse(null, h, clock::millis)).isEqualTo(RetryAfter.ABSENT);
     }
 
     @Test
@@ -343,17 +353,17 @@ class ReliabilityInternalUnitsTest {
       String value = "Mon, 01 Jan 2300 00:00:00 GMT";
       Clock atLimit = Clock.fixed(Instant.ofEpochMilli(date - limit), ZoneOffset.UTC);
       Clock justUnder = Clock.fixed(Instant.ofEpochMilli(date - limit + 1), ZoneOffset.UTC);
-      assertThat(RetryAfter.parse(value, Headers.of(), atLimit)).isEqualTo(Long.MAX_VALUE);
-      assertThat(RetryAfter.parse(value, Headers.of(), justUnder)).isEqualTo((limit - 1) * 1_000_000L);
+      assertThat(RetryAfter.parse(value, Headers.of(), atLimit::millis)).isEqualTo(Long.MAX_VALUE);
+      assertThat(RetryAfter.parse(value, Headers.of(), justUnder::millis)).isEqualTo((limit - 1) * 1_000_000L);
     }
 
     @Test
     void longestOfSeveralFields() {
-      assertThat(RetryAfter.delayNanos(response(503), clock)).isEqualTo(RetryAfter.ABSENT);
-      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "x"), clock)).isEqualTo(RetryAfter.ABSENT);
-      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "2", "Retry-After", "x", "Retry-After", "5", "Retry-After", "1"), clock))
+      assertThat(RetryAfter.delayNanos(response(503), clock::millis)).isEqualTo(RetryAfter.ABSENT);
+      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "x"), clock::millis)).isEqualTo(RetryAfter.ABSENT);
+      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "2", "Retry-After", "x", "Retry-After", "5", "Retry-After", "1"), clock::millis))
           .isEqualTo(5_000_000_000L);
-      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "0"), clock)).isEqualTo(0);
+      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "0"), clock::millis)).isEqualTo(0);
     }
   }
 

@@ -22,7 +22,7 @@ class RetryAfterTest {
   static final long S = TimeUnit.SECONDS.toNanos(1);
 
   static long parse(String value) {
-    return RetryAfter.parse(value, Headers.of(), CLOCK);
+    return RetryAfter.parse(value, Headers.of(), CLOCK::millis);
   }
 
   @ParameterizedTest(name = "\"{0}\" -> {1} s")
@@ -80,9 +80,9 @@ class RetryAfterTest {
     // The local clock is an hour fast; the server says "now" is 08:49:37 and "retry at 08:49:47".
     Clock skewed = Clock.fixed(NOW.plusSeconds(3600), ZoneOffset.UTC);
     Headers headers = Headers.of("Date", "Sun, 06 Nov 1994 08:49:37 GMT");
-    assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", headers, skewed)).isEqualTo(10 * S);
+    assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", headers, skewed::millis)).isEqualTo(10 * S);
     // Without a Date header, the local clock is all there is.
-    assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", Headers.of(), skewed)).isZero();
+    assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", Headers.of(), skewed::millis)).isZero();
   }
 
   @Test
@@ -94,16 +94,16 @@ class RetryAfterTest {
                 .add("Retry-After", "soon")
                 .add("Retry-After", "5")
                 .build());
-    assertThat(RetryAfter.delayNanos(response, CLOCK)).isEqualTo(5 * S);
-    assertThat(RetryAfter.delayNanos(response(Headers.of()), CLOCK)).isEqualTo(RetryAfter.ABSENT);
+    assertThat(RetryAfter.delayNanos(response, CLOCK::millis)).isEqualTo(5 * S);
+    assertThat(RetryAfter.delayNanos(response(Headers.of()), CLOCK::millis)).isEqualTo(RetryAfter.ABSENT);
   }
 
   @Test
   void nonAsciiGarbageIsAbsentNotAnException() {
     Response response =
         response(new Headers.Builder().addUnsafeNonAscii("Retry-After", "Sün, 06 Növ \u0000").build());
-    assertThat(RetryAfter.delayNanos(response, CLOCK)).isEqualTo(RetryAfter.ABSENT);
-    assertThat(RetryAfter.parse(null, Headers.of(), CLOCK)).isEqualTo(RetryAfter.ABSENT);
+    assertThat(RetryAfter.delayNanos(response, CLOCK::millis)).isEqualTo(RetryAfter.ABSENT);
+    assertThat(RetryAfter.parse(null, Headers.of(), CLOCK::millis)).isEqualTo(RetryAfter.ABSENT);
   }
 
   static Response response(Headers headers) {

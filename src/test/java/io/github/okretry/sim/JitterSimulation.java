@@ -122,7 +122,7 @@ public final class JitterSimulation {
           break;
         case WRITE_FAILED:
           int retry = ++failures[client];
-          long delay = backoff == null ? 0 : backoff.delayNanos(retry, previousDelay[client], random);
+          long delay = backoff == null ? 0 : backoff.delayNanos(retry, previousDelay[client], random::nextLong);
           previousDelay[client] = delay;
           events.add(now + delay + leg(random, config), client, READ_AT_SERVER);
           break;

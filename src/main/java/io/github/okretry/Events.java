@@ -1,0 +1,121 @@
+package io.github.okretry;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place that tells the {@link RetryListener} and writes okretry's DEBUG log, so both
+ * drivers report the same events in the same order (they reach it only through {@link
+ * LogicalCall}). A listener that throws is logged at WARN and ignored: it can never change a
+ * call's outcome. The log names the method and the redacted URL, never a header value.
+ */
+final class Events {
+
+  // The name users configure; it predates the split of RetryInterceptor into policy and driver.
+  private static final Logger log = LoggerFactory.getLogger("io.github.okretry.RetryInterceptor");
+
+  private final RetryListener listener;
+
+  Events(RetryListener listener) {
+    this.listener = listener;
+  }
+
+  /** True if a listener is set, so work done only to feed it can be skipped when none is. */
+  boolean hasListener() {
+    return listener != RetryListener.NONE;
+  }
+
+  void attemptStarted(Request request, int attempt) {
+    if (!hasListener()) return;
+    try {
+      listener.onAttemptStarted(request, attempt);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onAttemptStarted threw; ignored", e);
+    }
+  }
+
+  void networkRequest(Request request, int attempt, int requestInAttempt) {
+    if (requestInAttempt > 1 && log.isDebugEnabled()) {
+      log.debug(
+          "{} {} attempt {}: OkHttp sent request {} by itself (its own retry or a follow-up)",
+          request.method(),
+          request.url().redact(),
+          attempt,
+          requestInAttempt);
+    }
+    if (!hasListener()) return;
+    try {
+      listener.onNetworkRequest(request, attempt, requestInAttempt);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onNetworkRequest threw; ignored", e);
+    }
+  }
+
+  void retryScheduled(Request request, int attempt, String failure, long delayNanos) {
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "{} {} attempt {} failed ({}); retrying in {} ms",
+          request.method(),
+          request.url().redact(),
+          attempt,
+          failure,
+          TimeUnit.NANOSECONDS.toMillis(delayNanos));
+    }
+    if (!hasListener()) return;
+    try {
+      listener.onRetryScheduled(request, attempt, failure, delayNanos);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onRetryScheduled threw; ignored", e);
+    }
+  }
+
+  void gaveUp(Request request, int attempts, GiveUpReason reason, String failure) {
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "{} {} gave up after {} attempt(s): {} ({})",
+          request.method(),
+          request.url().redact(),
+          attempts,
+          reason,
+          failure);
+    }
+    if (!hasListener()) return;
+    try {
+      listener.onGaveUp(request, attempts, reason, failure);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onGaveUp threw; ignored", e);
+    }
+  }
+
+  void succeeded(Request request, Response response, int attempts) {
+    if (attempts > 1 && log.isDebugEnabled()) {
+      log.debug(
+          "{} {} succeeded on attempt {} (HTTP {})",
+          request.method(),
+          request.url().redact(),
+          attempts,
+          response.code());
+    }
+    if (!hasListener()) return;
+    try {
+      listener.onSucceeded(request, response, attempts);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onSucceeded threw; ignored", e);
+    }
+  }
+
+  /** A short, header-free description of an attempt's outcome, for listeners and logs. */
+  static String describe(@Nullable Response response, @Nullable IOException error) {
+    if (response != null) return "HTTP " + response.code();
+    if (error == null) return "no outcome";
+    String message = error.getMessage();
+    return message == null
+        ? error.getClass().getSimpleName()
+        : error.getClass().getSimpleName() + ": " + message;
+  }
+}

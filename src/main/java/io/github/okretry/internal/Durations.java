@@ -1,0 +1,45 @@
+package io.github.okretry.internal;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Validation of the duration settings, shared by every builder so each says the same thing: a
+ * duration is present, positive and at most 24 hours, and the message names the setting and the
+ * value as the caller wrote it.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class Durations {
+
+  /** The longest duration any setting accepts: 24 hours, in nanoseconds. */
+  public static final long LONGEST_NANOS = TimeUnit.HOURS.toNanos(24);
+
+  private Durations() {}
+
+  /** {@code amount} of {@code unit} in nanoseconds, checked. */
+  public static long checkedNanos(String name, long amount, TimeUnit unit) {
+    if (unit == null) throw new NullPointerException(name + " unit == null");
+    if (amount <= 0) {
+      throw new IllegalArgumentException(name + " must be positive: " + amount + " " + unit);
+    }
+    long nanos = unit.toNanos(amount); // saturates, so an overlong value stays overlong
+    if (nanos > LONGEST_NANOS) {
+      throw new IllegalArgumentException(name + " must be at most 24 hours: " + amount + " " + unit);
+    }
+    return nanos;
+  }
+
+  /** {@code value} in nanoseconds, checked; the message shows it as {@link Duration} prints it. */
+  @SuppressSignatureCheck
+  public static long checkedNanos(String name, Duration value) {
+    if (value == null) throw new NullPointerException(name + " == null");
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive: " + value);
+    }
+    if (value.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0) {
+      throw new IllegalArgumentException(name + " must be at most PT24H: " + value);
+    }
+    return value.toNanos();
+  }
+}

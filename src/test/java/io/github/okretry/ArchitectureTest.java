@@ -1,0 +1,85 @@
+package io.github.okretry;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.Arrays;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dependency rule of docs/architecture.md: drivers → call state → policy → internal. The
+ * drivers run calls and do all I/O; the call state ({@code LogicalCall}) decides for one call;
+ * the policy layer holds settings, shared state and listener plumbing; internal holds the pure
+ * pieces and seams and never reaches a driver or the call state. A new class must be given a
+ * layer here, or the test fails.
+ */
+@Tag("unit")
+class ArchitectureTest {
+
+  static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.github.okretry");
+
+  static final String[] DRIVERS = {
+    "RetryInterceptor", "RetryingCallFactory", "RetryingCall", "AttemptSettings", "DeadlineWatch",
+    "RetryAfterGuard"
+  };
+  static final String[] CALL_STATE = {"LogicalCall"};
+  static final String[] POLICY = {
+    "RetryPolicy", "RetryPolicyBuilder", "Settings", "RetryBudget", "RetryOverrides",
+    "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
+    "Jitter", "Events"
+  };
+
+  /** These top-level classes of the main package, with their nested and anonymous classes. */
+  static DescribedPredicate<JavaClass> classes(String... simpleNames) {
+    return DescribedPredicate.describe(
+        Arrays.toString(simpleNames),
+        c -> Arrays.stream(simpleNames).anyMatch(name -> {
+          String top = "io.github.okretry." + name;
+          return c.getName().equals(top) || c.getName().startsWith(top + "$");
+        }));
+  }
+
+  @Test
+  void layersDependOnlyDownwards() {
+    layeredArchitecture()
+        .consideringOnlyDependenciesInLayers()
+        .ensureAllClassesAreContainedInArchitectureIgnoring(
+            DescribedPredicate.describe("package-info", c -> c.getSimpleName().equals("package-info")))
+        .layer("Drivers").definedBy(classes(DRIVERS))
+        .layer("CallState").definedBy(classes(CALL_STATE))
+        .layer("Policy").definedBy(classes(POLICY))
+        .layer("Internal").definedBy("io.github.okretry.internal..")
+        .whereLayer("Drivers").mayNotBeAccessedByAnyLayer()
+        .whereLayer("CallState").mayOnlyBeAccessedByLayers("Drivers")
+        // Internal may name the policy's public value types (GiveUpReason, Jitter, RetryPredicate).
+        .whereLayer("Policy").mayOnlyBeAccessedByLayers("Drivers", "CallState", "Internal")
+        .whereLayer("Internal").mayOnlyBeAccessedByLayers("Drivers", "CallState", "Policy")
+        .check(MAIN);
+  }
+
+  @Test
+  void internalNeverUsesADriverOrTheCallState() {
+    noClasses()
+        .that().resideInAPackage("io.github.okretry.internal..")
+        .should().dependOnClassesThat(classes(DRIVERS).or(classes(CALL_STATE)))
+        .check(MAIN);
+  }
+
+  @Test
+  void noOkHttpInternals() {
+    noClasses()
+        .that().resideInAPackage("io.github.okretry..")
+        .should().dependOnClassesThat().resideInAPackage("okhttp3.internal..")
+        .because("okhttp3.internal is not OkHttp's API and is closed on the module path")
+        .check(MAIN);
+  }
+}
