@@ -29,7 +29,7 @@ final class IdempotencyKeys {
   /** {@code request} with its key header, or {@code request} itself when it gets none. */
   Request stamp(Request request) {
     if (request.header(headerName) != null) return request; // the caller's own key always wins
-    IdempotencyKey tag = request.tag(IdempotencyKey.class);
+    IdempotencyKey tag = RequestTags.idempotencyKey(request);
     String key;
     if (tag == null) {
       if (!generateForPostAndPatch || !isPostOrPatch(request.method())) return request;

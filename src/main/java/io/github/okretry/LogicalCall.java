@@ -68,7 +68,7 @@ final class LogicalCall {
     this.policy = policy;
     this.request = request;
     this.attempt = attemptsMade;
-    RetryOverrides overrides = request.tag(RetryOverrides.class);
+    RetryOverrides overrides = RequestTags.overrides(request);
     this.maxRetries =
         overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
     long own = overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.deadlineNanos();
@@ -92,7 +92,7 @@ final class LogicalCall {
   static boolean canDeferState(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos != 0 || policy.deadlineNanos() != 0 || policy.originGate != null) return false;
     if (policy.events.hasListener() || !isIdempotentOrKeyed(policy, request)) return false;
-    RetryOverrides overrides = request.tag(RetryOverrides.class);
+    RetryOverrides overrides = RequestTags.overrides(request);
     return overrides == null || overrides.deadlineNanos == 0;
   }
 

@@ -49,7 +49,7 @@ public class CallOverheadBenchmark {
    * for {@code okretry-deadline}: both arm one okio watchdog timer per call.
    */
   @Param({
-    "bare", "bare-call-timeout", "noop-interceptor", "okretry", "okretry-deadline",
+    "bare", "bare-call-timeout", "noop-interceptor", "okretry-add", "okretry", "okretry-deadline",
     "failsafe", "failsafe+key", "resilience4j", "resilience4j+key"
   })
   public String library;

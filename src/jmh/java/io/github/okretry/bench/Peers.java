@@ -71,6 +71,12 @@ public final class Peers {
           OkHttpClient client = finish(base.newBuilder().addInterceptor(c -> c.proceed(c.request())), answer);
           return request -> client.newCall(request).execute();
         }
+      case "okretry-add":
+        {
+          // The bare interceptor, without install()'s network guard: issue 10's allocation target.
+          OkHttpClient client = finish(base.newBuilder().addInterceptor(RetryInterceptor.create()), answer);
+          return request -> client.newCall(request).execute();
+        }
       case "okretry":
       case "okretry-deadline":
         {
