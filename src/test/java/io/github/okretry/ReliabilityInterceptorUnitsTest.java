@@ -224,7 +224,7 @@ class ReliabilityInterceptorUnitsTest {
 
   @Test
   void predicatesExtendWhatIsRetried() throws Exception {
-    class Custom extends IOException {}
+    @SuppressWarnings("serial") class Custom extends IOException {}
     Script script = new Script().then(new Custom()).then(200).then(418).then(200);
     OkHttpClient client = client(retry().retryOnException(e -> e instanceof Custom)
         .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> false).build(), script);
