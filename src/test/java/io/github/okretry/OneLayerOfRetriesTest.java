@@ -58,7 +58,7 @@ class OneLayerOfRetriesTest {
     try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
       assertThat(r.code()).isEqualTo(200);
     }
-    System.out.println("503 + Retry-After: 0, network requests (attempt.request): " + network);
+    Diagnostics.println("503 + Retry-After: 0, network requests (attempt.request): " + network);
     assertThat(network).containsExactly("1.1", "1.2"); // OkHttp repeated attempt 1 by itself
     close(client);
   }
@@ -141,7 +141,7 @@ class OneLayerOfRetriesTest {
     try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
       assertThat(r.body().string()).isEqualTo("ok");
     }
-    System.out.println("GET over a pooled connection that dropped: network requests " + network);
+    Diagnostics.println("GET over a pooled connection that dropped: network requests " + network);
     // warm-up; then okretry's attempt 1, which OkHttp sent twice because the pooled connection
     // dropped (safe: GET is idempotent), and the listener saw both
     assertThat(network).containsExactly("1.1", "1.1", "1.2");

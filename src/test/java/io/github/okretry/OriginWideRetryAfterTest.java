@@ -71,7 +71,7 @@ class OriginWideRetryAfterTest {
       }
       long earliestMs = arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).min().orElseThrow();
       long latestMs = arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).max().orElseThrow();
-      System.out.printf("50 callers, Retry-After: 1 on the first: %d later requests arrived %d..%d ms after the 429%n",
+      Diagnostics.printf("50 callers, Retry-After: 1 on the first: %d later requests arrived %d..%d ms after the 429%n",
           arrivals.size(), earliestMs, latestMs);
       assertThat(arrivals).hasSize(50);
       assertThat(earliestMs).isGreaterThanOrEqualTo(1_000);

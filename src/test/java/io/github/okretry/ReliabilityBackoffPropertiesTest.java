@@ -87,7 +87,7 @@ class ReliabilityBackoffPropertiesTest {
 
   @org.junit.jupiter.api.AfterAll
   static void printCounts() {
-    System.out.println("Backoff properties: cases checked per property " + CASES
+    Diagnostics.println("Backoff properties: cases checked per property " + CASES
         + " (" + SEEDS + " seeds x " + CASES_PER_SEED + " cases)");
   }
 

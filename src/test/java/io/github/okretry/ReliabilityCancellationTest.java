@@ -91,9 +91,9 @@ class ReliabilityCancellationTest {
     for (Scenario s : Scenario.values()) {
       List<Long> l = LATENCIES.getOrDefault(s, List.of());
       all.addAll(l);
-      System.out.println("Cancellation: " + s + " " + stats(l));
+      Diagnostics.println("Cancellation: " + s + " " + stats(l));
     }
-    System.out.println("Cancellation: all " + stats(all) + "; outcomes " + OUTCOMES);
+    Diagnostics.println("Cancellation: all " + stats(all) + "; outcomes " + OUTCOMES);
   }
 
   static String stats(List<Long> nanos) {
@@ -177,7 +177,7 @@ class ReliabilityCancellationTest {
         OUTCOMES.merge(scenario.how + " " + outcome, 1, Integer::sum);
         String what = scenario + " case " + i + " stop after " + stopAfterMs + " ms: " + outcome
             + ", ended " + ms(latency) + " ms after the stop";
-        if (latency > TimeUnit.MILLISECONDS.toNanos(100)) System.out.println("Cancellation: slow: " + what);
+        if (latency > TimeUnit.MILLISECONDS.toNanos(100)) Diagnostics.println("Cancellation: slow: " + what);
         assertThat(latency).as(what).isLessThan(MAX_LATENCY.toNanos());
         if (scenario == Scenario.CALL_TIMEOUT_DURING_WAIT && outcome.equals("completed 503")) {
           // By design no wait starts that would end past the deadline, and callTimeout is one: the
@@ -228,7 +228,7 @@ class ReliabilityCancellationTest {
       } finally {
         flag = Thread.interrupted();
       }
-      System.out.println("Cancellation: interrupt during connect -> " + thrown + ", flag kept=" + flag + ", events " + events);
+      Diagnostics.println("Cancellation: interrupt during connect -> " + thrown + ", flag kept=" + flag + ", events " + events);
       assertThat(thrown).isInstanceOf(java.io.InterruptedIOException.class);
       assertThat(flag).as("interrupt flag kept").isTrue();
       assertThat(events).containsExactly("start 1", "gaveUp INTERRUPTED");

@@ -162,13 +162,13 @@ class ReliabilityConcurrencyTest {
       for (int c = 0; c < calls; c++) histogram.merge(attempts.get(c), 1, Integer::sum);
       Map<GiveUpReason, Long> reasons = new EnumMap<>(GiveUpReason.class);
       gaveUp.forEach((k, v) -> reasons.put(k, v.sum()));
-      System.out.printf(
+      Diagnostics.printf(
           "Concurrency: %d threads x %d calls = %d calls in %d ms (%.0f calls/s); server requests=%d,"
               + " attempts started=%d, retries scheduled=%d, succeeded=%d, gave up=%d %s, final codes %s%n",
           threads, callsPerThread, calls, elapsedMs, calls * 1000.0 / Math.max(1, elapsedMs),
           server.getRequestCount(), attemptsStarted.sum(), retriesScheduled.sum(), succeeded.sum(),
           gaveUpTotal, reasons, new TreeMap<>(outcomes));
-      System.out.println("Concurrency: attempts per call (attempts -> calls) " + histogram);
+      Diagnostics.println("Concurrency: attempts per call (attempts -> calls) " + histogram);
 
       assertThat(attemptsStarted.sum()).isEqualTo(server.getRequestCount());
       assertThat(succeeded.sum() + gaveUpTotal).isEqualTo(calls);

@@ -183,9 +183,9 @@ class ReliabilityFaultMatrixTest {
 
   @AfterAll
   static void printTable() {
-    System.out.println("Fault matrix (expected == observed, okhttp retryOnConnectionFailure off | on):");
-    PRINTED.forEach(System.out::println);
-    System.out.println(TABLE.size() + " rows x 2 OkHttp settings = " + PRINTED.size() + " cases");
+    Diagnostics.println("Fault matrix (expected == observed, okhttp retryOnConnectionFailure off | on):");
+    PRINTED.forEach(Diagnostics::println);
+    Diagnostics.println(TABLE.size() + " rows x 2 OkHttp settings = " + PRINTED.size() + " cases");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -35,8 +35,8 @@ class ReliabilityHttp2Test {
 
   @AfterAll
   static void print() {
-    System.out.println("HTTP/2 stream resets:");
-    PRINTED.forEach(System.out::println);
+    Diagnostics.println("HTTP/2 stream resets:");
+    PRINTED.forEach(Diagnostics::println);
   }
 
   @ParameterizedTest(name = "{0} {1}: arrivals={2} caller={3}")

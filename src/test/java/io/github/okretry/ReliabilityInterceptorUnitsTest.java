@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -22,6 +24,7 @@ import okhttp3.Response;
 import okio.BufferedSink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The interceptor's own branches, driven through a real OkHttpClient whose "server" is a stub
@@ -30,6 +33,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LeakCheck.class)
 class ReliabilityInterceptorUnitsTest {
+  @RegisterExtension final LogCapture log = LogCapture.okretry();
+
 
   /** Answers each attempt with the next scripted outcome and records what it was sent. */
   static final class Script implements Interceptor {
@@ -172,11 +177,12 @@ class ReliabilityInterceptorUnitsTest {
   @Test
   void listenerFailuresChangeNothingAndEventsAddUp() throws Exception {
     List<String> events = new ArrayList<>();
+    IllegalStateException bug = new IllegalStateException("listener bug");
     RetryListener throwing = new RetryListener() {
-      @Override public void onAttemptStarted(Request r, int a) { events.add("start " + a); throw new IllegalStateException(); }
-      @Override public void onRetryScheduled(Request r, int a, String why, Duration d) { events.add("retry " + a + " " + why + " " + d.toMillis()); throw new IllegalStateException(); }
-      @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { events.add("gaveUp " + a + " " + why + " " + last); throw new IllegalStateException(); }
-      @Override public void onSucceeded(Request r, Response resp, int a) { events.add("ok " + a); throw new IllegalStateException(); }
+      @Override public void onAttemptStarted(Request r, int a) { events.add("start " + a); throw bug; }
+      @Override public void onRetryScheduled(Request r, int a, String why, Duration d) { events.add("retry " + a + " " + why + " " + d.toMillis()); throw bug; }
+      @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { events.add("gaveUp " + a + " " + why + " " + last); throw bug; }
+      @Override public void onSucceeded(Request r, Response resp, int a) { events.add("ok " + a); throw bug; }
     };
     Script script = new Script().then(new SocketTimeoutException("timeout")).then(200).then(503).then(404);
     OkHttpClient client = client(retry().jitter(Jitter.NONE).maxRetries(1).listener(throwing).build(), script);
@@ -189,6 +195,17 @@ class ReliabilityInterceptorUnitsTest {
     events.clear();
     assertThat(code(client(retry().jitter(Jitter.NONE).maxRetries(1).listener(throwing).build(), failing), get())).isEqualTo(503);
     assertThat(events).endsWith("gaveUp 2 RETRIES_EXHAUSTED HTTP 503");
+    // Each throw is logged once, as a warning naming the listener method, with the exception.
+    List<String> threw = new ArrayList<>();
+    for (LogCapture.Event e : log.warnings()) {
+      assertThat(e.thrown()).isSameAs(bug);
+      Matcher m = Pattern.compile("RetryListener\\.(\\w+) threw").matcher(e.message());
+      threw.add(m.find() ? m.group(1) : e.message());
+    }
+    assertThat(threw).containsExactly(
+        "onAttemptStarted", "onRetryScheduled", "onAttemptStarted", "onSucceeded",
+        "onAttemptStarted", "onRetryScheduled", "onAttemptStarted", "onSucceeded",
+        "onAttemptStarted", "onRetryScheduled", "onAttemptStarted", "onGaveUp");
   }
 
   @Test
@@ -207,7 +224,7 @@ class ReliabilityInterceptorUnitsTest {
 
   @Test
   void predicatesExtendWhatIsRetried() throws Exception {
-    class Custom extends IOException {}
+    @SuppressWarnings("serial") class Custom extends IOException {}
     Script script = new Script().then(new Custom()).then(200).then(418).then(200);
     OkHttpClient client = client(retry().retryOnException(e -> e instanceof Custom)
         .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> false).build(), script);

@@ -35,7 +35,7 @@ class ReliabilityLeakCheckTest {
       }
     }
     List<String> problems = LeakCheck.check(List.of(client), before, new ArrayList<>(), SHORT_GRACE);
-    System.out.println("LeakCheck: clean call -> " + problems);
+    Diagnostics.println("LeakCheck: clean call -> " + problems);
     assertThat(problems).isEmpty();
   }
 
@@ -50,7 +50,7 @@ class ReliabilityLeakCheckTest {
       leaked = client.newCall(new Request.Builder().url(server.url("/")).build()).execute();
     }
     List<String> problems = LeakCheck.check(List.of(client), before, new ArrayList<>(), SHORT_GRACE);
-    System.out.println("LeakCheck: unclosed response -> " + problems);
+    Diagnostics.println("LeakCheck: unclosed response -> " + problems);
     leaked.close();
     assertThat(problems).anyMatch(p -> p.contains("1 connection(s) still allocated"));
   }
@@ -68,7 +68,7 @@ class ReliabilityLeakCheckTest {
     }, "straggler");
     straggler.start();
     List<String> problems = LeakCheck.check(List.of(), before, new ArrayList<>(), SHORT_GRACE);
-    System.out.println("LeakCheck: leftover thread -> " + problems);
+    Diagnostics.println("LeakCheck: leftover thread -> " + problems);
     release.countDown();
     straggler.join();
     assertThat(problems).anyMatch(p -> p.contains("straggler"));
@@ -80,7 +80,7 @@ class ReliabilityLeakCheckTest {
     warnings.add(new LogRecord(java.util.logging.Level.WARNING,
         "A connection to http://localhost/ was leaked. Did you forget to close a response body?"));
     List<String> problems = LeakCheck.check(List.of(), new HashSet<>(Thread.getAllStackTraces().keySet()), warnings, SHORT_GRACE);
-    System.out.println("LeakCheck: OkHttp warning -> " + problems);
+    Diagnostics.println("LeakCheck: OkHttp warning -> " + problems);
     assertThat(problems).anyMatch(p -> p.contains("was leaked"));
   }
 

@@ -204,14 +204,14 @@ class ReliabilityPaymentsTest {
       attemptsByKey.values().forEach(a -> attemptsHistogram.merge(a, 1, Integer::sum));
       Map<Integer, Integer> arrivalsHistogram = new TreeMap<>();
       for (int i = 0; i < count; i++) arrivalsHistogram.merge(payments.arrivalsByPayment.get(i), 1, Integer::sum);
-      System.out.printf(
+      Diagnostics.printf(
           "Payments: %d payments from %d threads in %d ms: succeeded=%d, ended in IOException=%d, ended in 503=%d;"
               + " charges=%d (distinct keys charged=%d), payments charged twice=0, keyless requests=%d%n",
           count, threads, elapsedMs, succeeded, failed, otherStatus, charged,
           payments.resultsByKey.size(), payments.keyless.get());
-      System.out.println("Payments: server fates " + new TreeMap<>(payments.fates));
-      System.out.println("Payments: okretry attempts per payment (attempts -> payments) " + attemptsHistogram);
-      System.out.println("Payments: server arrivals per payment (arrivals -> payments) " + arrivalsHistogram);
+      Diagnostics.println("Payments: server fates " + new TreeMap<>(payments.fates));
+      Diagnostics.println("Payments: okretry attempts per payment (attempts -> payments) " + attemptsHistogram);
+      Diagnostics.println("Payments: server arrivals per payment (arrivals -> payments) " + arrivalsHistogram);
 
       assertThat(payments.keyless.get()).isZero();
       assertThat(succeeded + failed + otherStatus).isEqualTo(count);

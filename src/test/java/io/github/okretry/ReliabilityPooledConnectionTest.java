@@ -38,8 +38,8 @@ class ReliabilityPooledConnectionTest {
 
   @AfterAll
   static void print() {
-    System.out.println("Pooled connection (warm-up GET, then the request on the reused connection):");
-    PRINTED.forEach(System.out::println);
+    Diagnostics.println("Pooled connection (warm-up GET, then the request on the reused connection):");
+    PRINTED.forEach(Diagnostics::println);
   }
 
   @ParameterizedTest(name = "{0} {1}: arrivals={2} caller={3}")

@@ -65,7 +65,7 @@ class ReliabilityRetryAfterPropertiesTest {
 
   @AfterAll
   static void printCounts() {
-    System.out.println("Retry-After properties: " + COUNTS);
+    Diagnostics.println("Retry-After properties: " + COUNTS);
   }
 
   static Stream<DynamicTest> forSeeds(String name, Consumer<SplittableRandom> property) {

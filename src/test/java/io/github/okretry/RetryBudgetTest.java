@@ -94,14 +94,14 @@ class RetryBudgetTest {
   @Test
   void underPersistentFailureServerHitsPerCallConvergeToAtMost1point2() throws IOException {
     Run run = run(1.0, 5_000);
-    System.out.printf("100%% failing server, 5000 calls at 1000/s: %.3f server hits per logical call (no budget: 4.0)%n", run.hitsPerCall());
+    Diagnostics.printf("100%% failing server, 5000 calls at 1000/s: %.3f server hits per logical call (no budget: 4.0)%n", run.hitsPerCall());
     assertThat(run.hitsPerCall()).isLessThanOrEqualTo(1.2);
   }
 
   @Test
   void withFivePercentFailuresEveryFailureIsStillRetried() throws IOException {
     Run run = run(0.05, 5_000);
-    System.out.printf("5%% failing server, 5000 calls: %.3f hits per call, %d calls refused a retry by the budget, %d calls ended on 503%n",
+    Diagnostics.printf("5%% failing server, 5000 calls: %.3f hits per call, %d calls refused a retry by the budget, %d calls ended on 503%n",
         run.hitsPerCall(), run.retriedFailures(), run.failedCalls());
     assertThat(run.retriedFailures()).as("calls refused a retry by the budget").isZero();
     assertThat(run.failedCalls()).isZero(); // 3 retries at 5% each: (1/20)^4 per call
@@ -142,7 +142,7 @@ class RetryBudgetTest {
         client.connectionPool().evictAll();
       }
       double perCall = hits.get() / (double) calls;
-      System.out.printf("real MockWebServer failing 100%%, 8 threads x 250 calls: %.3f server hits per logical call%n", perCall);
+      Diagnostics.printf("real MockWebServer failing 100%%, 8 threads x 250 calls: %.3f server hits per logical call%n", perCall);
       assertThat(perCall).isLessThanOrEqualTo(1.2);
     }
   }

@@ -68,7 +68,7 @@ class RetryInterceptorIntegrationTest {
     assertThatThrownBy(() -> c.newCall(new Request.Builder().url(server.url("/slow")).build()).execute())
         .isInstanceOf(SocketTimeoutException.class);
     long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-    System.out.println("stalled server, 10 s read timeout, 1 s deadline: call ended after " + elapsedMs + " ms");
+    Diagnostics.println("stalled server, 10 s read timeout, 1 s deadline: call ended after " + elapsedMs + " ms");
     assertThat(elapsedMs).isBetween(900L, 2_500L);
   }
 
@@ -82,7 +82,7 @@ class RetryInterceptorIntegrationTest {
           .isInstanceOf(SocketTimeoutException.class)
           .hasMessageContaining("deadline");
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-      System.out.println("peer trickling a byte every 100 ms, 1 s deadline: call ended after " + elapsedMs + " ms");
+      Diagnostics.println("peer trickling a byte every 100 ms, 1 s deadline: call ended after " + elapsedMs + " ms");
       assertThat(elapsedMs).isBetween(900L, 2_500L);
     }
   }
@@ -182,7 +182,7 @@ class RetryInterceptorIntegrationTest {
     call.cancel();
     Throwable t = outcome.get(5, TimeUnit.SECONDS);
     long reactionMs = (System.nanoTime() - canceledAt) / 1_000_000;
-    System.out.println("cancel during a wait: call ended " + reactionMs + " ms after cancel()");
+    Diagnostics.println("cancel during a wait: call ended " + reactionMs + " ms after cancel()");
     assertThat(t).isInstanceOf(IOException.class).hasMessageContaining("Canceled");
     assertThat(reactionMs).isLessThan(500); // typically ≤ 10 ms; wide for a loaded CI machine
   }

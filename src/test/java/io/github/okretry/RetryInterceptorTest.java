@@ -24,11 +24,14 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.BufferedSink;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The verification table, on fake time with scripted outcomes: no network, no real waiting. */
 class RetryInterceptorTest {
+  @RegisterExtension final LogCapture log = LogCapture.okretry();
+
   static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
   final FakeTime time = new FakeTime();
@@ -513,16 +516,22 @@ class RetryInterceptorTest {
   @Test
   void aThrowingListenerNeverChangesTheOutcome() throws IOException {
     script.status(503).status(200);
+    IllegalStateException bug = new IllegalStateException("listener bug");
     RetryListener bad =
         new RetryListener() {
           @Override
           public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
-            throw new IllegalStateException("listener bug");
+            throw bug;
           }
         };
     try (Response r = client(retry().listener(bad)).newCall(get()).execute()) {
       assertThat(r.code()).isEqualTo(200);
     }
+    // Logged once as a warning naming the method, with the exception (captured, not printed).
+    assertThat(log.warnings()).singleElement().satisfies(e -> {
+      assertThat(e.message()).contains("RetryListener.onRetryScheduled");
+      assertThat(e.thrown()).isSameAs(bug);
+    });
   }
 
   /** Records listener events as short strings. */

@@ -89,7 +89,7 @@ class RetryingCallFactoryTest {
       assertThat(System.nanoTime()).as("all 1000 first attempts answered").isLessThan(deadline);
       Thread.sleep(10);
     }
-    System.out.printf("1000 calls in a 30 s backoff: %d running and %d queued OkHttp calls, %d threads named OkHttp*%n",
+    Diagnostics.printf("1000 calls in a 30 s backoff: %d running and %d queued OkHttp calls, %d threads named OkHttp*%n",
         client.dispatcher().runningCallsCount(), client.dispatcher().queuedCallsCount(), okHttpThreadsBusy());
     assertThat(client.dispatcher().runningCallsCount()).isZero();
     assertThat(client.dispatcher().queuedCallsCount()).isZero();
@@ -98,7 +98,7 @@ class RetryingCallFactoryTest {
     Outcome healthy = new Outcome();
     calls.newCall(new Request.Builder().url(server.url("/ok")).build()).enqueue(healthy);
     assertThat(healthy.result.get(5, TimeUnit.SECONDS)).isEqualTo("200 healthy");
-    System.out.printf("a healthy call to the same host meanwhile took %d ms%n", (System.nanoTime() - start) / 1_000_000);
+    Diagnostics.printf("a healthy call to the same host meanwhile took %d ms%n", (System.nanoTime() - start) / 1_000_000);
 
     long cancelAt = System.nanoTime();
     for (Call call : waiting) call.cancel();
@@ -106,7 +106,7 @@ class RetryingCallFactoryTest {
       assertThat(o.result.get(1, TimeUnit.SECONDS)).isInstanceOf(IOException.class)
           .satisfies(e -> assertThat(((IOException) e).getMessage()).isEqualTo("Canceled"));
     }
-    System.out.printf("canceling all 1000 waiting calls delivered every failure within %d ms%n", (System.nanoTime() - cancelAt) / 1_000_000);
+    Diagnostics.printf("canceling all 1000 waiting calls delivered every failure within %d ms%n", (System.nanoTime() - cancelAt) / 1_000_000);
     assertThat(server.getRequestCount()).isEqualTo(1_001);
   }
 
@@ -168,7 +168,7 @@ class RetryingCallFactoryTest {
     calls.newCall(new Request.Builder().url(server.url("/slow")).build()).enqueue(outcome);
     assertThat(outcome.result.get(10, TimeUnit.SECONDS)).isInstanceOf(java.net.SocketTimeoutException.class);
     long ms = (System.nanoTime() - start) / 1_000_000;
-    System.out.println("async, stalled server, 1 s deadline: failed after " + ms + " ms");
+    Diagnostics.println("async, stalled server, 1 s deadline: failed after " + ms + " ms");
     assertThat(ms).isBetween(900L, 2_500L);
   }
 

@@ -102,7 +102,7 @@ class SpreadRetryAfterTest {
   @Test
   void spreadRetryAfterLetsFortyCallersThroughATwentyPerSecondLimiter() throws Exception {
     Result spread = run(0.5, 7);
-    System.out.printf("Retry-After spread 0.5 (default): %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
+    Diagnostics.printf("Retry-After spread 0.5 (default): %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
         spread.succeeded(), spread.callers(), spread.elapsedMs(), spread.attemptsPerCaller());
     assertThat(spread.succeeded()).isEqualTo(40);
     assertThat(spread.attemptsPerCaller()).isLessThanOrEqualTo(4.0);
@@ -113,7 +113,7 @@ class SpreadRetryAfterTest {
   @org.junit.jupiter.api.Tag("soak")
   void exactHonoringForComparison() throws Exception {
     Result exact = run(0.0, 7);
-    System.out.printf("Retry-After honored exactly:      %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
+    Diagnostics.printf("Retry-After honored exactly:      %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
         exact.succeeded(), exact.callers(), exact.elapsedMs(), exact.attemptsPerCaller());
   }
 }

@@ -26,7 +26,10 @@ class ExamplesTest {
         "PaymentExample",
         "DeadlineExample",
         "PerRequestExample",
-        "JitterHistogramExample");
+        "JitterHistogramExample",
+        "RetrofitExample",
+        "MicrometerExample",
+        "OpenTelemetryExample");
   }
 
   @Test
@@ -89,6 +92,61 @@ class ExamplesTest {
     assertThat(count(out, "50 of 50 callers succeeded")).isEqualTo(2);
   }
 
+  @Test
+  void retrofitCallsAreRetriedWithTheirTagsAndAnnotations() throws Exception {
+    String out = run(RetrofitExample::main);
+    // execute(): a 503, then the order.
+    assertThat(section(out, "client: orders.get(\"42\")"))
+        .contains("done after 2 attempt(s): HTTP 200").contains("caller got HTTP 200 \"order 42\"");
+    // enqueue() with @Tag IdempotencyKey: both copies of the POST carry the caller's key.
+    String post = section(out, "client: orders.create");
+    assertThat(all(post, "server: POST /orders key=(\\S+)")).containsExactly("order-42", "order-42");
+    assertThat(post).contains("caller got HTTP 201 \"created\"");
+    // @Retry(maxRetries = 1) reaches okretry through the Invocation tag, on both paths.
+    for (String title : List.of("client: orders.report()", "callFactory: orders.report()")) {
+      String report = section(out, title);
+      assertThat(count(report, "server: GET /reports/today")).as(title).isEqualTo(2);
+      assertThat(report).contains("gave up after 2 attempt(s): RETRIES_EXHAUSTED (HTTP 503)")
+          .contains("caller got HTTP 503");
+    }
+    assertThat(section(out, "callFactory: orders.get(\"43\")"))
+        .contains("done after 2 attempt(s): HTTP 200").contains("caller got HTTP 200 \"order 43\"");
+  }
+
+  @Test
+  void micrometerCountsAttemptsRetriesGiveUpsAndBudgetTokens() throws Exception {
+    String out = run(MicrometerExample::main);
+    assertThat(out)
+        .contains("after 10 healthy calls: okretry.budget.tokens = 2.0")
+        // 10 healthy + /flaky 3 + /slow 2 + /down 4 + /busy 1
+        .contains("okretry.attempts{client=orders} 20")
+        .contains("okretry.network.requests{client=orders} 20")
+        .contains("okretry.retries{client=orders,reason=HTTP 503} 5")
+        .contains("okretry.retries{client=orders,reason=SocketTimeoutException} 1")
+        .contains("okretry.giveups{client=orders,reason=RETRIES_EXHAUSTED} 1")
+        .contains("okretry.giveups{client=orders,reason=RETRY_AFTER_TOO_LONG} 1")
+        .contains("okretry.successes{client=orders} 12")
+        // six retries took the 2.0 tokens the healthy calls deposited (the rest came from the reserve)
+        .contains("okretry.budget.tokens{client=orders} 0.0");
+  }
+
+  @Test
+  void openTelemetrySpansCarryTheResendCount() throws Exception {
+    String out = run(OpenTelemetryExample::main);
+    List<String> inventory = all(out, "(GET\\s+CLIENT\\s+parent=checkout /inventory/42 .*)");
+    assertThat(inventory).hasSize(3);
+    assertThat(inventory.get(0)).contains("resend_count=- ").contains("status_code=503");
+    assertThat(inventory.get(1)).contains("resend_count=1 ").contains("status_code=503");
+    assertThat(inventory.get(2)).contains("resend_count=2 ").contains("status_code=200").contains("status=UNSET");
+    // OkHttp repeated the first request itself, so okretry's second attempt is the second resend.
+    List<String> reservations = all(out, "(GET\\s+CLIENT\\s+parent=checkout /reservations/42 .*)");
+    assertThat(reservations).hasSize(3);
+    assertThat(reservations.get(0)).contains("resend_count=- ").contains("status_code=- ");
+    assertThat(reservations.get(1)).contains("resend_count=1 ").contains("status_code=503");
+    assertThat(reservations.get(2)).contains("resend_count=2 ").contains("status_code=200");
+    assertThat(out).contains("server saw 6 requests");
+  }
+
   interface Main {
     void main(String[] args) throws Exception;
   }
@@ -104,6 +162,14 @@ class ExamplesTest {
       System.setOut(original);
     }
     return buffer.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The part of {@code text} under the section header starting with {@code title}, up to the next one. */
+  private static String section(String text, String title) {
+    int start = text.indexOf("--- " + title);
+    assertThat(start).as("section " + title).isNotNegative();
+    int end = text.indexOf("\n--- ", start + 1);
+    return end < 0 ? text.substring(start) : text.substring(start, end);
   }
 
   private static int count(String text, String needle) {

@@ -14,7 +14,10 @@ public final class RunExamples {
       "PaymentExample",
       "DeadlineExample",
       "PerRequestExample",
-      "JitterHistogramExample");
+      "JitterHistogramExample",
+      "RetrofitExample",
+      "MicrometerExample",
+      "OpenTelemetryExample");
 
   public static void main(String[] args) throws Exception {
     List<String> names = args.length > 0 ? List.of(args) : ALL;
