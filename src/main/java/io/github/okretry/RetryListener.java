@@ -16,6 +16,11 @@ import okhttp3.Response;
  * and thread-safe when the policy is shared. An exception thrown by a listener is logged and otherwise ignored: it
  * never changes the call's outcome. Requests that OkHttp sends by itself underneath the
  * interceptor are reported by {@link #onNetworkRequest}.
+ *
+ * <p>Every event of one logical call passes the same {@link Request} instance (the request with
+ * its idempotency key, as each attempt sends it), so a listener can key per-call state by it,
+ * for example in an {@code IdentityHashMap}; a call ends with exactly one {@link #onSucceeded}
+ * or {@link #onGaveUp}.
  */
 public interface RetryListener {
 
