@@ -813,8 +813,10 @@ public final class RetryInterceptor implements Interceptor {
      * An immutable interceptor with this builder's configuration.
      *
      * @return an immutable interceptor with this builder's configuration
+     * @throws IllegalStateException if the OkHttp on the classpath is older than 5.4.0
      */
     public RetryInterceptor build() {
+      io.github.okretry.internal.OkHttpVersion.check(); // not NoSuchMethodError on a retry
       return new RetryInterceptor(this);
     }
   }
