@@ -320,6 +320,8 @@ public final class RetryInterceptor implements Interceptor {
      * An interceptor with an immutable policy made of this builder's settings.
      *
      * @return a new interceptor
+     * @throws IllegalStateException if the OkHttp on the classpath is older than 5.4.0, which
+     *     okretry needs
      */
     public RetryInterceptor build() {
       return new RetryInterceptor(buildPolicy());

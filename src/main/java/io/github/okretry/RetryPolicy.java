@@ -242,6 +242,8 @@ public final class RetryPolicy {
      * An immutable policy with this builder's settings.
      *
      * @return a new policy
+     * @throws IllegalStateException if the OkHttp on the classpath is older than 5.4.0, which
+     *     okretry needs
      */
     public RetryPolicy build() {
       return buildPolicy();

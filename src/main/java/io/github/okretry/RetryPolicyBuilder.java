@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.Durations;
 import io.github.okretry.internal.KeyGenerator;
+import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.SuppressSignatureCheck;
 import io.github.okretry.internal.TimeSource;
@@ -404,6 +405,7 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
 
   /** The immutable policy these settings describe. */
   final RetryPolicy buildPolicy() {
+    OkHttpVersion.check(); // here, with a clear message, not NoSuchMethodError on a retry
     Settings snapshot = new Settings(s);
     if (snapshot.budget == null) snapshot.budget = RetryBudget.create();
     return new RetryPolicy(snapshot);

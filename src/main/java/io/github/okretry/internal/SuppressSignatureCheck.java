@@ -5,16 +5,18 @@ import static java.lang.annotation.ElementType.METHOD;
 import static java.lang.annotation.ElementType.TYPE;
 import static java.lang.annotation.RetentionPolicy.CLASS;
 
-import java.lang.annotation.Documented;
 import java.lang.annotation.Retention;
 import java.lang.annotation.Target;
 
 /**
- * Tells animal-sniffer that the annotated member may use an API missing from Java 8 or Android API
- * 21, as OkHttp's own annotation of the same name does: a {@code java.time.Duration} overload
- * beside a {@code (long, TimeUnit)} one, which only callers that have {@code java.time} can reach.
+ * Tells animal-sniffer not to check the annotated member against the Java 8 and Android API 21
+ * signatures (configured in pom.xml), like OkHttp's {@code okhttp3.internal.SuppressSignatureCheck}.
+ *
+ * <p>For a member that is only ever called where the newer API exists: a {@code Duration}
+ * overload beside a {@code (long, TimeUnit)} one, which an Android caller below API 26 cannot
+ * call because it has no {@code Duration} to pass. Class retention: animal-sniffer reads it from
+ * the bytecode; nothing does at run time.
  */
-@Documented
 @Retention(CLASS)
-@Target({CONSTRUCTOR, METHOD, TYPE})
+@Target({TYPE, METHOD, CONSTRUCTOR})
 public @interface SuppressSignatureCheck {}
