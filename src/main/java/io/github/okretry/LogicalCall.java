@@ -226,10 +226,11 @@ final class LogicalCall {
       return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
     } else {
       retryable = !canceled && !interrupted && isRetryable(error);
-      // Never written (the tracker saw no request headers), or refused unprocessed. Without a
-      // tracker the request is idempotent, or cannot be repeated anyway.
+      // Never sent (no network request's headers were completely written: e.g. a connection shut
+      // down by GOAWAY before the stream opened), or refused unprocessed. Without a tracker the
+      // request is idempotent, or cannot be repeated anyway.
       provenUnprocessed =
-          (tracker != null && !tracker.requestStarted()) || Classifier.provesNotProcessed(error);
+          (tracker != null && !tracker.requestSent()) || Classifier.provesNotProcessed(error);
     }
     lastFailure = RetryInterceptor.describe(response, error);
     if (canceled || interrupted) {
