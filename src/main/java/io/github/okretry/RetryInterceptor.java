@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Backoff;
+import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
@@ -280,7 +281,7 @@ public final class RetryInterceptor implements Interceptor {
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
     Call call = chain.call();
-    LogicalCall logical = new LogicalCall(this, chain.request(), call.timeout().timeoutNanos());
+    LogicalCall logical = new LogicalCall(this, chain.request(), CallTimeouts.nanosAllowed(call.timeout()));
     Request request = logical.request();
     // OkHttp would silently resend an unsafe request if a pooled connection dropped after it was
     // written; only this interceptor, which knows it is unsafe, may decide about repeats.

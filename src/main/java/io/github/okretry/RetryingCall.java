@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.RetryPolicy;
 import java.io.IOException;
@@ -56,6 +57,7 @@ final class RetryingCall implements Call {
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
     Call call = factory.blockingClient.newCall(request);
     call.timeout().timeout(timeout.timeoutNanos(), TimeUnit.NANOSECONDS);
+    if (timeout.hasDeadline()) call.timeout().deadlineNanoTime(timeout.deadlineNanoTime());
     for (EventListener l : eventListeners) call.addEventListener(l);
     current = call;
     if (canceled) call.cancel();
@@ -94,7 +96,10 @@ final class RetryingCall implements Call {
     return canceled;
   }
 
-  /** The whole logical call's timeout; initially the client's {@code callTimeout}. */
+  /**
+   * The whole logical call's timeout, all attempts and waits; initially the client's {@code
+   * callTimeout}. Its deadline, if set, counts too.
+   */
   @Override
   public Timeout timeout() {
     return timeout;
@@ -146,7 +151,7 @@ final class RetryingCall implements Call {
 
     Async(Callback callback) {
       this.callback = callback;
-      this.logical = new LogicalCall(factory.retry, request, timeout.timeoutNanos());
+      this.logical = new LogicalCall(factory.retry, request, CallTimeouts.nanosAllowed(timeout));
     }
 
     /** Starts the next attempt now, or schedules it if the origin asks to wait. */
@@ -173,10 +178,11 @@ final class RetryingCall implements Call {
               .tag(AttemptSettings.Tag.class, new AttemptSettings.Tag(deadline, logical.mustNotRepeatUnderneath()))
               .build();
       Call call = factory.attemptClient.newCall(attemptRequest);
-      if (logical.needsDeadlineWatch()) {
-        // Each attempt is its own call, so OkHttp's call timeout can bound it to the time left.
-        call.timeout().timeout(Math.max(1, logical.remainingNanos()), TimeUnit.NANOSECONDS);
-      }
+      // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
+      // none) afresh: bound it instead by what the logical call has left, whether that comes from
+      // call.timeout() or okretry's deadline. Shrunk read timeouts alone miss a trickling peer.
+      call.timeout().timeout(
+          logical.hasDeadline() ? Math.max(1, logical.remainingNanos()) : 0, TimeUnit.NANOSECONDS);
       for (EventListener l : eventListeners) call.addEventListener(l);
       current = call;
       logical.attemptStarting(call);
