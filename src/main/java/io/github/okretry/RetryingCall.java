@@ -257,11 +257,7 @@ final class RetryingCall implements Call {
         response.close();
         return;
       }
-      if (starting) { // decided inside enqueue(): a callback never runs on the enqueuing thread
-        factory.attemptClient.dispatcher().executorService().execute(() -> respond(response));
-        return;
-      }
-      respond(response);
+      onCallbackThread(() -> respond(response));
     }
 
     private void respond(Response response) {
@@ -275,11 +271,25 @@ final class RetryingCall implements Call {
 
     private void deliverFailure(IOException e) {
       if (!delivered.compareAndSet(false, true)) return;
+      onCallbackThread(() -> callback.onFailure(RetryingCall.this, e));
+    }
+
+    /**
+     * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
+     * callback never runs on the enqueuing thread), else here. If the dispatcher was shut down,
+     * here after all, as OkHttp itself calls back when its executor rejects a call: enqueue()
+     * returns normally and the callback still runs exactly once.
+     */
+    private void onCallbackThread(Runnable callbackRun) {
       if (starting) {
-        factory.attemptClient.dispatcher().executorService().execute(() -> callback.onFailure(RetryingCall.this, e));
-        return;
+        try {
+          factory.attemptClient.dispatcher().executorService().execute(callbackRun);
+          return;
+        } catch (RejectedExecutionException e) {
+          // fall through: call back on this thread
+        }
       }
-      callback.onFailure(RetryingCall.this, e);
+      callbackRun.run();
     }
   }
 }
