@@ -73,9 +73,8 @@ final class LogicalCall {
     this.deadlineNanos = deadlineNanos(deadlineIsCallTimeout ? callTimeoutNanos : ownNanos);
     RequestBody body = request.body();
     this.repeatableBody = body == null || !(body.isOneShot() || body.isDuplex());
-    this.idempotent =
-        IDEMPOTENT_METHODS.contains(request.method())
-            || request.header(config.keys.headerName()) != null;
+    // A blank key header counts as no key: it must never make a request safe to repeat.
+    this.idempotent = IDEMPOTENT_METHODS.contains(request.method()) || config.keys.hasKey(request);
     this.needsTracker =
         (!idempotent && repeatableBody && maxRetries > 0) || config.listener != RetryListener.NONE;
     this.previousDelayNanos = config.policy.backoff().baseNanos();
