@@ -4,6 +4,7 @@ import io.github.okretry.internal.Backoff;
 import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.LogText;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryPolicy;
 import io.github.okretry.internal.TimeSource;
@@ -365,13 +366,17 @@ public final class RetryInterceptor implements Interceptor {
     return configuredMillis == 0 ? leftMillis : Math.min(configuredMillis, leftMillis);
   }
 
-  /** A short, header-free description for listeners and logs. */
+  /**
+   * A short, header-free description for listeners and logs. An exception's message may quote
+   * what a server sent (a malformed status line), so it is escaped and cut short ({@link
+   * LogText}).
+   */
   static String describe(Response response, IOException error) {
     if (response != null) return "HTTP " + response.code();
+    String type = error.getClass().getSimpleName();
+    if (type.isEmpty()) type = error.getClass().getName(); // an anonymous class
     String message = error.getMessage();
-    return message == null
-        ? error.getClass().getSimpleName()
-        : error.getClass().getSimpleName() + ": " + message;
+    return message == null ? type : type + ": " + LogText.safe(message);
   }
 
   void notifyAttemptStarted(Request request, int attempt) {
@@ -438,11 +443,10 @@ public final class RetryInterceptor implements Interceptor {
   void notifySucceeded(Request request, Response response, int attempts) {
     if (attempts > 1 && log.isDebugEnabled()) {
       log.debug(
-          "{} {} succeeded on attempt {} (HTTP {})",
+          "{} {} {}",
           request.method(),
           request.url().redact(),
-          attempts,
-          response.code());
+          returnedAfterRetries(response.code(), attempts));
     }
     if (listener == RetryListener.NONE) return;
     try {
@@ -450,6 +454,16 @@ public final class RetryInterceptor implements Interceptor {
     } catch (RuntimeException e) {
       log.warn("RetryListener.onSucceeded threw; ignored", e);
     }
+  }
+
+  /**
+   * What the debug line says of a response handed to the caller after retries: a 2xx succeeded;
+   * anything else (a 500, a 404, a 304) was returned because okretry does not retry it.
+   */
+  static String returnedAfterRetries(int code, int attempts) {
+    return code >= 200 && code < 300
+        ? "succeeded on attempt " + attempts + " (HTTP " + code + ")"
+        : "returned HTTP " + code + " from attempt " + attempts + " (not retryable)";
   }
 
   /** Validates a public duration setting: present, positive, and at most 24 hours. */
