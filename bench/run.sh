@@ -2,9 +2,10 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
-#   extra args go to JMH, or to the program for deadline|jitter|overload.
+#   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed.
+# bench/goaway.sh (real nginx, HTTP/2 GOAWAY) is separate: it needs nginx.
 # Settings fit a shared 2-core machine: one fork, one thread, short iterations. Numbers from one
 # run are comparable with each other (ratios), not with another run's.
 set -euo pipefail
@@ -50,6 +51,7 @@ case "$what" in
   jitter)   main jitter io.github.okretry.bench.JitterExperiment "$@" ;;
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;
   waiting)  main waiting io.github.okretry.bench.WaitingCost "$@" ;;
+  suppressed) main suppressed io.github.okretry.bench.SuppressedMemory "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc
@@ -61,6 +63,6 @@ case "$what" in
     main overload io.github.okretry.bench.LiveOverload
     main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"

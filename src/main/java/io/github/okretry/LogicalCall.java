@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryPolicy;
@@ -10,8 +11,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.reflect.KClass;
@@ -50,7 +49,7 @@ final class LogicalCall {
 
   private int attempt;
   private long previousDelayNanos;
-  private List<IOException> earlier;
+  private FailureHistory earlier; // bounded: first and last few
   private SendTracker tracker;
   private Call trackedCall;
   private String lastFailure;
@@ -266,7 +265,7 @@ final class LogicalCall {
     if (response != null) {
       response.close(); // don't hold a pooled connection idle through the wait
     } else {
-      if (earlier == null) earlier = new ArrayList<>(Math.min(maxRetries, 16));
+      if (earlier == null) earlier = new FailureHistory();
       earlier.add(error);
     }
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
@@ -323,12 +322,13 @@ final class LogicalCall {
     return deadlineTimeout(e);
   }
 
-  /** {@code last} with the failures of earlier attempts attached as suppressed. */
+  /**
+   * {@code last} with the failures of earlier attempts attached as suppressed: at most the first
+   * and the last few, with a marker counting those left out ({@link FailureHistory}).
+   */
   IOException failure(IOException last) {
     if (earlier != null) {
-      for (IOException e : earlier) {
-        if (e != last) last.addSuppressed(e);
-      }
+      earlier.attachTo(last);
       earlier = null;
     }
     return last;
