@@ -290,7 +290,7 @@ final class LogicalCall {
     } catch (RuntimeException e) {
       response.close();
       config.notifyGaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw");
-      throw new IOException("okretry: the retryOnResponse predicate threw", e);
+      throw failure(new IOException("okretry: the retryOnResponse predicate threw", e));
     }
   }
 
