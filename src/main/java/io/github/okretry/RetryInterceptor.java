@@ -50,11 +50,12 @@ import org.slf4j.LoggerFactory;
  * interrupted thread, TLS failures, {@link java.net.ProtocolException}.
  *
  * <p><b>When it is safe.</b> A request is repeated only if its method is idempotent (GET, HEAD,
- * OPTIONS, TRACE, PUT, DELETE), it carries an idempotency key, or the failure proves the server
- * did not process it (429, 503, or a connection that failed before the request was written).
- * One-shot and duplex bodies are never repeated. For a request that must not be repeated,
- * OkHttp's own {@code retryOnConnectionFailure} is turned off too, so nothing underneath sends
- * it twice.
+ * OPTIONS, TRACE, PUT, DELETE), it carries a non-blank idempotency key, or the failure proves the
+ * server did not process it (429, 503, HTTP/2 {@code REFUSED_STREAM}, or a failure before the
+ * request headers were completely written). One-shot and duplex bodies are never repeated. For a
+ * request that must not be repeated, OkHttp's own {@code retryOnConnectionFailure} is turned off
+ * too, so OkHttp does not resend it after a connection failure; it still follows a 503 with
+ * {@code Retry-After: 0} once, which the 503 makes harmless.
  *
  * <p><b>Waits.</b> Before retry {@code n} the wait is drawn by the {@link Jitter} from {@code
  * min(baseDelay × multiplier^(n-1), maxDelay)}. A valid {@code Retry-After} replaces it; if that
@@ -64,7 +65,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Outcome.</b> The caller gets the last real outcome: the last response, body unread, or
  * the last exception with earlier ones attached as {@linkplain Throwable#getSuppressed()
- * suppressed}. Retried responses are closed before waiting.
+ * suppressed} (at most 9: the first 3, a marker counting those left out, the last 5). Retried
+ * responses are closed before waiting.
  *
  * <p>The configuration is immutable; the {@link RetryBudget} and the origin-wide Retry-After
  * state it holds are shared by every call through it, by design, and thread-safe. Share one
