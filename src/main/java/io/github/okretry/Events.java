@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.LogText;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Request;
@@ -95,11 +96,7 @@ final class Events {
   void succeeded(Request request, Response response, int attempts) {
     if (attempts > 1 && log.isDebugEnabled()) {
       log.debug(
-          "{} {} succeeded on attempt {} (HTTP {})",
-          request.method(),
-          request.url().redact(),
-          attempts,
-          response.code());
+          "{} {} {}", request.method(), request.url().redact(), returnedAfterRetries(response.code(), attempts));
     }
     if (!hasListener()) return;
     try {
@@ -109,13 +106,27 @@ final class Events {
     }
   }
 
-  /** A short, header-free description of an attempt's outcome, for listeners and logs. */
+  /**
+   * What the debug line says of a response handed to the caller after retries: a 2xx succeeded;
+   * anything else (a 500, a 404, a 304) was returned because okretry does not retry it.
+   */
+  static String returnedAfterRetries(int code, int attempts) {
+    return code >= 200 && code < 300
+        ? "succeeded on attempt " + attempts + " (HTTP " + code + ")"
+        : "returned HTTP " + code + " from attempt " + attempts + " (not retryable)";
+  }
+
+  /**
+   * A short, header-free description of an attempt's outcome, for listeners and logs. An
+   * exception's message may quote what a server sent (a malformed status line), so it is escaped
+   * and cut short ({@link LogText}).
+   */
   static String describe(@Nullable Response response, @Nullable IOException error) {
     if (response != null) return "HTTP " + response.code();
     if (error == null) return "no outcome";
+    String type = error.getClass().getSimpleName();
+    if (type.isEmpty()) type = error.getClass().getName(); // an anonymous class
     String message = error.getMessage();
-    return message == null
-        ? error.getClass().getSimpleName()
-        : error.getClass().getSimpleName() + ": " + message;
+    return message == null ? type : type + ": " + LogText.safe(message);
   }
 }

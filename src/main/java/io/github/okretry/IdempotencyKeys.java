@@ -22,11 +22,41 @@ final class IdempotencyKeys {
     this.generator = generator;
   }
 
-  String headerName() {
-    return headerName;
+  /**
+   * True if {@code request} carries a usable key: a key header whose value is not blank. A blank
+   * value ({@code ""}, spaces, or an empty sf-string {@code "\"\""}) is a missing key that app
+   * code papered over; a server may well treat it as no key, so it never makes a request safe to
+   * repeat.
+   */
+  boolean hasKey(Request request) {
+    String value = request.header(headerName);
+    return value != null && !isBlank(value);
   }
 
-  /** {@code request} with its key header, or {@code request} itself when it gets none. */
+  /** True for a key value with nothing in it, bare or as an sf-string. */
+  static boolean isBlank(String value) {
+    int start = 0;
+    int end = value.length();
+    while (start < end && isSpaceOrTab(value.charAt(start))) start++;
+    while (end > start && isSpaceOrTab(value.charAt(end - 1))) end--;
+    if (end - start >= 2 && value.charAt(start) == '"' && value.charAt(end - 1) == '"') {
+      start++; // an sf-string: look inside the quotes
+      end--;
+      while (start < end && isSpaceOrTab(value.charAt(start))) start++;
+      while (end > start && isSpaceOrTab(value.charAt(end - 1))) end--;
+    }
+    return start == end;
+  }
+
+  private static boolean isSpaceOrTab(char c) {
+    return c == ' ' || c == '\t';
+  }
+
+  /**
+   * {@code request} with its key header, or {@code request} itself when it gets none. A key header
+   * set by the caller is left exactly as it is, even blank: okretry does not rewrite what the
+   * caller chose to send ({@link #hasKey} decides whether it counts).
+   */
   Request stamp(Request request) {
     if (request.header(headerName) != null) return request; // the caller's own key always wins
     IdempotencyKey tag = RequestTags.idempotencyKey(request);

@@ -4,6 +4,7 @@ import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.AttemptFacts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryRules;
@@ -11,11 +12,9 @@ import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import okhttp3.Call;
 import okhttp3.MediaType;
@@ -53,7 +52,7 @@ final class LogicalCall {
 
   private int attempt;
   private long previousDelayNanos;
-  private @Nullable List<IOException> earlier;
+  private @Nullable FailureHistory earlier; // bounded: the first and the last few
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
   private @Nullable String lastFailure;
@@ -108,9 +107,9 @@ final class LogicalCall {
     return true;
   }
 
+  /** A blank key header counts as no key: it must never make a request safe to repeat. */
   private static boolean isIdempotentOrKeyed(RetryPolicy policy, Request request) {
-    return IDEMPOTENT_METHODS.contains(request.method())
-        || request.header(policy.keys.headerName()) != null;
+    return IDEMPOTENT_METHODS.contains(request.method()) || policy.keys.hasKey(request);
   }
 
   /** The end of the call on the monotonic clock, {@code budgetNanos} from now. */
@@ -273,10 +272,11 @@ final class LogicalCall {
         wrapped.addSuppressed(e);
         return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
       }
-      // Never written (the tracker saw no request headers), or refused unprocessed. Without a
-      // tracker the request is idempotent, or cannot be repeated anyway.
+      // Never sent (no network request's headers were completely written: e.g. a connection shut
+      // down by GOAWAY before the stream opened), or refused unprocessed. Without a tracker the
+      // request is idempotent, or cannot be repeated anyway.
       provenUnprocessed =
-          (tracker != null && !tracker.requestStarted()) || Classifier.provesNotProcessed(e);
+          (tracker != null && !tracker.requestSent()) || Classifier.provesNotProcessed(e);
     }
     lastFailure = Events.describe(response, error);
     if (cutShort != null) {
@@ -308,7 +308,7 @@ final class LogicalCall {
 
     policy.events.retryScheduled(request, attempt, lastFailure, decision.delayNanos());
     if (error != null) {
-      if (earlier == null) earlier = new ArrayList<>(Math.min(maxRetries, 16));
+      if (earlier == null) earlier = new FailureHistory();
       earlier.add(error);
     }
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
@@ -348,13 +348,14 @@ final class LogicalCall {
     return last != null ? withHistory(last) : null;
   }
 
-  /** {@code last} with the failures of earlier attempts attached as suppressed. */
+  /**
+   * {@code last} with the failures of earlier attempts attached as suppressed: at most the first
+   * and the last few, with a marker counting those left out ({@link FailureHistory}).
+   */
   private IOException withHistory(IOException last) {
-    List<IOException> e = earlier;
+    FailureHistory e = earlier;
     if (e != null) {
-      for (IOException previous : e) {
-        if (previous != last) last.addSuppressed(previous);
-      }
+      e.attachTo(last);
       earlier = null;
     }
     return last;

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Admission;
+import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.SuppressSignatureCheck;
 import java.io.IOException;
@@ -129,7 +130,7 @@ public final class RetryInterceptor implements Interceptor {
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
     Request request = policy.keys.stamp(chain.request());
-    long callTimeoutNanos = chain.call().timeout().timeoutNanos();
+    long callTimeoutNanos = CallTimeouts.nanosAllowed(chain.call().timeout());
     if (!LogicalCall.canDeferState(policy, request, callTimeoutNanos)) {
       return run(chain, new LogicalCall(policy, request, callTimeoutNanos, 0), null, null);
     }

@@ -36,7 +36,9 @@ public interface RetryListener {
   default void onAttemptStarted(Request request, int attempt) {}
 
   /**
-   * OkHttp sent a request on the network for attempt {@code attempt}. {@code requestInAttempt}
+   * OkHttp sent a request on the network for attempt {@code attempt}: it has written the request's
+   * headers (a request that failed before that cannot have reached the server and is not
+   * reported). {@code requestInAttempt}
    * is 1 for the first; a higher number means OkHttp sent the attempt again by itself underneath
    * okretry (its {@code retryOnConnectionFailure}, a 408, or a 503 with {@code Retry-After: 0})
    * or followed a redirect or auth challenge. Summing these events counts every request that

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Admission;
+import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Decision;
 import java.io.IOException;
 import java.util.List;
@@ -57,6 +58,7 @@ final class RetryingCall implements Call {
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
     Call call = factory.blockingClient.newCall(request);
     call.timeout().timeout(timeout.timeoutNanos(), TimeUnit.NANOSECONDS);
+    if (timeout.hasDeadline()) call.timeout().deadlineNanoTime(timeout.deadlineNanoTime());
     for (EventListener l : eventListeners) call.addEventListener(l);
     current = call;
     if (canceled) call.cancel();
@@ -95,7 +97,10 @@ final class RetryingCall implements Call {
     return canceled;
   }
 
-  /** The whole logical call's timeout; initially the client's {@code callTimeout}. */
+  /**
+   * The whole logical call's timeout, all attempts and waits; initially the client's {@code
+   * callTimeout}. Its deadline, if set, counts too.
+   */
   @Override
   public Timeout timeout() {
     return timeout;
@@ -154,7 +159,8 @@ final class RetryingCall implements Call {
     Async(Callback callback) {
       this.callback = callback;
       this.logical =
-          new LogicalCall(factory.policy, factory.policy.keys.stamp(request), timeout.timeoutNanos(), 0);
+          new LogicalCall(
+              factory.policy, factory.policy.keys.stamp(request), CallTimeouts.nanosAllowed(timeout), 0);
     }
 
     /** Starts the next attempt now, or schedules it if the origin asks to wait. */
@@ -179,10 +185,11 @@ final class RetryingCall implements Call {
                   new AttemptSettings.Tag(logical.deadlineNanos(), logical.mustNotRepeatUnderneath()))
               .build();
       Call call = factory.attemptClient.newCall(attemptRequest);
-      if (logical.needsDeadlineWatch()) {
-        // Each attempt is its own call, so OkHttp's call timeout can bound it to the time left.
-        call.timeout().timeout(Math.max(1, logical.remainingNanos()), TimeUnit.NANOSECONDS);
-      }
+      // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
+      // none) afresh: bound it instead by what the logical call has left, whether that comes from
+      // call.timeout() or okretry's deadline. Shrunk read timeouts alone miss a trickling peer.
+      call.timeout().timeout(
+          logical.hasDeadline() ? Math.max(1, logical.remainingNanos()) : 0, TimeUnit.NANOSECONDS);
       for (EventListener l : eventListeners) call.addEventListener(l);
       current = call;
       logical.attemptStarting(call);
@@ -255,11 +262,7 @@ final class RetryingCall implements Call {
         response.close();
         return;
       }
-      if (starting) { // decided inside enqueue(): a callback never runs on the enqueuing thread
-        factory.attemptClient.dispatcher().executorService().execute(() -> respond(response));
-        return;
-      }
-      respond(response);
+      onCallbackThread(() -> respond(response));
     }
 
     private void respond(Response response) {
@@ -273,11 +276,25 @@ final class RetryingCall implements Call {
 
     private void deliverFailure(IOException e) {
       if (!delivered.compareAndSet(false, true)) return;
+      onCallbackThread(() -> callback.onFailure(RetryingCall.this, e));
+    }
+
+    /**
+     * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
+     * callback never runs on the enqueuing thread), else here. If the dispatcher was shut down,
+     * here after all, as OkHttp itself calls back when its executor rejects a call: enqueue()
+     * returns normally and the callback still runs exactly once.
+     */
+    private void onCallbackThread(Runnable callbackRun) {
       if (starting) {
-        factory.attemptClient.dispatcher().executorService().execute(() -> callback.onFailure(RetryingCall.this, e));
-        return;
+        try {
+          factory.attemptClient.dispatcher().executorService().execute(callbackRun);
+          return;
+        } catch (RejectedExecutionException e) {
+          // fall through: call back on this thread
+        }
       }
-      callback.onFailure(RetryingCall.this, e);
+      callbackRun.run();
     }
   }
 }

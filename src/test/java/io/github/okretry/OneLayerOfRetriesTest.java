@@ -64,6 +64,24 @@ class OneLayerOfRetriesTest {
   }
 
   @Test
+  void okHttpRepeatsEvenAKeylessPostOnA503WithRetryAfterZero() throws Exception {
+    // What the README states: OkHttp's own follow-up for 503 + Retry-After: 0 ignores
+    // retryOnConnectionFailure, so even a keyless POST reaches the server twice. A 503 says the
+    // first was not processed, so this repeats no side effect.
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
+    server.enqueue(new MockResponse.Builder().body("ok").build());
+    OkHttpClient client = RetryInterceptor.builder().listener(listener).build().install(new OkHttpClient.Builder()).build();
+    Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
+        .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
+    try (Response r = client.newCall(post).execute()) {
+      assertThat(r.body().string()).isEqualTo("ok");
+    }
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(network).containsExactly("1.1", "1.2");
+    close(client);
+  }
+
+  @Test
   void a408IsNotRepeatedUnderneathForAPostWithoutKey() throws Exception {
     server.enqueue(new MockResponse.Builder().code(408).build());
     server.enqueue(new MockResponse.Builder().body("duplicate").build());

@@ -476,6 +476,34 @@ class RetryInterceptorTest {
   }
 
   @Test
+  void aThrowingPredicateEndsTheCallWithAnIOExceptionCarryingItAsCauseAndEarlierFailuresAsSuppressed() {
+    // As docs/semantics.md says: the predicate's exception is the cause, never thrown as it is.
+    IOException timeout = new SocketTimeoutException("timeout");
+    IOException odd = new IOException("odd"); // not retried by default, so the predicate is asked
+    script.fail(timeout).fail(odd);
+    RetryInterceptor.Builder onException = retry().retryOnException(e -> {
+      throw new IllegalStateException("predicate bug");
+    });
+    assertThatThrownBy(() -> client(onException).newCall(get()).execute())
+        .isExactlyInstanceOf(IOException.class)
+        .hasMessage("okretry: the retryOnException predicate threw")
+        .hasCauseExactlyInstanceOf(IllegalStateException.class)
+        .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(odd, timeout));
+
+    IOException refused = new ConnectException("refused");
+    script.fail(refused).status(500);
+    RetryInterceptor.Builder onResponse = retry().retryOnResponse(r -> {
+      throw new IllegalStateException("predicate bug");
+    });
+    assertThatThrownBy(() -> client(onResponse).newCall(get()).execute())
+        .isExactlyInstanceOf(IOException.class)
+        .hasMessage("okretry: the retryOnResponse predicate threw")
+        .hasCauseExactlyInstanceOf(IllegalStateException.class)
+        .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(refused));
+    assertThat(events.log).filteredOn(line -> line.startsWith("gaveUp")).hasSize(2);
+  }
+
+  @Test
   void anInterruptArrivingWithARetryableResponseEndsTheCallWithoutSpendingTheBudget() throws IOException {
     Script interrupting = new Script() {
       @Override

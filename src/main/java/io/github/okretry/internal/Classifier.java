@@ -74,7 +74,9 @@ public final class Classifier {
 
   /** True if {@code e} is a retryable failure; a throwing predicate throws through. */
   public boolean isRetryable(IOException e) {
-    return isTransient(e) || (exceptionPredicate != null && exceptionPredicate.test(e));
+    return isTransient(e)
+        || (!isPermanent(e) && provesNotProcessed(e)) // a refusal, whatever OkHttp reports it on
+        || (exceptionPredicate != null && exceptionPredicate.test(e));
   }
 
   /**
@@ -87,26 +89,45 @@ public final class Classifier {
 
   /**
    * True for a failure that proves the server did not process the request although it may have
-   * been written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7).
+   * been written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7), which
+   * OkHttp also reports for a stream above a GOAWAY's last stream id (§6.8: not processed).
+   * OkHttp 5 may throw the failure to write the request body instead, with the refusal it met
+   * reading this exchange's response attached as suppressed: that proves the same. (OkHttp also
+   * attaches failures of its own earlier retries as suppressed, but okretry turns those retries
+   * off for every request that needs this proof: one neither idempotent nor keyed.)
    */
   public static boolean provesNotProcessed(IOException e) {
-    // OkHttp's StreamResetException is internal API; its class name and its message, "stream was
-    // reset: " + the error code, are what it shows without linking against okhttp3.internal.
-    return e.getClass().getName().equals(STREAM_RESET)
-        && REFUSED_STREAM_MESSAGE.equals(e.getMessage());
+    if (isRefusedStream(e)) return true;
+    for (Throwable suppressed : e.getSuppressed()) {
+      if (isRefusedStream(suppressed)) return true;
+    }
+    return false;
   }
 
-  static boolean isTransient(IOException e) {
+  /**
+   * OkHttp's {@code StreamResetException} for {@code REFUSED_STREAM}. It is internal API; its class
+   * name and its message, {@code "stream was reset: " + the error code}, are what it shows without
+   * linking against {@code okhttp3.internal}, which is closed on the module path.
+   */
+  private static boolean isRefusedStream(Throwable t) {
+    return t.getClass().getName().equals(STREAM_RESET) && REFUSED_STREAM_MESSAGE.equals(t.getMessage());
+  }
+
+  /** True for a failure that will not heal by itself, or that is not the peer's doing. */
+  static boolean isPermanent(IOException e) {
     Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
       // A TLS or certificate problem anywhere in the chain will not heal by itself.
-      if (t instanceof SSLException || t instanceof CertificateException) return false;
+      if (t instanceof SSLException || t instanceof CertificateException) return true;
     }
-    if (e instanceof ProtocolException || e instanceof UnknownServiceException) return false;
-    if (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException)) {
-      return false; // an interrupt or OkHttp's call timeout, not a slow peer
-    }
-    t = e;
+    if (e instanceof ProtocolException || e instanceof UnknownServiceException) return true;
+    // an interrupt or OkHttp's call timeout, not a slow peer
+    return e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException);
+  }
+
+  static boolean isTransient(IOException e) {
+    if (isPermanent(e)) return false;
+    Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
       if (t instanceof SocketTimeoutException
           || t instanceof SocketException // refused, reset, broken pipe, no route

@@ -2,12 +2,20 @@ package io.github.okretry.internal;
 
 import okhttp3.Call;
 import okhttp3.EventListener;
+import okhttp3.Request;
 
 /**
- * Watches the network requests of one call's current attempt: whether it began writing its
- * request (so a failure on a request that must not be repeated is retried exactly when the
- * server cannot have seen it), and how many requests OkHttp sent for it (more than one when
- * OkHttp retried by itself or followed a redirect or auth challenge underneath okretry).
+ * Watches the network requests of one call's current attempt: whether it completely wrote the
+ * request headers of one (so a failure on a request that must not be repeated is retried exactly
+ * when the server cannot have seen it), and how many requests OkHttp sent for it (more than one
+ * when OkHttp retried by itself or followed a redirect or auth challenge underneath okretry).
+ *
+ * <p>A request counts as sent at {@code requestHeadersEnd}, not {@code requestHeadersStart}: a
+ * server cannot act on a request whose headers it never received whole. OkHttp 5 reports {@code
+ * requestHeadersStart}, hands the headers to the connection, and reports {@code
+ * requestHeadersEnd} only if that returned; on HTTP/2 the stream is opened in between, so a
+ * connection already shut down by a GOAWAY ({@code ConnectionShutdownException}) fails after the
+ * start and before the end, with nothing sent. A failure after the end proves nothing either way.
  *
  * <p>Attached only when needed (a non-idempotent request without a key, or a listener that wants
  * network requests), so the common path pays nothing. Internal API: not covered by compatibility
@@ -31,22 +39,25 @@ public class SendTracker extends EventListener {
     requestsThisAttempt = 0;
   }
 
-  /** True once the current attempt started writing request headers. */
-  public boolean requestStarted() {
+  /**
+   * True once the current attempt completely wrote the headers of a network request: only then
+   * can the server have processed it.
+   */
+  public boolean requestSent() {
     return requestsThisAttempt > 0;
   }
 
-  /** Network requests sent in the current attempt so far. */
+  /** Network requests whose headers the current attempt completely wrote so far. */
   public int requestsThisAttempt() {
     return requestsThisAttempt;
   }
 
   @Override
-  public void requestHeadersStart(Call call) {
+  public void requestHeadersEnd(Call call, Request request) {
     int n = ++requestsThisAttempt; // events of one call arrive on one thread at a time
     onNetworkRequest(n);
   }
 
-  /** Called for each network request of the attempt, 1 for the first. */
+  /** Called for each network request of the attempt once its headers are written, 1 for the first. */
   protected void onNetworkRequest(int requestInAttempt) {}
 }

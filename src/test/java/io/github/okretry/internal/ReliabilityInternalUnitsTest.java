@@ -399,11 +399,14 @@ class ReliabilityInternalUnitsTest {
     void sendTrackerFollowsTheAttempt() {
       Call call = client.newCall(REQUEST);
       SendTracker tracker = SendTracker.attach(call);
-      assertThat(tracker.requestStarted()).isFalse();
+      assertThat(tracker.requestSent()).isFalse();
       tracker.requestHeadersStart(call);
-      assertThat(tracker.requestStarted()).isTrue();
+      assertThat(tracker.requestSent()).as("headers begun, not yet written whole").isFalse();
+      tracker.requestHeadersEnd(call, REQUEST);
+      assertThat(tracker.requestSent()).isTrue();
+      assertThat(tracker.requestsThisAttempt()).isEqualTo(1);
       tracker.reset();
-      assertThat(tracker.requestStarted()).isFalse();
+      assertThat(tracker.requestSent()).isFalse();
     }
   }
 }

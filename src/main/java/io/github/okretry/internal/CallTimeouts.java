@@ -1,0 +1,29 @@
+package io.github.okretry.internal;
+
+import okio.Timeout;
+
+/**
+ * Reads a call's {@link Timeout} the way OkHttp enforces it: a timeout, a deadline, or both, the
+ * shorter winning. OkHttp's own calls honor {@code call.timeout().deadline(…)} as well as {@code
+ * timeout(…)}; so must okretry wherever it is the one enforcing the call's time.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class CallTimeouts {
+
+  private CallTimeouts() {}
+
+  /**
+   * The time {@code timeout} allows from now, in nanoseconds, or 0 when it sets no limit. A
+   * deadline already passed allows 1 ns: the call ends at once, as OkHttp's would.
+   */
+  public static long nanosAllowed(Timeout timeout) {
+    long nanos = timeout.timeoutNanos();
+    if (timeout.hasDeadline()) {
+      // okio deadlines are on System.nanoTime(); turned into a duration here, at the call's start.
+      long untilDeadline = Math.max(1, timeout.deadlineNanoTime() - System.nanoTime());
+      nanos = nanos == 0 ? untilDeadline : Math.min(nanos, untilDeadline);
+    }
+    return nanos;
+  }
+}
