@@ -50,6 +50,8 @@ case "$what" in
   jitter)   main jitter io.github.okretry.bench.JitterExperiment "$@" ;;
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;
   waiting)  main waiting io.github.okretry.bench.WaitingCost "$@" ;;
+  origins)  main origins io.github.okretry.bench.OriginScaling "$@" ;;
+  crowd)    main "crowd-${1:-burst}" io.github.okretry.bench.CrowdBench "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc
@@ -61,6 +63,6 @@ case "$what" in
     main overload io.github.okretry.bench.LiveOverload
     main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|origins|crowd)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"
