@@ -57,6 +57,14 @@ final class LogicalCall {
   private int throttledCode; // set when beforeAttempt() stops for ORIGIN_THROTTLED
   private long throttledWaitNanos;
 
+  // Pacing (OriginPacer): a retry that waits on an origin's Retry-After, or a call the origin
+  // gate holds, takes a release time from that origin's pacer once its own wait is over.
+  private static final int NOT_PACED = 0, WAITING = 1, RELEASED = 2;
+  private int pacing = NOT_PACED;
+  private String pacedOrigin; // the origin whose pacer this call waits on
+  private long pacedLatestNanos; // the latest it may go, whatever the pacer says
+  private long pacedSlotNanos; // its release time once RELEASED
+
   /**
    * @param callTimeoutNanos OkHttp's call timeout for this call, or 0 for none; it started a
    *     moment before this object is made
@@ -127,25 +135,59 @@ final class LogicalCall {
   }
 
   /**
-   * Consults the origin-wide {@code Retry-After} before an attempt: null to go now, a retry
-   * decision to wait first (then ask again), or a stop for {@link GiveUpReason#ORIGIN_THROTTLED},
-   * after which the caller gets {@link #throttledResponse}.
+   * Consults the origin before an attempt: the origin-wide {@code Retry-After} gate (if on), then,
+   * for a call waiting on the origin (a retry after a 429/503 {@code Retry-After}, or a call the
+   * gate held), the origin's pacer. Null to go now, a retry decision to wait first (then ask
+   * again), or a stop for {@link GiveUpReason#ORIGIN_THROTTLED}, after which the caller gets
+   * {@link #throttledResponse}.
    */
   Decision beforeAttempt() {
-    OriginGate gate = config.originGate;
-    if (gate == null) return null;
-    long now = config.time.nanoTime();
-    OriginGate.Closed closed = gate.check(request.url(), now);
-    if (closed == null) return null;
-    long wait = closed.notBeforeNanos() - now;
-    long remaining = remainingNanos();
-    if (wait > config.policy.maxRetryAfterNanos() || wait >= remaining) {
-      throttledCode = closed.code();
-      throttledWaitNanos = wait;
-      config.notifyGaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
-      return Decision.stop(GiveUpReason.ORIGIN_THROTTLED);
+    if (config.originWideRetryAfter) {
+      long now = config.time.nanoTime();
+      OriginGate.Closed closed = config.originGate.check(request.url(), now);
+      if (closed != null) {
+        long wait = closed.notBeforeNanos() - now;
+        long remaining = remainingNanos();
+        if (wait > config.policy.maxRetryAfterNanos() || wait >= remaining) {
+          throttledCode = closed.code();
+          throttledWaitNanos = wait;
+          config.notifyGaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
+          return Decision.stop(GiveUpReason.ORIGIN_THROTTLED);
+        }
+        // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
+        if (pacing == NOT_PACED) {
+          waitOn(OriginGate.origin(request.url()), now + config.policy.latestWaitNanos(wait, remaining));
+        }
+        return Decision.waitThenRetry(config.policy.spreadUpward(wait, remaining, config.random));
+      }
     }
-    return Decision.waitThenRetry(config.policy.spreadUpward(wait, remaining, config.random));
+    return pace();
+  }
+
+  /**
+   * Once this call's own wait on an origin is over, takes a release time from the origin's
+   * pacer: null to go now, or the wait until it (after which the caller asks again and goes).
+   */
+  private Decision pace() {
+    if (pacing != WAITING) return null;
+    long now = config.time.nanoTime();
+    pacedSlotNanos = config.originGate.reserve(pacedOrigin, now, pacedLatestNanos);
+    pacing = RELEASED; // one wait for the turn, then go: however the clock behaves
+    return pacedSlotNanos - now > 0 ? Decision.waitThenRetry(pacedSlotNanos - now) : null;
+  }
+
+  private void waitOn(String origin, long latestNanos) {
+    pacing = WAITING;
+    pacedOrigin = origin;
+    pacedLatestNanos = latestNanos;
+  }
+
+  /** Tells the pacer what the origin answered to this call's paced attempt. */
+  private void reportPaced(Response response, boolean refused, long retryAfterNanos) {
+    if (pacing != RELEASED) return;
+    pacing = NOT_PACED;
+    if (response == null) return; // an exception says nothing about the origin's pace
+    config.originGate.released(pacedOrigin, pacedSlotNanos, !refused, retryAfterNanos, config.time.nanoTime());
   }
 
   /**
@@ -202,9 +244,11 @@ final class LogicalCall {
       throws IOException {
     boolean retryable;
     boolean provenUnprocessed;
+    boolean throttled = false; // a 429/503 with a Retry-After: the server said when to come back
     long retryAfterNanos = RetryAfter.ABSENT;
     if (response != null) {
       if (!isRetryable(response)) {
+        reportPaced(response, Classifier.provesNotProcessed(response), RetryAfter.ABSENT);
         if (attempt == 1) config.budget.deposit();
         config.notifySucceeded(request, response, attempt);
         return null;
@@ -212,19 +256,24 @@ final class LogicalCall {
       retryable = true;
       provenUnprocessed = Classifier.provesNotProcessed(response);
       retryAfterNanos = RetryAfter.delayNanos(response, config.clock);
-      if (retryAfterNanos != RetryAfter.ABSENT && config.originGate != null && provenUnprocessed) {
+      throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
+      reportPaced(response, provenUnprocessed, retryAfterNanos);
+      if (throttled && config.originWideRetryAfter) {
         // Never close the origin for longer than any call would wait: a hostile "68 years" would
-        // otherwise lock every call out long after the server recovered.
+        // otherwise lock every call out long after the server recovered. The origin closed is
+        // the one that answered: after a redirect, not the one first asked.
         long now = config.time.nanoTime();
         long closedFor = Math.min(retryAfterNanos, config.policy.maxRetryAfterNanos());
-        config.originGate.close(request.url(), now, now + closedFor, response.code());
+        config.originGate.close(response.request().url(), now, now + closedFor, response.code());
       }
     } else if (!canceled && !interrupted && hasDeadline() && remainingNanos() <= 0) {
       // The attempt ran into the deadline (its shrunk timeouts or the deadline watch).
+      reportPaced(null, false, RetryAfter.ABSENT);
       lastFailure = RetryInterceptor.describe(null, error);
       config.notifyGaveUp(request, attempt, GiveUpReason.DEADLINE_EXCEEDED, lastFailure);
       return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
     } else {
+      reportPaced(null, false, RetryAfter.ABSENT);
       retryable = !canceled && !interrupted && isRetryable(error);
       // Never written (the tracker saw no request headers), or refused unprocessed. Without a
       // tracker the request is idempotent, or cannot be repeated anyway.
@@ -244,6 +293,7 @@ final class LogicalCall {
       return Decision.stop(reason);
     }
 
+    long remaining = remainingNanos();
     Decision decision =
         config.policy.decide(
             attempt,
@@ -251,15 +301,23 @@ final class LogicalCall {
             retryable,
             repeatableBody && (idempotent || provenUnprocessed),
             retryAfterNanos,
-            remainingNanos(),
+            remaining,
             previousDelayNanos,
             config.random);
-    if (decision.isRetry() && !config.budget.tryWithdraw(config.time.nanoTime())) {
+    // A retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
+    if (decision.isRetry() && !config.budget.tryWithdraw(throttled, config.time.nanoTime())) {
       decision = Decision.stop(GiveUpReason.BUDGET_EXHAUSTED);
     }
     if (!decision.isRetry()) {
       config.notifyGaveUp(request, attempt, decision.giveUp(), lastFailure);
       return decision;
+    }
+    if (throttled) {
+      // After its Retry-After this retry joins the origin's crowd, paced by the origin that
+      // answered, within the same bounds as the spread: the ceiling, half the time left.
+      waitOn(
+          OriginGate.origin(response.request().url()),
+          config.time.nanoTime() + config.policy.latestWaitNanos(retryAfterNanos, remaining));
     }
 
     config.notifyRetryScheduled(request, attempt, lastFailure, decision.delayNanos());

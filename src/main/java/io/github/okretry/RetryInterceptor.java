@@ -94,7 +94,7 @@ public final class RetryInterceptor implements Interceptor {
   private final boolean generateIdempotencyKeys;
   final RetryListener listener;
   final RetryBudget budget;
-  private final boolean originWideRetryAfter;
+  final boolean originWideRetryAfter;
   final TimeSource time;
   final Clock clock;
   final RandomGenerator random;
@@ -103,7 +103,7 @@ public final class RetryInterceptor implements Interceptor {
   final RetryPolicy policy;
   final Classifier classifier;
   final IdempotencyKeys keys;
-  final OriginGate originGate; // null unless originWideRetryAfter
+  final OriginGate originGate; // per-origin state: the gate (if originWideRetryAfter) and pacing
 
   private RetryInterceptor(Builder b) {
     this.maxRetries = b.maxRetries;
@@ -137,7 +137,7 @@ public final class RetryInterceptor implements Interceptor {
     this.keys =
         new IdempotencyKeys(
             idempotencyKeyHeader, quoteIdempotencyKey, generateIdempotencyKeys, keyGenerator);
-    this.originGate = originWideRetryAfter ? new OriginGate() : null;
+    this.originGate = new OriginGate();
   }
 
   /**
