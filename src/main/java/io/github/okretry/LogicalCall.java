@@ -64,6 +64,8 @@ final class LogicalCall {
   private String pacedOrigin; // the origin whose pacer this call waits on
   private long pacedLatestNanos; // the latest it may go, whatever the pacer says
   private long pacedSlotNanos; // its release time once RELEASED
+  private static final long NOT_TIMED = Long.MIN_VALUE;
+  private long attemptStartedNanos = NOT_TIMED; // set only while some origin is paced
 
   /**
    * @param callTimeoutNanos OkHttp's call timeout for this call, or 0 for none; it started a
@@ -182,12 +184,18 @@ final class LogicalCall {
     pacedLatestNanos = latestNanos;
   }
 
-  /** Tells the pacer what the origin answered to this call's paced attempt. */
+  /**
+   * Tells the origin's pacer what it answered: to this call's paced attempt, or, for any other
+   * admitted call, that the origin admits this client's calls (only if it has a pacer).
+   */
   private void reportPaced(Response response, boolean refused, long retryAfterNanos) {
-    if (pacing != RELEASED) return;
-    pacing = NOT_PACED;
-    if (response == null) return; // an exception says nothing about the origin's pace
-    config.originGate.released(pacedOrigin, pacedSlotNanos, !refused, retryAfterNanos, config.time.nanoTime());
+    if (pacing == RELEASED) {
+      pacing = NOT_PACED;
+      if (response == null) return; // an exception says nothing about the origin's pace
+      config.originGate.released(pacedOrigin, pacedSlotNanos, !refused, retryAfterNanos, config.time.nanoTime());
+    } else if (response != null && !refused && attemptStartedNanos != NOT_TIMED) {
+      config.originGate.admitted(response.request().url(), attemptStartedNanos);
+    }
   }
 
   /**
@@ -212,6 +220,13 @@ final class LogicalCall {
   /** Records that an attempt is about to go out on {@code call}. */
   void attemptStarting(Call call) {
     attempt++;
+    // Only while some origin is paced: its pacer hears of the calls it does not pace, so it
+    // does not mistake their load for its own spacing (OriginPacer).
+    attemptStartedNanos = NOT_TIMED;
+    if (pacing != RELEASED && config.originGate.size() > 0) {
+      attemptStartedNanos = config.time.nanoTime();
+      config.originGate.sent(request.url(), attemptStartedNanos);
+    }
     config.notifyAttemptStarted(request, attempt);
     if (!needsTracker) return;
     if (trackedCall != call) { // the interceptor has one call; the async factory one per attempt

@@ -53,7 +53,10 @@ class PacingHooksTest {
     return b.build();
   }
 
-  /** The pacer of {@code origin} learns a {@code gapMs} gap, and someone takes the turn at now. */
+  /**
+   * The pacer of {@code origin} learns a {@code gapMs} gap, and someone takes the turn at now and
+   * is admitted.
+   */
   void teach(RetryInterceptor retry, String origin, long gapMs) {
     long now = time.nanoTime();
     long base = now - 2 * gapMs * MS;
@@ -63,6 +66,7 @@ class PacingHooksTest {
     // Refused 0.8 × gapMs after an admitted one: turns go 0.8 × 1.25 = gapMs apart.
     gate.released(origin, base + gapMs * 4 / 5 * MS, false, 60_000 * MS, base + 2 * MS);
     gate.reserve(origin, now, Long.MAX_VALUE / 4);
+    gate.released(origin, now, true, RetryAfter.ABSENT, now);
   }
 
   @Test
@@ -86,9 +90,10 @@ class PacingHooksTest {
 
     call.attemptStarting(null);
     assertThat(call.afterAttempt(response(toB, 200, null), null, false, false)).isNull();
-    // The admitted turn, 400 ms after the last, was back to back with it: B now admits at 400 ms.
+    // The admitted turn, 400 ms after the last, was back to back with it: B's turns now go
+    // 400 ms × 1.1 (PACING_MARGIN) apart.
     long now = time.nanoTime();
-    assertThat(retry.originGate.reserve("https://b.test:443", now, Long.MAX_VALUE / 4)).isEqualTo(now + 400 * MS);
+    assertThat(retry.originGate.reserve("https://b.test:443", now, Long.MAX_VALUE / 4)).isEqualTo(now + 440 * MS);
     assertThat(retry.originGate.reserve("https://a.test:443", now, Long.MAX_VALUE / 4))
         .as("A was never paced").isEqualTo(now);
   }

@@ -84,6 +84,8 @@ public final class CrowdBench {
     final AtomicInteger networkRequests = new AtomicInteger();
     final Map<GiveUpReason, AtomicInteger> gaveUp = new ConcurrentHashMap<>();
     final AtomicIntegerArray perCall; // network requests by the call's index tag, if any
+    final AtomicInteger laterRefusals = new AtomicInteger(); // refused attempts after the first
+    final AtomicLong lastRefusalNanos = new AtomicLong();
 
     Counts(int calls) {
       perCall = new AtomicIntegerArray(calls);
@@ -94,6 +96,12 @@ public final class CrowdBench {
       networkRequests.incrementAndGet();
       Integer call = request.tag(Integer.class);
       if (call != null) perCall.incrementAndGet(call);
+    }
+
+    @Override
+    public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+      if (attempt > 1) laterRefusals.incrementAndGet();
+      lastRefusalNanos.accumulateAndGet(System.nanoTime(), Math::max);
     }
 
     @Override
@@ -142,9 +150,10 @@ public final class CrowdBench {
     pool.shutdown();
     shutdown(client);
     System.out.printf(
-        "burst run %d: %d/%d succeeded, makespan %d ms, %d attempts (%.2f per call), codes %s, gave up %s%n",
+        "burst run %d: %d/%d succeeded, makespan %d ms, %d attempts (%.2f per call), codes %s, gave up %s; "
+            + "%d retries refused again, the last %d ms after the start%n",
         run, ok, callers, makespan, counts.networkRequests.get(), counts.networkRequests.get() / (double) callers,
-        codes, counts.gaveUpSummary());
+        codes, counts.gaveUpSummary(), counts.laterRefusals.get(), (counts.lastRefusalNanos.get() - start) / 1_000_000);
   }
 
   static void cold(String url, int run) throws Exception {

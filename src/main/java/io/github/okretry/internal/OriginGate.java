@@ -133,6 +133,32 @@ public final class OriginGate {
     }
   }
 
+  /**
+   * A call that is not paced was sent to {@code url}'s origin at {@code sentNanos}: see {@link
+   * OriginPacer#sent}. Only if the origin has a pacer; adds nothing.
+   */
+  public void sent(HttpUrl url, long sentNanos) {
+    if (size == 0) return;
+    String key = origin(url);
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      if (entry != null && entry.pacer != null) entry.pacer.sent(sentNanos);
+    }
+  }
+
+  /**
+   * The origin of {@code answeredUrl} admitted a call that was not paced, sent at {@code
+   * sentNanos}: see {@link OriginPacer#admitted}. Only if the origin has a pacer; adds nothing.
+   */
+  public void admitted(HttpUrl answeredUrl, long sentNanos) {
+    if (size == 0) return;
+    String key = origin(answeredUrl);
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      if (entry != null && entry.pacer != null) entry.pacer.admitted(sentNanos);
+    }
+  }
+
   /** Origins remembered now; at most the bound. */
   public int size() {
     return size;

@@ -55,8 +55,25 @@ public final class Tuning {
    */
   public static final double PACING_GROWTH = 1.25;
 
+  /**
+   * Once two retries were admitted back to back {@code hi} apart, the next ones go this many
+   * times {@code hi} apart: a gap that passed once may fail by a millisecond of scheduling.
+   */
+  public static final double PACING_MARGIN = 1.1;
+
   /** An origin's pacing is forgotten after this long without a release or an outcome. */
   public static final long PACING_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  /** The sliding window over which an origin's admissions of this client's calls are counted. */
+  public static final long PACING_RATE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * The pacing interval is at most this many mean gaps between the origin's recent admissions of
+   * this client's calls: a crowd is never paced much slower than the origin is admitting the
+   * client (when unpaced first attempts, not the paced spacing, are what fills the origin). 2,
+   * so it does not undercut a learned interval that itself produced those admissions.
+   */
+  public static final double PACING_RATE_SLACK = 2.0;
 
   // ---- Per-origin state (OriginGate) ----
 
