@@ -14,8 +14,9 @@ import okhttp3.HttpUrl;
  * <p>Bounded: at most {@code maxOrigins} origins are remembered ({@link Tuning#MAX_ORIGINS} by
  * default, about 200 bytes each); past that the least recently used one is forgotten, which at
  * worst lets one call through to an origin that is still closed, to be closed again by its
- * answer. Entries whose gate is open and whose pacer is idle are removed when met and, two at a
- * time, from the least recently used end whenever an origin is added, so expiry is amortised. So
+ * answer. Entries whose gate is open and whose pacer is idle are removed when met (by a lookup
+ * or a report) and, two at a time, from the least recently used end whenever an origin is added,
+ * so expiry is amortised and the table empties itself once throttling is over. So
  * every operation costs O(1) (plus building the key) whatever the number of origins, under one
  * short lock; a lookup when nothing is remembered takes no lock.
  *
@@ -142,7 +143,10 @@ public final class OriginGate {
     String key = origin(url);
     synchronized (this) {
       Entry entry = entries.get(key);
-      if (entry != null && entry.pacer != null) entry.pacer.sent(sentNanos);
+      if (entry == null) return;
+      // Once nothing is left to remember, the entry goes, so calls stop paying for reports.
+      if (entry.isEmpty(sentNanos)) remove(key);
+      else if (entry.pacer != null) entry.pacer.sent(sentNanos);
     }
   }
 
@@ -155,7 +159,9 @@ public final class OriginGate {
     String key = origin(answeredUrl);
     synchronized (this) {
       Entry entry = entries.get(key);
-      if (entry != null && entry.pacer != null) entry.pacer.admitted(sentNanos);
+      if (entry == null) return;
+      if (entry.isEmpty(sentNanos)) remove(key);
+      else if (entry.pacer != null) entry.pacer.admitted(sentNanos);
     }
   }
 

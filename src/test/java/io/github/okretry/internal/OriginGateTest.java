@@ -94,6 +94,18 @@ class OriginGateTest {
   }
 
   @Test
+  void reportsAboutAnOriginWithNothingLeftToRememberRemoveIt() {
+    OriginGate gate = new OriginGate();
+    String a = OriginGate.origin(url("a.test"));
+    gate.reserve(a, 0, FAR);
+    gate.sent(url("a.test"), 1); // recent: kept, and no entry is made for another origin
+    gate.admitted(url("b.test"), 1);
+    assertThat(gate.size()).isEqualTo(1);
+    gate.sent(url("a.test"), Tuning.PACING_MEMORY_NANOS + 1);
+    assertThat(gate.size()).as("the table empties itself: calls stop paying for reports").isZero();
+  }
+
+  @Test
   void pacingIsPerOrigin() {
     OriginGate gate = new OriginGate();
     String a = OriginGate.origin(url("a.test"));
