@@ -163,6 +163,55 @@ class CrowdTest {
   }
 
   @Test
+  @Tag("slow") // real time, about 3 s
+  void theSameBurstThroughRetryingCallFactoryEnqueue() throws Exception {
+    LimiterDispatcher limiter = new LimiterDispatcher(20, 1);
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(limiter);
+      server.start();
+      RetryInterceptor retry = RetryInterceptor.builder()
+          .maxRetries(20)
+          .deadline(Duration.ofSeconds(20))
+          .maxRetryAfter(Duration.ofSeconds(5))
+          .build();
+      OkHttpClient client = new OkHttpClient.Builder().build();
+      client.dispatcher().setMaxRequestsPerHost(64);
+      RetryingCallFactory calls = RetryingCallFactory.create(client, retry);
+      java.util.concurrent.ConcurrentLinkedQueue<Integer> codes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+      CountDownLatch done = new CountDownLatch(40);
+      long start = System.nanoTime();
+      try {
+        for (int i = 0; i < 40; i++) {
+          calls.newCall(new Request.Builder().url(server.url("/")).build()).enqueue(new okhttp3.Callback() {
+            @Override
+            public void onResponse(Call call, Response response) {
+              codes.add(response.code());
+              response.close();
+              done.countDown();
+            }
+
+            @Override
+            public void onFailure(Call call, IOException e) {
+              codes.add(-1);
+              done.countDown();
+            }
+          });
+        }
+        assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+        long makespanMs = (System.nanoTime() - start) / 1_000_000;
+        double attemptsPerCall = limiter.requests.get() / 40.0;
+        print("burst, enqueue: %d/40 in %d ms, %.2f attempts per call", codes.stream().filter(c -> c == 200).count(), makespanMs, attemptsPerCall);
+        assertThat(codes).hasSize(40).containsOnly(200);
+        assertThat(makespanMs).isLessThan(10_000);
+        assertThat(attemptsPerCall).isLessThanOrEqualTo(3.0);
+      } finally {
+        calls.close();
+        shutdown(client);
+      }
+    }
+  }
+
+  @Test
   void aFreshClientGetsItsFirstFiftyCallsThroughAFiftyPercentFlakyServer() throws Exception {
     FailingDispatcher flaky = new FailingDispatcher(50, null, 14);
     try (MockWebServer server = new MockWebServer()) {
