@@ -188,7 +188,7 @@ final class LogicalCall {
    * Tells the origin's pacer what it answered: to this call's paced attempt, or, for any other
    * admitted call, that the origin admits this client's calls (only if it has a pacer).
    */
-  private void reportPaced(Response response, boolean refused, long retryAfterNanos) {
+  private void tellPacer(Response response, boolean refused, long retryAfterNanos) {
     if (pacing == RELEASED) {
       pacing = NOT_PACED;
       if (response == null) return; // an exception says nothing about the origin's pace
@@ -263,7 +263,7 @@ final class LogicalCall {
     long retryAfterNanos = RetryAfter.ABSENT;
     if (response != null) {
       if (!isRetryable(response)) {
-        reportPaced(response, Classifier.provesNotProcessed(response), RetryAfter.ABSENT);
+        tellPacer(response, Classifier.provesNotProcessed(response), RetryAfter.ABSENT);
         if (attempt == 1) config.budget.deposit();
         config.notifySucceeded(request, response, attempt);
         return null;
@@ -272,7 +272,7 @@ final class LogicalCall {
       provenUnprocessed = Classifier.provesNotProcessed(response);
       retryAfterNanos = RetryAfter.delayNanos(response, config.clock);
       throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
-      reportPaced(response, provenUnprocessed, retryAfterNanos);
+      tellPacer(response, provenUnprocessed, retryAfterNanos);
       if (throttled && config.originWideRetryAfter) {
         // Never close the origin for longer than any call would wait: a hostile "68 years" would
         // otherwise lock every call out long after the server recovered. The origin closed is
@@ -283,12 +283,12 @@ final class LogicalCall {
       }
     } else if (!canceled && !interrupted && hasDeadline() && remainingNanos() <= 0) {
       // The attempt ran into the deadline (its shrunk timeouts or the deadline watch).
-      reportPaced(null, false, RetryAfter.ABSENT);
+      tellPacer(null, false, RetryAfter.ABSENT);
       lastFailure = RetryInterceptor.describe(null, error);
       config.notifyGaveUp(request, attempt, GiveUpReason.DEADLINE_EXCEEDED, lastFailure);
       return Decision.stop(GiveUpReason.DEADLINE_EXCEEDED);
     } else {
-      reportPaced(null, false, RetryAfter.ABSENT);
+      tellPacer(null, false, RetryAfter.ABSENT);
       retryable = !canceled && !interrupted && isRetryable(error);
       // Never written (the tracker saw no request headers), or refused unprocessed. Without a
       // tracker the request is idempotent, or cannot be repeated anyway.
