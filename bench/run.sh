@@ -54,6 +54,8 @@ case "$what" in
   suppressed) main suppressed io.github.okretry.bench.SuppressedMemory "$@" ;;
   logs)     java -Dorg.slf4j.simpleLogger.log.io.github.okretry=debug -cp "$cp" io.github.okretry.bench.HostileStatusLineLog 2>"$out/logs.txt"
             python3 -c 'import sys; t = open(sys.argv[1], encoding="utf-8").read(); ls = [l for l in t.split("\n") if "RetryInterceptor" in l]; bad = [hex(ord(c)) for l in ls for c in l if ord(c) < 32 or 127 <= ord(c) <= 159 or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]; print(len(ls), "debug lines, longest", max(map(len, ls)), "chars, control characters:", bad, ", CR in the output:", t.count(chr(13)))' "$out/logs.txt" ;;
+  origins)  main origins io.github.okretry.bench.OriginScaling "$@" ;;
+  crowd)    main "crowd-${1:-burst}" io.github.okretry.bench.CrowdBench "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc
@@ -65,6 +67,6 @@ case "$what" in
     main overload io.github.okretry.bench.LiveOverload
     main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"

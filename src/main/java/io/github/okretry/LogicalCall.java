@@ -6,6 +6,7 @@ import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
+import io.github.okretry.internal.PacedCall;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SendTracker;
@@ -56,6 +57,7 @@ final class LogicalCall {
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
   private @Nullable String lastFailure;
+  private final PacedCall paced; // this call's part in its origin's pacing
 
   /**
    * @param request the request with its idempotency key ({@link IdempotencyKeys#stamp})
@@ -80,16 +82,17 @@ final class LogicalCall {
     this.needsTracker =
         (!idempotent && repeatableBody && maxRetries > 0) || policy.events.hasListener();
     this.previousDelayNanos = policy.baseDelayNanos();
+    this.paced = new PacedCall(policy.originGate, policy.time);
   }
 
   /**
    * True if {@code request} needs nothing from okretry before its first attempt: no deadline to
-   * start, no gate to consult, no listener to tell, no send to track and no OkHttp retry to turn
-   * off. The driver then makes its first attempt with no state at all, and makes a LogicalCall
+   * start, no origin state to consult or report to (no gate closed, no crowd paced), no listener
+   * to tell, no send to track and no OkHttp retry to turn off. The driver then makes its first attempt with no state at all, and makes a LogicalCall
    * only if that attempt fails, so the common success allocates nothing here.
    */
   static boolean canDeferState(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    if (callTimeoutNanos != 0 || policy.deadlineNanos() != 0 || policy.originGate != null) return false;
+    if (callTimeoutNanos != 0 || policy.deadlineNanos() != 0 || policy.originGate.size() != 0) return false;
     if (policy.events.hasListener() || !isIdempotentOrKeyed(policy, request)) return false;
     RetryOverrides overrides = RequestTags.overrides(request);
     return overrides == null || overrides.deadlineNanos == 0;
@@ -159,20 +162,31 @@ final class LogicalCall {
         : deadlineNanos - policy.time.nanoTime();
   }
 
-  /** Consults the origin-wide {@code Retry-After} gate before an attempt. */
+  /**
+   * Consults the origin before an attempt: the origin-wide {@code Retry-After} gate (if on),
+   * then, for a call waiting on the origin (a retry after a 429/503 {@code Retry-After}, or a
+   * call the gate held), the origin's pacer ({@link PacedCall}).
+   */
   Admission beforeAttempt() {
-    OriginGate gate = policy.originGate;
-    if (gate == null) return Admission.go();
-    long now = policy.time.nanoTime();
-    OriginGate.Closed closed = gate.check(request.url(), now);
-    if (closed == null) return Admission.go();
-    long wait = closed.notBeforeNanos() - now;
-    long remaining = remainingNanos();
-    if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
-      policy.events.gaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
-      return Admission.throttled(closed.code(), wait);
+    if (policy.originWideRetryAfter()) {
+      long now = policy.time.nanoTime();
+      OriginGate.Closed closed = policy.originGate.check(request.url(), now);
+      if (closed != null) {
+        long wait = closed.notBeforeNanos() - now;
+        long remaining = remainingNanos();
+        if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
+          policy.events.gaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
+          return Admission.throttled(closed.code(), wait);
+        }
+        // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
+        if (!paced.isPaced()) {
+          paced.waitOn(OriginGate.origin(request.url()), now + policy.rules.latestWaitNanos(wait, remaining));
+        }
+        return Admission.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
+      }
     }
-    return Admission.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
+    long turn = paced.turnNanos();
+    return turn > 0 ? Admission.waitFor(turn) : Admission.go();
   }
 
   /**
@@ -198,6 +212,7 @@ final class LogicalCall {
   /** Records that an attempt is about to go out on {@code call}. */
   void attemptStarting(Call call) {
     attempt++;
+    paced.sending(request.url());
     policy.events.attemptStarted(request, attempt);
     if (!needsTracker) return;
     if (trackedCall != call) { // the interceptor has one call; the async factory one per attempt
@@ -232,6 +247,7 @@ final class LogicalCall {
       @Nullable Response response, @Nullable IOException error, @Nullable GiveUpReason cutShort) {
     boolean retryable;
     boolean provenUnprocessed;
+    boolean throttled = false; // a 429/503 with a Retry-After: the server said when to come back
     long retryAfterNanos = RetryAfter.ABSENT;
     if (response != null) {
       try {
@@ -242,21 +258,25 @@ final class LogicalCall {
             new IOException("okretry: the retryOnResponse predicate threw", e));
       }
       if (!retryable) {
+        paced.answered(response, Classifier.provesNotProcessed(response), RetryAfter.ABSENT);
         if (attempt == 1) policy.budget.deposit();
         policy.events.succeeded(request, response, attempt);
         return Decision.deliver();
       }
       provenUnprocessed = Classifier.provesNotProcessed(response);
       retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
-      OriginGate gate = policy.originGate;
-      if (retryAfterNanos != RetryAfter.ABSENT && gate != null && provenUnprocessed) {
+      throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
+      paced.answered(response, provenUnprocessed, retryAfterNanos);
+      if (throttled && policy.originWideRetryAfter()) {
         // Never close the origin for longer than any call would wait: a hostile "68 years" would
-        // otherwise lock every call out long after the server recovered.
+        // otherwise lock every call out long after the server recovered. The origin closed is
+        // the one that answered: after a redirect, not the one first asked.
         long now = policy.time.nanoTime();
         long closedFor = Math.min(retryAfterNanos, policy.maxRetryAfterNanos());
-        gate.close(request.url(), now, now + closedFor, response.code());
+        policy.originGate.close(response.request().url(), now, now + closedFor, response.code());
       }
     } else {
+      paced.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
       IOException e = error != null ? error : new IOException("no outcome");
       if (cutShort == GiveUpReason.DEADLINE_EXCEEDED) {
         return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), deadlineTimeout(e));
@@ -289,21 +309,30 @@ final class LogicalCall {
       return giveUp(cutShort, lastFailure, ended);
     }
 
+    long remaining = remainingNanos();
     AttemptFacts facts =
         AttemptFacts.attempt(attempt, maxRetries)
             .retryable(retryable)
             .safeToRepeat(repeatableBody && (idempotent || provenUnprocessed))
             .retryAfterNanos(retryAfterNanos)
-            .remainingNanos(remainingNanos())
+            .remainingNanos(remaining)
             .previousDelayNanos(previousDelayNanos)
             .build();
     Decision decision = policy.rules.decide(facts, policy.random);
-    if (decision.isRetry() && !policy.budget.tryWithdraw(policy.time.nanoTime())) {
+    // A retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
+    if (decision.isRetry() && !policy.budget.tryWithdraw(throttled, policy.time.nanoTime())) {
       decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
     }
     if (!decision.isRetry()) {
       policy.events.gaveUp(request, attempt, decision.reason(), lastFailure);
       return decision;
+    }
+    if (throttled && response != null) {
+      // After its Retry-After this retry joins the origin's crowd, paced by the origin that
+      // answered, within the same bounds as the spread: the ceiling, half the time left.
+      paced.waitOn(
+          OriginGate.origin(response.request().url()),
+          policy.time.nanoTime() + policy.rules.latestWaitNanos(retryAfterNanos, remaining));
     }
 
     policy.events.retryScheduled(request, attempt, lastFailure, decision.delayNanos());

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
-import java.util.concurrent.atomic.AtomicLong;
+import io.github.okretry.internal.RetryTokenBucket;
+import io.github.okretry.internal.Tuning;
 
 /**
  * Bounds the extra load retries put on a server, across every call that shares this budget.
@@ -8,52 +9,47 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Backoff per call does little for an overloaded service when many calls share one client:
  * every call still retries, so a struggling server sees up to {@code maxRetries + 1} times its
  * normal load. A budget is a token bucket: each call whose <em>first</em> attempt succeeds
- * deposits {@link Builder#percentCanRetry} of a token, each retry withdraws one, and when the
- * bucket is empty a failure is returned without retrying ({@link GiveUpReason#BUDGET_EXHAUSTED}).
- * A small time-based reserve ({@link Builder#minRetriesPerSecond}) lets a quiet client, which
- * makes too few calls to earn tokens, still retry now and then. In the spirit of Finagle's
- * {@code RetryBudget} and gRPC's retry throttling, whose defaults these follow.
+ * deposits {@link Builder#percentCanRetry} of a token, each retry withdraws its cost, and when the
+ * bucket cannot pay a failure is returned without retrying ({@link GiveUpReason#BUDGET_EXHAUSTED}).
+ * A retry after an error costs one token; a retry that waits out a 429 or 503 {@code Retry-After}
+ * costs half a token, because the server said when it can take the request. A new budget starts
+ * full ({@link Builder#maxTokens}, default 100), so a fresh client can ride out a burst of
+ * rate-limited calls or a flaky start. A small time-based reserve ({@link
+ * Builder#minRetriesPerSecond}) lets a quiet client, which makes too few calls to earn tokens,
+ * still retry now and then. In the spirit of Finagle's {@code RetryBudget} and gRPC's retry
+ * throttling, whose defaults these follow.
  *
- * <p>So once failures persist, retries stay within about {@code percentCanRetry} of the calls
- * (plus the reserve), while occasional failures among mostly successful calls are all retried.
+ * <p>So once failures persist and the starting balance is spent, retries stay within about
+ * {@code percentCanRetry} of the calls (plus the reserve), while occasional failures among mostly
+ * successful calls are all retried.
  *
- * <p>Every {@link RetryInterceptor} gets its own budget with the defaults unless given one; pass
+ * <p>Every {@link RetryPolicy} gets its own budget with the defaults unless given one; pass
  * the same instance to several interceptors to share it, or {@link #unlimited()} to turn
  * budgeting off. Thread-safe.
  */
 public final class RetryBudget {
 
-  private static final long MILLI = 1000; // tokens are kept in thousandths
-  private static final long NANOS_PER_SECOND = 1_000_000_000L;
   private static final RetryBudget UNLIMITED = new RetryBudget(null);
 
   private final boolean unlimited;
   private final double percentCanRetry;
   private final int minRetriesPerSecond;
   private final int maxTokens;
-  private final long depositMilli;
-  private final long capacityMilli;
-
-  private final AtomicLong balanceMilli;
-  private long reserveMilli; // guarded by this
-  private long reserveRefilledAtNanos; // guarded by this
-  private boolean reserveStarted; // guarded by this
+  private final RetryTokenBucket bucket; // null when unlimited
 
   private RetryBudget(Builder b) {
     this.unlimited = b == null;
     this.percentCanRetry = b == null ? Double.POSITIVE_INFINITY : b.percentCanRetry;
     this.minRetriesPerSecond = b == null ? 0 : b.minRetriesPerSecond;
     this.maxTokens = b == null ? 0 : b.maxTokens;
-    this.depositMilli = b == null ? 0 : Math.round(b.percentCanRetry * MILLI);
-    this.capacityMilli = (long) maxTokens * MILLI;
-    this.balanceMilli = new AtomicLong(0);
-    this.reserveMilli = (long) minRetriesPerSecond * MILLI;
+    this.bucket = b == null ? null : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond);
   }
 
   /**
-   * A budget with the defaults: 20% of calls may retry, a reserve of 10 retries per second.
+   * A budget with the defaults: starts with 100 tokens, 20% of calls may retry, a reserve of 10
+   * retries per second.
    *
-   * @return a budget with the defaults: 20% of calls may retry, a reserve of 10 retries per second
+   * @return a budget with the defaults
    */
   public static RetryBudget create() {
     return builder().build();
@@ -87,50 +83,32 @@ public final class RetryBudget {
   }
 
   /**
-   * Retries currently available from deposits, ignoring the reserve; for metrics.
+   * Tokens in the balance, ignoring the reserve; for metrics. A new budget holds {@link
+   * Builder#maxTokens}.
    *
-   * @return retries currently available from deposits, ignoring the reserve; for metrics
+   * @return tokens in the balance, ignoring the reserve; for metrics
    */
   public double availableTokens() {
-    return unlimited ? Double.POSITIVE_INFINITY : balanceMilli.get() / (double) MILLI;
+    return unlimited ? Double.POSITIVE_INFINITY : bucket.balanceMilli() / (double) RetryTokenBucket.MILLI;
   }
 
   /** A successful first attempt earns a fraction of a retry. */
   void deposit() {
-    if (unlimited) return;
-    // Skipping the write when full keeps the healthy path to one volatile read per call.
-    for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
-      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli))) return;
-    }
+    if (!unlimited) bucket.deposit();
   }
 
-  /** Takes one retry from the deposits or else the reserve; false if neither has one. */
+  /**
+   * Pays for one retry, from the balance or else the reserve; false if neither can.
+   *
+   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
+   */
+  boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
+    return unlimited || bucket.tryWithdraw(honoursRetryAfter, nowNanos);
+  }
+
+  /** Pays for one retry after an error (not a server-given wait). */
   boolean tryWithdraw(long nowNanos) {
-    if (unlimited) return true;
-    for (long current = balanceMilli.get(); current >= MILLI; current = balanceMilli.get()) {
-      if (balanceMilli.compareAndSet(current, current - MILLI)) return true;
-    }
-    return tryWithdrawReserve(nowNanos);
-  }
-
-  private synchronized boolean tryWithdrawReserve(long nowNanos) {
-    if (minRetriesPerSecond == 0) return false;
-    long cap = (long) minRetriesPerSecond * MILLI;
-    if (!reserveStarted) {
-      reserveStarted = true;
-      reserveRefilledAtNanos = nowNanos;
-    } else {
-      long elapsed = Math.max(0, nowNanos - reserveRefilledAtNanos);
-      // minRetriesPerSecond thousandths of a token per millisecond, computed without overflow.
-      long refill = elapsed >= NANOS_PER_SECOND ? cap : elapsed * minRetriesPerSecond / 1_000_000L;
-      if (refill > 0) {
-        reserveMilli = Math.min(cap, reserveMilli + refill);
-        reserveRefilledAtNanos = nowNanos;
-      }
-    }
-    if (reserveMilli < MILLI) return false;
-    reserveMilli -= MILLI;
-    return true;
+    return tryWithdraw(false, nowNanos);
   }
 
   @Override
@@ -143,9 +121,9 @@ public final class RetryBudget {
 
   /** Builds a {@link RetryBudget}. Not thread-safe; {@link #build()} makes a fresh bucket. */
   public static final class Builder {
-    private double percentCanRetry = 0.2;
-    private int minRetriesPerSecond = 10;
-    private int maxTokens = 100;
+    private double percentCanRetry = Tuning.PERCENT_CAN_RETRY;
+    private int minRetriesPerSecond = Tuning.MIN_RETRIES_PER_SECOND;
+    private int maxTokens = Tuning.MAX_TOKENS;
 
     private Builder() {}
 
@@ -166,8 +144,9 @@ public final class RetryBudget {
     }
 
     /**
-     * Retries allowed per second regardless of deposits, so a client that calls rarely can still
-     * retry. Default 10; 0 disables the reserve.
+     * Tokens per second available regardless of deposits, so a client that calls rarely can still
+     * retry: 10 retries after errors, or 20 that honour a {@code Retry-After}, per second by
+     * default. The reserve holds at most one second's worth. Default 10; 0 disables the reserve.
      *
      * @param minRetriesPerSecond the reserve refill rate, in [0, 1 000 000]
      * @return this builder
@@ -182,8 +161,9 @@ public final class RetryBudget {
     }
 
     /**
-     * The most retries deposits can save up, which bounds the burst of retries at the start of an
-     * outage. Default 100.
+     * The most tokens the balance holds, and what a new budget starts with: the extra attempts a
+     * server that fails everything sees before the budget holds (twice as many retries if each
+     * honours a {@code Retry-After}). Default 100.
      *
      * @param maxTokens the largest saved balance, in [1, 1 000 000]
      * @return this builder
@@ -198,9 +178,9 @@ public final class RetryBudget {
     }
 
     /**
-     * A new, empty budget with this configuration.
+     * A new budget with this configuration, its balance full.
      *
-     * @return a new, empty budget with this configuration
+     * @return a new budget with this configuration, its balance full
      */
     public RetryBudget build() {
       return new RetryBudget(this);

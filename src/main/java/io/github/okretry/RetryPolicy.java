@@ -47,7 +47,7 @@ public final class RetryPolicy {
   final Classifier classifier;
   final IdempotencyKeys keys;
   final Events events;
-  final @Nullable OriginGate originGate;
+  final OriginGate originGate; // per-origin state: the opt-in gate, and the pacing of crowds
 
   RetryPolicy(Settings settings) {
     this.settings = settings;
@@ -70,7 +70,7 @@ public final class RetryPolicy {
             settings.generateIdempotencyKeys,
             settings.keyGenerator);
     this.events = new Events(settings.listener);
-    this.originGate = settings.originWideRetryAfter ? new OriginGate() : null;
+    this.originGate = new OriginGate();
   }
 
   /**

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CallTimeoutTest {
 
   static final long LIMIT_MS = 2_000;
-  static final boolean PRINT = Boolean.getBoolean("okretry.print");
+  static final boolean PRINT = Boolean.getBoolean("okretry.printTables");
 
   /** {@code call.timeout()} of 2 s, no client callTimeout, a peer trickling from the start. */
   @ParameterizedTest(name = "{0}")

@@ -79,6 +79,41 @@ class OriginWideRetryAfterTest {
     }
   }
 
+  @Test
+  void afterARedirectTheOriginThatAnsweredIsClosedNotTheOneFirstAsked() throws Exception {
+    try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
+      b.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
+      b.start();
+      a.enqueue(new MockResponse.Builder().code(302).addHeader("Location", b.url("/moved")).build());
+      a.enqueue(new MockResponse.Builder().body("a is fine").build());
+      a.start();
+      RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build();
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
+      try {
+        // A → 302 → B → 503 Retry-After: 30, which does not fit 5 s: returned at once.
+        try (Response r = client.newCall(new Request.Builder().url(a.url("/start")).build()).execute()) {
+          assertThat(r.code()).isEqualTo(503);
+          assertThat(r.request().url().port()).isEqualTo(b.getPort());
+        }
+        // A did not ask anyone to wait: the next call reaches it.
+        try (Response r = client.newCall(new Request.Builder().url(a.url("/again")).build()).execute()) {
+          assertThat(r.code()).isEqualTo(200);
+          assertThat(r.body().string()).isEqualTo("a is fine");
+        }
+        assertThat(a.getRequestCount()).isEqualTo(2);
+        // B did: a call to it gets the local 503 and B sees nothing more.
+        try (Response r = client.newCall(new Request.Builder().url(b.url("/direct")).build()).execute()) {
+          assertThat(r.code()).isEqualTo(503);
+          assertThat(r.message()).contains("okretry");
+        }
+        assertThat(b.getRequestCount()).isEqualTo(1);
+      } finally {
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+      }
+    }
+  }
+
   static int call(OkHttpClient client, MockWebServer server) throws Exception {
     try (Response r = client.newCall(new Request.Builder().url(server.url("/any/path")).build()).execute()) {
       return r.code();

@@ -175,17 +175,35 @@ class RetryBudgetTest {
   }
 
   @Test
+  void aNewBudgetStartsFullAndARetryAfterRetryAfterCostsHalfAToken() {
+    assertThat(RetryBudget.create().availableTokens()).isEqualTo(100.0);
+    RetryBudget budget = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
+    assertThat(budget.availableTokens()).isEqualTo(2.0);
+    assertThat(budget.tryWithdraw(true, 0)).isTrue();
+    assertThat(budget.availableTokens()).isEqualTo(1.5);
+    assertThat(budget.tryWithdraw(false, 0)).isTrue();
+    assertThat(budget.tryWithdraw(false, 0)).as("half a token left: not enough after an error").isFalse();
+    assertThat(budget.tryWithdraw(true, 0)).as("enough to honour a Retry-After").isTrue();
+    assertThat(budget.tryWithdraw(true, 0)).isFalse();
+  }
+
+  @Test
   void interceptorsCanShareOneBudget() throws IOException {
-    RetryBudget shared = RetryBudget.builder().minRetriesPerSecond(0).build();
+    // Two tokens to start with and no reserve: every retry below is paid from the shared balance.
+    RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
     SharedClock clock = new SharedClock();
     AtomicInteger hits = new AtomicInteger();
     OkHttpClient a = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.builder().timeSource(clock).retryBudget(shared).build())
         .addInterceptor(flakyServer(0.0, 1, hits)).build();
     OkHttpClient b = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.builder().timeSource(clock).retryBudget(shared).build())
         .addInterceptor(flakyServer(1.0, 1, hits)).build();
+    b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+    assertThat(hits.get()).as("b's first attempt + 2 retries from the starting balance").isEqualTo(3);
+    b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+    assertThat(hits.get()).as("spent: no retry").isEqualTo(4);
     for (int i = 0; i < 10; i++) a.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
     assertThat(shared.availableTokens()).isEqualTo(2.0);
     b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
-    assertThat(hits.get()).isEqualTo(10 + 3); // b's first attempt + the 2 retries a paid for
+    assertThat(hits.get()).isEqualTo(4 + 10 + 3); // b's first attempt + the 2 retries a paid for
   }
 }

@@ -173,6 +173,7 @@ class RetryPolicyTest {
     @Test
     void successDepositsIntoTheBudgetAndReturnsAtOnce() throws IOException {
       RetryBudget budget = RetryBudget.builder().percentCanRetry(0.5).build();
+      assertThat(budget.tryWithdraw(0)).as("a new budget starts full: make room for a deposit").isTrue();
       double before = budget.availableTokens();
       script.status(404);
       try (Response r = client(RetryInterceptor.builder().timeSource(time).retryBudget(budget).build())

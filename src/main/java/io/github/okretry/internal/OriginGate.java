@@ -1,14 +1,24 @@
 package io.github.okretry.internal;
 
 import java.util.Iterator;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import okhttp3.HttpUrl;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Remembers, per origin (scheme, host, port), the earliest time a server allowed the next
- * request through a 429/503 {@code Retry-After}, so every call to that origin respects it instead
- * of each discovering it with a rejected request of its own.
+ * What one interceptor knows per origin (scheme, host, port): the opt-in origin-wide {@code
+ * Retry-After} gate, which holds every call to an origin that refused a call with a 429/503
+ * {@code Retry-After} until the time it named, and the {@link OriginPacer} that spreads this
+ * client's retries waiting on the origin.
+ *
+ * <p>Bounded: at most {@code maxOrigins} origins are remembered ({@link Tuning#MAX_ORIGINS} by
+ * default, about 200 bytes each); past that the least recently used one is forgotten, which at
+ * worst lets one call through to an origin that is still closed, to be closed again by its
+ * answer. Entries whose gate is open and whose pacer is idle are removed when met (by a lookup
+ * or a report) and, two at a time, from the least recently used end whenever an origin is added,
+ * so expiry is amortised and the table empties itself once throttling is over. So
+ * every operation costs O(1) (plus building the key) whatever the number of origins, under one
+ * short lock; a lookup when nothing is remembered takes no lock.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -19,8 +29,8 @@ public final class OriginGate {
    * closed it, handed to callers that cannot wait.
    */
   public static final class Closed {
-    final long notBeforeNanos;
-    final int code;
+    private final long notBeforeNanos;
+    private final int code;
 
     Closed(long notBeforeNanos, int code) {
       this.notBeforeNanos = notBeforeNanos;
@@ -34,44 +44,172 @@ public final class OriginGate {
     public int code() {
       return code;
     }
+
+    @Override
+    public String toString() {
+      return "Closed{notBeforeNanos=" + notBeforeNanos + ", code=" + code + "}";
+    }
   }
 
-  /** Past this many origins, expired entries are swept on the next close. */
-  static final int PRUNE_ABOVE = 256;
+  /** One origin's state. Guarded by the gate's lock. */
+  private static final class Entry {
+    Closed closed; // null: open
+    OriginPacer pacer; // null until a retry waits on the origin
 
-  private final ConcurrentHashMap<String, Closed> closed = new ConcurrentHashMap<>();
-
-  /** Closes {@code url}'s origin until {@code notBeforeNanos}; a later time wins. */
-  public void close(HttpUrl url, long nowNanos, long notBeforeNanos, int code) {
-    if (closed.size() > PRUNE_ABOVE) {
-      // A client talking to many hosts must not accumulate one entry per host forever.
-      for (Iterator<Closed> i = closed.values().iterator(); i.hasNext(); ) {
-        if (i.next().notBeforeNanos - nowNanos <= 0) i.remove();
-      }
+    boolean isEmpty(long nowNanos) {
+      if (closed != null && closed.notBeforeNanos - nowNanos > 0) return false;
+      return pacer == null || pacer.isIdle(nowNanos);
     }
-    String key = origin(url);
-    Closed update = new Closed(notBeforeNanos, code);
-    while (true) {
-      Closed old = closed.putIfAbsent(key, update);
-      if (old == null || update.notBeforeNanos - old.notBeforeNanos <= 0) return;
-      if (closed.replace(key, old, update)) return;
+  }
+
+  /** Origins looked at from the least recently used end, per insertion, for amortised expiry. */
+  private static final int EXPIRE_PER_INSERT = 2;
+
+  private final int maxOrigins;
+  private final LinkedHashMap<String, Entry> entries; // guarded by this; access order: LRU first
+  private volatile int size; // entries.size(), readable without the lock
+
+  /** A gate remembering at most {@link Tuning#MAX_ORIGINS} origins. */
+  public OriginGate() {
+    this(Tuning.MAX_ORIGINS);
+  }
+
+  /** A gate remembering at most {@code maxOrigins} origins. */
+  public OriginGate(int maxOrigins) {
+    if (maxOrigins < 1) throw new IllegalArgumentException("maxOrigins < 1: " + maxOrigins);
+    this.maxOrigins = maxOrigins;
+    this.entries = new LinkedHashMap<>(16, 0.75f, true);
+  }
+
+  /**
+   * Closes the origin of {@code answeredUrl} (the URL that actually answered, after redirects)
+   * until {@code notBeforeNanos}; a later time wins.
+   */
+  public void close(HttpUrl answeredUrl, long nowNanos, long notBeforeNanos, int code) {
+    String key = origin(answeredUrl);
+    synchronized (this) {
+      Entry entry = entryFor(key, nowNanos);
+      if (entry.closed == null
+          || entry.closed.notBeforeNanos - nowNanos <= 0
+          || notBeforeNanos - entry.closed.notBeforeNanos > 0) {
+        entry.closed = new Closed(notBeforeNanos, code);
+      }
     }
   }
 
   /** The gate in front of {@code url} at {@code nowNanos}, or null if it is open. */
-  public @Nullable Closed check(HttpUrl url, long nowNanos) {
-    if (closed.isEmpty()) return null; // the common case, without building a key
+  public Closed check(HttpUrl url, long nowNanos) {
+    if (size == 0) return null; // the common case, without building a key or locking
     String key = origin(url);
-    Closed gate = closed.get(key);
-    if (gate == null) return null;
-    if (gate.notBeforeNanos - nowNanos <= 0) {
-      closed.remove(key, gate);
-      return null;
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      if (entry == null || entry.closed == null) return null;
+      if (entry.closed.notBeforeNanos - nowNanos <= 0) {
+        entry.closed = null;
+        if (entry.isEmpty(nowNanos)) remove(key);
+        return null;
+      }
+      return entry.closed;
     }
-    return gate;
   }
 
-  static String origin(HttpUrl url) {
+  /**
+   * The release time for a retry waiting on {@code origin}: see {@link OriginPacer#reserve}.
+   *
+   * @param origin a key from {@link #origin(HttpUrl)}
+   */
+  public long reserve(String origin, long nowNanos, long latestNanos) {
+    synchronized (this) {
+      return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos);
+    }
+  }
+
+  /**
+   * What {@code origin} answered to the retry released at {@code slotNanos}: see {@link
+   * OriginPacer#released}.
+   */
+  public void released(String origin, long slotNanos, boolean admitted, long retryAfterNanos, long nowNanos) {
+    synchronized (this) {
+      pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, nowNanos);
+    }
+  }
+
+  /**
+   * A call that is not paced was sent to {@code url}'s origin at {@code sentNanos}: see {@link
+   * OriginPacer#sent}. Only if the origin has a pacer; adds nothing.
+   */
+  public void sent(HttpUrl url, long sentNanos) {
+    if (size == 0) return;
+    String key = origin(url);
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      if (entry == null) return;
+      // Once nothing is left to remember, the entry goes, so calls stop paying for reports.
+      if (entry.isEmpty(sentNanos)) remove(key);
+      else if (entry.pacer != null) entry.pacer.sent(sentNanos);
+    }
+  }
+
+  /**
+   * The origin of {@code answeredUrl} admitted a call that was not paced, sent at {@code
+   * sentNanos}: see {@link OriginPacer#admitted}. Only if the origin has a pacer; adds nothing.
+   */
+  public void admitted(HttpUrl answeredUrl, long sentNanos) {
+    if (size == 0) return;
+    String key = origin(answeredUrl);
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      if (entry == null) return;
+      if (entry.isEmpty(sentNanos)) remove(key);
+      else if (entry.pacer != null) entry.pacer.admitted(sentNanos);
+    }
+  }
+
+  /** Origins remembered now; at most the bound. */
+  public int size() {
+    return size;
+  }
+
+  /** The key of {@code url}'s origin: {@code scheme://host:port}. */
+  public static String origin(HttpUrl url) {
     return url.scheme() + "://" + url.host() + ":" + url.port();
+  }
+
+  private OriginPacer pacerFor(String key, long nowNanos) {
+    Entry entry = entryFor(key, nowNanos);
+    if (entry.pacer == null) entry.pacer = new OriginPacer();
+    return entry.pacer;
+  }
+
+  /** The entry for {@code key}, added if missing. Holds the lock. */
+  private Entry entryFor(String key, long nowNanos) {
+    Entry entry = entries.get(key);
+    if (entry != null) return entry;
+    expireLeastRecentlyUsed(nowNanos);
+    entry = new Entry();
+    entries.put(key, entry);
+    if (entries.size() > maxOrigins) {
+      // The bound: forget the least recently used origin, whatever its state.
+      Iterator<Map.Entry<String, Entry>> eldest = entries.entrySet().iterator();
+      eldest.next();
+      eldest.remove();
+    }
+    size = entries.size();
+    return entry;
+  }
+
+  /** Removes up to {@link #EXPIRE_PER_INSERT} empty entries from the least recently used end. */
+  private void expireLeastRecentlyUsed(long nowNanos) {
+    Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
+    for (int i = 0; i < EXPIRE_PER_INSERT && it.hasNext(); i++) {
+      if (!it.next().getValue().isEmpty(nowNanos)) return;
+      it.remove();
+    }
+    size = entries.size();
+  }
+
+  private void remove(String key) {
+    entries.remove(key);
+    size = entries.size();
   }
 }

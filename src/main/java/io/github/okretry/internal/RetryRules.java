@@ -84,9 +84,19 @@ public final class RetryRules {
   public long spreadUpward(long waitNanos, long remainingNanos, RandomSource random) {
     if (retryAfterSpread == 0 || waitNanos == 0) return waitNanos;
     long extra = Backoff.uniform(random, 0, (long) (waitNanos * retryAfterSpread));
+    return Math.min(waitNanos + extra, latestWaitNanos(waitNanos, remainingNanos));
+  }
+
+  /**
+   * The longest a server's wait of {@code waitNanos} may be stretched, by the spread or by the
+   * pacing of a crowd: the ceiling, and half the time the wait leaves before the deadline. Never
+   * below {@code waitNanos}.
+   *
+   * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
+   */
+  public long latestWaitNanos(long waitNanos, long remainingNanos) {
     long slack = remainingNanos - waitNanos; // > 0: the caller checked that the wait fits
-    long limit = Math.min(maxRetryAfterNanos, waitNanos + slack / 2);
-    return Math.max(waitNanos, Math.min(waitNanos + extra, limit));
+    return Math.max(waitNanos, Math.min(maxRetryAfterNanos, waitNanos + slack / 2));
   }
 
   @Override

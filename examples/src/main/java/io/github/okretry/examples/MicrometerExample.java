@@ -26,8 +26,8 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * {@link RetryMetrics} on a {@link SimpleMeterRegistry}: ten healthy calls fill the retry budget
- * a little, then four calls fail in four ways (two 503s, a read timeout, a server that stays
+ * {@link RetryMetrics} on a {@link SimpleMeterRegistry}: ten healthy calls (the retry budget starts
+ * full, so their deposits find no room), then four calls fail in four ways (two 503s, a read timeout, a server that stays
  * down, a {@code Retry-After} too long to wait), and the meters show attempts, retries by
  * reason, give-ups by reason and the budget's tokens.
  */
@@ -61,7 +61,7 @@ public final class MicrometerExample {
           .build();
 
       for (int i = 0; i < 10; i++) call(client, server, "/healthy");
-      System.out.printf("after 10 healthy calls: okretry.budget.tokens = %.1f (each first-attempt success deposits 0.2)%n",
+      System.out.printf("after 10 healthy calls: okretry.budget.tokens = %.1f (a new budget starts full; a first-attempt success adds 0.2 while there is room)%n",
           budget.availableTokens());
       for (String path : List.of("/flaky", "/slow", "/down", "/busy")) call(client, server, path);
 

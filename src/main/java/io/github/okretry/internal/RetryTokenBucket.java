@@ -1,0 +1,125 @@
+package io.github.okretry.internal;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The arithmetic of a retry budget: a balance that calls whose first attempt succeeds pay into
+ * and retries draw from, plus a small reserve refilled with time. Every decision takes the time
+ * as an argument, so the same code runs on a real clock inside {@code RetryBudget} and on a
+ * simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the balance is
+ * lock-free, the reserve is {@code synchronized}.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class RetryTokenBucket {
+
+  /** Thousandths per token. */
+  public static final long MILLI = 1000;
+
+  private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+  private final long depositMilli;
+  private final long capacityMilli;
+  private final int reservePerSecond;
+  private final long retryCostMilli;
+  private final long retryAfterCostMilli;
+  private final AtomicLong balanceMilli;
+
+  private long reserveMilli; // guarded by this
+  private long reserveRefilledAtNanos; // guarded by this
+  private boolean reserveStarted; // guarded by this
+
+  /**
+   * @param depositMilli paid in by each call whose first attempt succeeds, ≥ 0
+   * @param capacityMilli the most the balance holds, ≥ 1000 (one retry)
+   * @param initialMilli the balance of a new bucket, in {@code [0, capacityMilli]}
+   * @param reservePerSecond the reserve's refill rate and cap, in tokens; 0 for no reserve
+   * @param retryCostMilli what a retry after an error without a server-given wait costs, > 0
+   * @param retryAfterCostMilli what a retry honouring a 429/503 {@code Retry-After} costs, > 0
+   */
+  public RetryTokenBucket(
+      long depositMilli,
+      long capacityMilli,
+      long initialMilli,
+      int reservePerSecond,
+      long retryCostMilli,
+      long retryAfterCostMilli) {
+    if (depositMilli < 0) throw new IllegalArgumentException("depositMilli < 0: " + depositMilli);
+    if (capacityMilli < MILLI) throw new IllegalArgumentException("capacityMilli < 1000: " + capacityMilli);
+    if (initialMilli < 0 || initialMilli > capacityMilli) {
+      throw new IllegalArgumentException("initialMilli not in [0, " + capacityMilli + "]: " + initialMilli);
+    }
+    if (reservePerSecond < 0) throw new IllegalArgumentException("reservePerSecond < 0: " + reservePerSecond);
+    if (retryCostMilli <= 0) throw new IllegalArgumentException("retryCostMilli <= 0: " + retryCostMilli);
+    if (retryAfterCostMilli <= 0) {
+      throw new IllegalArgumentException("retryAfterCostMilli <= 0: " + retryAfterCostMilli);
+    }
+    this.depositMilli = depositMilli;
+    this.capacityMilli = capacityMilli;
+    this.reservePerSecond = reservePerSecond;
+    this.retryCostMilli = retryCostMilli;
+    this.retryAfterCostMilli = retryAfterCostMilli;
+    this.balanceMilli = new AtomicLong(initialMilli);
+    this.reserveMilli = (long) reservePerSecond * MILLI;
+  }
+
+  /** A bucket with okretry's defaults ({@link Tuning}) and the given public settings. */
+  public static RetryTokenBucket withDefaults(double percentCanRetry, int maxTokens, int minRetriesPerSecond) {
+    long capacity = (long) maxTokens * MILLI;
+    return new RetryTokenBucket(
+        Math.round(percentCanRetry * MILLI),
+        capacity,
+        Math.round(capacity * Tuning.INITIAL_FILL),
+        minRetriesPerSecond,
+        Tuning.RETRY_COST_MILLI,
+        Tuning.RETRY_AFTER_COST_MILLI);
+  }
+
+  /** The balance, without the reserve, in thousandths of a token. */
+  public long balanceMilli() {
+    return balanceMilli.get();
+  }
+
+  /** A call's first attempt succeeded: pays in its share, up to the capacity. */
+  public void deposit() {
+    // Skipping the write when full keeps the healthy path to one volatile read per call.
+    for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
+      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli))) return;
+    }
+  }
+
+  /**
+   * Pays for one retry from the balance, or else from the reserve; false if neither holds its
+   * cost, and then nothing is taken.
+   *
+   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
+   * @param nowNanos the monotonic time, for the reserve's refill
+   */
+  public boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
+    long cost = honoursRetryAfter ? retryAfterCostMilli : retryCostMilli;
+    for (long current = balanceMilli.get(); current >= cost; current = balanceMilli.get()) {
+      if (balanceMilli.compareAndSet(current, current - cost)) return true;
+    }
+    return tryWithdrawReserve(cost, nowNanos);
+  }
+
+  private synchronized boolean tryWithdrawReserve(long cost, long nowNanos) {
+    if (reservePerSecond == 0) return false;
+    long cap = (long) reservePerSecond * MILLI;
+    if (!reserveStarted) {
+      reserveStarted = true;
+      reserveRefilledAtNanos = nowNanos;
+    } else {
+      long elapsed = Math.max(0, nowNanos - reserveRefilledAtNanos);
+      // reservePerSecond thousandths of a token per millisecond, computed without overflow.
+      long refill = elapsed >= NANOS_PER_SECOND ? cap : elapsed * reservePerSecond / 1_000_000L;
+      if (refill > 0) {
+        reserveMilli = Math.min(cap, reserveMilli + refill);
+        reserveRefilledAtNanos = nowNanos;
+      }
+    }
+    if (reserveMilli < cost) return false;
+    reserveMilli -= cost;
+    return true;
+  }
+}

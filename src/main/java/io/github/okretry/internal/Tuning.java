@@ -1,0 +1,85 @@
+package io.github.okretry.internal;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The numbers that decide how much load okretry lets through to a server when failures pile
+ * up: the retry budget's defaults, what a retry costs, how the pacer of a crowd learns, and how
+ * many origins the per-origin state remembers. They live here, together, so a reviewer finds
+ * them in one place and a fleet simulator can build {@link RetryTokenBucket} and {@link
+ * OriginPacer} with other values side by side with these. Why each value was chosen is in
+ * {@code docs/semantics.md} ("Retry budget", "Pacing a crowd").
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class Tuning {
+
+  private Tuning() {}
+
+  // ---- Retry budget (RetryBudget, RetryTokenBucket) ----
+
+  /** Tokens a logical call whose first attempt succeeds deposits, as Finagle and gRPC do. */
+  public static final double PERCENT_CAN_RETRY = 0.2;
+
+  /** The reserve: tokens per second, and its cap, independent of deposits (Finagle: 10). */
+  public static final int MIN_RETRIES_PER_SECOND = 10;
+
+  /** The most tokens the balance holds. */
+  public static final int MAX_TOKENS = 100;
+
+  /**
+   * The fraction of {@link #MAX_TOKENS} a new budget starts with: full, as gRPC (A6), the AWS SDKs
+   * and MongoDB's drivers start, and like Finagle's 100 retries at t = 0. A fresh client can ride
+   * out a burst or a flaky start; a server that fails everything sees at most the starting
+   * balance in extra attempts before the budget holds.
+   */
+  public static final double INITIAL_FILL = 1.0;
+
+  /** What a retry after an error without a server-given wait costs, in thousandths of a token. */
+  public static final long RETRY_COST_MILLI = 1000;
+
+  /**
+   * What a retry costs that honours a 429/503 {@code Retry-After}, in thousandths of a token: half
+   * of an ordinary retry. The server said when it can take the request, the retry comes no
+   * earlier, and refusing such a request costs a rate limiter little; but a server that sends
+   * {@code Retry-After} on every response still has its extra load bounded (twice the ordinary
+   * retry rate). AWS's 2026 retry update charges throttling retries 5 tokens against 14.
+   */
+  public static final long RETRY_AFTER_COST_MILLI = 500;
+
+  // ---- Pacing a crowd on one origin (OriginPacer) ----
+
+  /**
+   * Before any two retries were admitted back to back, the next release goes this many times the
+   * widest refused gap after the last admitted one.
+   */
+  public static final double PACING_GROWTH = 1.25;
+
+  /**
+   * Once two retries were admitted back to back {@code hi} apart, the next ones go this many
+   * times {@code hi} apart: a gap that passed once may fail by a millisecond of scheduling.
+   */
+  public static final double PACING_MARGIN = 1.1;
+
+  /** An origin's pacing is forgotten after this long without a release or an outcome. */
+  public static final long PACING_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  /** The sliding window over which an origin's admissions of this client's calls are counted. */
+  public static final long PACING_RATE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * The pacing interval is at most this many mean gaps between the origin's recent admissions of
+   * this client's calls: a crowd is never paced much slower than the origin is admitting the
+   * client (when unpaced first attempts, not the paced spacing, are what fills the origin). 2,
+   * so it does not undercut a learned interval that itself produced those admissions.
+   */
+  public static final double PACING_RATE_SLACK = 2.0;
+
+  // ---- Per-origin state (OriginGate) ----
+
+  /**
+   * The most origins whose gate and pacing one interceptor remembers; past it the least recently
+   * used is forgotten. About 200 bytes each.
+   */
+  public static final int MAX_ORIGINS = 1024;
+}

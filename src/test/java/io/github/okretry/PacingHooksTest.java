@@ -1,0 +1,131 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.okretry.internal.Admission;
+import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.OriginGate;
+import io.github.okretry.internal.RetryAfter;
+import java.io.IOException;
+import java.time.Duration;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How one logical call meets its origin's pacer, on fake time: after a 429/503 {@code
+ * Retry-After} it waits the server's time, then takes its turn from the pacer of the origin that
+ * answered, never past {@code maxRetryAfter} or half the time left; its answer teaches the pacer;
+ * and such a retry costs the budget half a token.
+ */
+class PacingHooksTest {
+
+  static final long MS = 1_000_000L;
+
+  final FakeTime time = new FakeTime();
+  final RetryBudget budget = RetryBudget.create();
+
+  RetryInterceptor retry(Duration deadline) {
+    return RetryInterceptor.builder()
+        .timeSource(time)
+        .retryAfterSpread(0)
+        .maxRetries(5)
+        .maxRetryAfter(Duration.ofSeconds(5))
+        .deadline(deadline)
+        .retryBudget(budget)
+        .build();
+  }
+
+  static Request get(String url) {
+    return new Request.Builder().url(url).build();
+  }
+
+  static Response response(Request answered, int code, String retryAfter) {
+    Response.Builder b = new Response.Builder()
+        .request(answered)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("x")
+        .body(ResponseBody.create("", (MediaType) null));
+    if (retryAfter != null) b.header("Retry-After", retryAfter);
+    return b.build();
+  }
+
+  /**
+   * The pacer of {@code origin} learns a {@code gapMs} gap, and someone takes the turn at now and
+   * is admitted.
+   */
+  void teach(RetryInterceptor retry, String origin, long gapMs) {
+    long now = time.nanoTime();
+    long base = now - 2 * gapMs * MS;
+    OriginGate gate = retry.policy().originGate;
+    gate.reserve(origin, base, Long.MAX_VALUE / 4);
+    gate.released(origin, base, true, RetryAfter.ABSENT, base + MS);
+    // Refused 0.8 × gapMs after an admitted one: turns go 0.8 × 1.25 = gapMs apart.
+    gate.released(origin, base + gapMs * 4 / 5 * MS, false, 60_000 * MS, base + 2 * MS);
+    gate.reserve(origin, now, Long.MAX_VALUE / 4);
+    gate.released(origin, now, true, RetryAfter.ABSENT, now);
+  }
+
+  @Test
+  void afterItsRetryAfterARetryWaitsForItsTurnFromTheOriginThatAnswered() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(20));
+    Request toA = get("https://a.test/start");
+    Request toB = get("https://b.test/moved"); // A redirected to B, and B refused
+    LogicalCall call = new LogicalCall(retry.policy(), toA, 0, 0);
+    assertThat(call.beforeAttempt()).as("not waiting on anything: go").isEqualTo(Admission.go());
+    call.attemptStarting(null);
+    Decision decision = call.afterAttempt(response(toB, 429, "1"), null, null);
+    assertThat(decision.delayNanos()).as("the server's second, exactly (spread 0)").isEqualTo(1_000 * MS);
+    assertThat(budget.availableTokens()).as("a retry that honours Retry-After costs half").isEqualTo(99.5);
+
+    time.advance(Duration.ofSeconds(1));
+    teach(retry, "https://b.test:443", 400); // B's pacer: turns 400 ms apart, the last one now
+    Admission turn = call.beforeAttempt();
+    assertThat(turn.waitNanos()).as("the next turn at B").isEqualTo(400 * MS);
+    time.advance(Duration.ofMillis(400));
+    assertThat(call.beforeAttempt()).as("its turn: go").isEqualTo(Admission.go());
+
+    call.attemptStarting(null);
+    assertThat(call.afterAttempt(response(toB, 200, null), null, null)).isEqualTo(Decision.deliver());
+    // The admitted turn, 400 ms after the last, was back to back with it: B's turns now go
+    // 400 ms × 1.1 (PACING_MARGIN) apart.
+    long now = time.nanoTime();
+    assertThat(retry.policy().originGate.reserve("https://b.test:443", now, Long.MAX_VALUE / 4)).isEqualTo(now + 440 * MS);
+    assertThat(retry.policy().originGate.reserve("https://a.test:443", now, Long.MAX_VALUE / 4))
+        .as("A was never paced").isEqualTo(now);
+  }
+
+  @Test
+  void aTurnNeverComesPastMaxRetryAfterNorIntoTheSecondHalfOfTheTimeLeft() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(4));
+    Request request = get("https://a.test/");
+    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
+    call.attemptStarting(null);
+    Decision decision = call.afterAttempt(response(request, 503, "1"), null, null);
+    assertThat(decision.delayNanos()).isEqualTo(1_000 * MS);
+    time.advance(Duration.ofSeconds(1));
+    teach(retry, "https://a.test:443", 10_000); // turns 10 s apart
+    // 4 s deadline: 1 s Retry-After leaves 3 s, of which the wait may take half: at most 2.5 s.
+    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(1_500 * MS);
+    time.advance(Duration.ofMillis(1_500));
+    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+  }
+
+  @Test
+  void aRetryAfterAnErrorIsNotPacedAndCostsAWholeToken() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(20));
+    Request request = get("https://a.test/");
+    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
+    call.attemptStarting(null);
+    Decision decision = call.afterAttempt(response(request, 503, null), null, null);
+    assertThat(decision.isRetry()).isTrue();
+    assertThat(budget.availableTokens()).isEqualTo(99.0);
+    time.advance(Duration.ofNanos(decision.delayNanos()));
+    teach(retry, "https://a.test:443", 10_000);
+    assertThat(call.beforeAttempt()).as("backoff only: the pacer is for Retry-After crowds").isEqualTo(Admission.go());
+  }
+}

@@ -1,0 +1,119 @@
+package io.github.okretry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import okhttp3.HttpUrl;
+import org.junit.jupiter.api.Test;
+
+/** The per-origin table: gate semantics, its bound, LRU eviction and amortised expiry. */
+class OriginGateTest {
+
+  static final long S = 1_000_000_000L;
+  static final long FAR = Long.MAX_VALUE / 4;
+
+  static HttpUrl url(String host) {
+    return HttpUrl.get("https://" + host + "/any/path?q=1");
+  }
+
+  @Test
+  void aLaterTimeWinsAnEarlierOneNeverShortensAndThePastReopens() {
+    OriginGate gate = new OriginGate();
+    gate.close(url("a.test"), 0, 10 * S, 503);
+    gate.close(url("a.test"), 1 * S, 5 * S, 429);
+    assertThat(gate.check(url("a.test"), 2 * S).notBeforeNanos()).isEqualTo(10 * S);
+    assertThat(gate.check(url("a.test"), 2 * S).code()).isEqualTo(503);
+    gate.close(url("a.test"), 3 * S, 20 * S, 429);
+    assertThat(gate.check(url("a.test"), 3 * S).code()).isEqualTo(429);
+    assertThat(gate.check(url("a.test"), 20 * S)).as("reopened at its time").isNull();
+    assertThat(gate.size()).as("an open gate with no pacing is not kept").isZero();
+  }
+
+  @Test
+  void theOriginIsSchemeHostAndPort() {
+    OriginGate gate = new OriginGate();
+    gate.close(url("a.test"), 0, 10 * S, 503);
+    assertThat(gate.check(HttpUrl.get("https://a.test:443/other"), 1)).isNotNull();
+    assertThat(gate.check(HttpUrl.get("http://a.test/"), 1)).isNull();
+    assertThat(gate.check(HttpUrl.get("https://a.test:8443/"), 1)).isNull();
+    assertThat(gate.check(url("b.test"), 1)).isNull();
+    assertThat(OriginGate.origin(url("a.test"))).isEqualTo("https://a.test:443");
+  }
+
+  @Test
+  void lookingUpAnOriginNeverAddsIt() {
+    OriginGate gate = new OriginGate(4);
+    for (int i = 0; i < 100; i++) assertThat(gate.check(url("h" + i + ".test"), 0)).isNull();
+    assertThat(gate.size()).isZero();
+  }
+
+  @Test
+  void atMostTheBoundIsRememberedAndTheLeastRecentlyUsedGoesFirst() {
+    OriginGate gate = new OriginGate(3);
+    gate.close(url("a.test"), 0, 100 * S, 503);
+    gate.close(url("b.test"), 0, 100 * S, 503);
+    gate.close(url("c.test"), 0, 100 * S, 503);
+    assertThat(gate.check(url("a.test"), 1)).isNotNull(); // a is now the most recently used
+    gate.close(url("d.test"), 1, 100 * S, 503);
+    assertThat(gate.size()).isEqualTo(3);
+    assertThat(gate.check(url("b.test"), 2)).as("least recently used: forgotten").isNull();
+    assertThat(gate.check(url("a.test"), 2)).isNotNull();
+    assertThat(gate.check(url("c.test"), 2)).isNotNull();
+    assertThat(gate.check(url("d.test"), 2)).isNotNull();
+    for (int i = 0; i < 10_000; i++) gate.close(url("h" + i + ".test"), 3, 100 * S, 503);
+    assertThat(gate.size()).isEqualTo(3);
+    assertThat(gate.check(url("h9999.test"), 4)).isNotNull();
+  }
+
+  @Test
+  void expiredOriginsAreRemovedTwoAtATimeAsOthersAreAdded() {
+    OriginGate gate = new OriginGate(1_000);
+    for (int i = 0; i < 10; i++) gate.close(url("old" + i + ".test"), 0, 1 * S, 503);
+    assertThat(gate.size()).isEqualTo(10);
+    // Past their time, each new origin removes up to two expired ones from the old end.
+    for (int i = 0; i < 5; i++) gate.close(url("new" + i + ".test"), 2 * S, 100 * S, 503);
+    assertThat(gate.size()).isEqualTo(5);
+    // A live entry at the old end stops the sweep: expiry never costs more than two looks.
+    gate.close(url("new5.test"), 2 * S, 100 * S, 503);
+    assertThat(gate.size()).isEqualTo(6);
+  }
+
+  @Test
+  void anOriginWithARecentPacerIsKeptUntilItsMemoryPasses() {
+    OriginGate gate = new OriginGate(1_000);
+    String origin = OriginGate.origin(url("a.test"));
+    assertThat(gate.reserve(origin, 0, FAR)).isZero();
+    assertThat(gate.size()).isEqualTo(1);
+    gate.close(url("b.test"), 1, 2, 503);
+    long later = Tuning.PACING_MEMORY_NANOS - 1;
+    gate.close(url("c.test"), later, later + S, 503); // a, the oldest, is still recent: kept
+    assertThat(gate.size()).isEqualTo(3);
+    long afterMemory = Tuning.PACING_MEMORY_NANOS + 10;
+    gate.close(url("d.test"), afterMemory, afterMemory + S, 503); // now a and the expired b go
+    assertThat(gate.size()).isEqualTo(2);
+    assertThat(gate.check(url("c.test"), afterMemory)).isNotNull();
+  }
+
+  @Test
+  void reportsAboutAnOriginWithNothingLeftToRememberRemoveIt() {
+    OriginGate gate = new OriginGate();
+    String a = OriginGate.origin(url("a.test"));
+    gate.reserve(a, 0, FAR);
+    gate.sent(url("a.test"), 1); // recent: kept, and no entry is made for another origin
+    gate.admitted(url("b.test"), 1);
+    assertThat(gate.size()).isEqualTo(1);
+    gate.sent(url("a.test"), Tuning.PACING_MEMORY_NANOS + 1);
+    assertThat(gate.size()).as("the table empties itself: calls stop paying for reports").isZero();
+  }
+
+  @Test
+  void pacingIsPerOrigin() {
+    OriginGate gate = new OriginGate();
+    String a = OriginGate.origin(url("a.test"));
+    String b = OriginGate.origin(url("b.test"));
+    gate.reserve(a, 0, FAR);
+    gate.released(a, 0, true, RetryAfter.ABSENT, 1);
+    gate.released(a, 40_000_000L, false, S, 41_000_000L); // a learns a 50 ms gap
+    assertThat(gate.reserve(a, 42_000_000L, FAR)).isEqualTo(50_000_000L);
+    assertThat(gate.reserve(b, 42_000_000L, FAR)).as("b knows nothing").isEqualTo(42_000_000L);
+  }
+}

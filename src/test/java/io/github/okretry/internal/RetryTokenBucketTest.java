@@ -1,0 +1,111 @@
+package io.github.okretry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.PriorityQueue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The budget's arithmetic, driven on simulated time as a fleet simulator would drive it. */
+class RetryTokenBucketTest {
+
+  static final long MS = 1_000_000L;
+
+  static RetryTokenBucket defaults() {
+    return RetryTokenBucket.withDefaults(Tuning.PERCENT_CAN_RETRY, Tuning.MAX_TOKENS, Tuning.MIN_RETRIES_PER_SECOND);
+  }
+
+  @Test
+  void startsFullAndChargesARetryAfterRetryAfterHalf() {
+    RetryTokenBucket bucket = defaults();
+    assertThat(bucket.balanceMilli()).isEqualTo(100_000);
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.balanceMilli()).isEqualTo(99_000);
+    assertThat(bucket.tryWithdraw(true, 0)).isTrue();
+    assertThat(bucket.balanceMilli()).isEqualTo(98_500);
+  }
+
+  @Test
+  void depositsFillUpToTheCapacityAndTheReserveRefillsWithTime() {
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 2_000, 0, 1, 1_000, 500);
+    assertThat(bucket.tryWithdraw(false, 0)).as("empty balance: the reserve's one token").isTrue();
+    assertThat(bucket.tryWithdraw(true, 0)).isFalse();
+    assertThat(bucket.tryWithdraw(true, 499 * MS)).as("0.499 tokens refilled").isFalse();
+    assertThat(bucket.tryWithdraw(true, 500 * MS)).as("0.5 refilled: one Retry-After retry").isTrue();
+    for (int i = 0; i < 100; i++) bucket.deposit();
+    assertThat(bucket.balanceMilli()).isEqualTo(2_000);
+  }
+
+  @Test
+  void refusesBadSettings() {
+    assertThatThrownBy(() -> new RetryTokenBucket(-1, 1_000, 0, 0, 1_000, 500)).hasMessageContaining("depositMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 999, 0, 0, 1_000, 500)).hasMessageContaining("capacityMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 1_001, 0, 1_000, 500)).hasMessageContaining("initialMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, -1, 1_000, 500)).hasMessageContaining("reservePerSecond");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 0, 500)).hasMessageContaining("retryCostMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 0)).hasMessageContaining("retryAfterCostMilli");
+  }
+
+  /**
+   * 200 calls/s for 60 s to a server failing everything, each call allowed 3 retries (after 100,
+   * 300 and 700 ms, or after 1, 2 and 3 s when each 503 says {@code Retry-After: 1}), every
+   * retry asking the bucket at its own time. Returns {extra attempts by the calls of seconds
+   * 0..4, attempts per call of seconds 5..56}: retries come up to 3 s after their call, so the
+   * starting balance is spent by calls of the first few seconds, and the calls of the last 3 s
+   * retry after the load ended, from a reserve nobody else draws on.
+   */
+  static double[] failingServer(boolean retryAfter) {
+    RetryTokenBucket bucket = defaults();
+    int perSecond = 200;
+    int seconds = 60;
+    long[] retryDelays = retryAfter ? new long[] {1_000 * MS, 2_000 * MS, 3_000 * MS} : new long[] {100 * MS, 300 * MS, 700 * MS};
+    int[] attempts = new int[perSecond * seconds];
+    // {time, call, retry number}
+    PriorityQueue<long[]> retries = new PriorityQueue<>((x, y) -> Long.compare(x[0], y[0]));
+    for (int call = 0; call < attempts.length; call++) {
+      long t = call * (1_000 * MS / perSecond);
+      while (!retries.isEmpty() && retries.peek()[0] <= t) retry(bucket, retries, attempts, retryDelays, retryAfter);
+      attempts[call] = 1;
+      retries.add(new long[] {t + retryDelays[0], call, 0});
+    }
+    while (!retries.isEmpty()) retry(bucket, retries, attempts, retryDelays, retryAfter);
+    long transientExtra = 0;
+    long sustained = 0;
+    int from = 5 * perSecond;
+    int to = (seconds - 3) * perSecond;
+    for (int call = 0; call < to; call++) {
+      if (call < from) transientExtra += attempts[call] - 1;
+      else sustained += attempts[call];
+    }
+    return new double[] {transientExtra, sustained / (double) (to - from)};
+  }
+
+  static void retry(RetryTokenBucket bucket, PriorityQueue<long[]> retries, int[] attempts, long[] delays, boolean ra) {
+    long[] r = retries.poll();
+    if (!bucket.tryWithdraw(ra, r[0])) return; // refused: the call ends on its 503
+    int call = (int) r[1];
+    attempts[call]++;
+    int next = (int) r[2] + 1;
+    if (next < delays.length) retries.add(new long[] {r[0] - delays[next - 1] + delays[next], call, next});
+  }
+
+  @ParameterizedTest(name = "Retry-After: {0}")
+  @ValueSource(booleans = {false, true})
+  void aServerFailingEverythingSeesTheStartingBalanceThenOnlyTheReserve(boolean retryAfter) {
+    double[] result = failingServer(retryAfter);
+    if (Boolean.getBoolean("okretry.printTables")) {
+      System.out.printf("simulated, Retry-After %s: %.0f extra attempts from the calls of seconds 0..4, then %.4f attempts per call (seconds 5..56)%n",
+          retryAfter, result[0], result[1]);
+    }
+    if (retryAfter) {
+      // 100 tokens at 0.5 each, the reserve's 10 and 5 s of its refill, at 0.5 each.
+      assertThat(result[0]).isLessThanOrEqualTo(200 + 20 + 5 * 20);
+      assertThat(result[1]).isLessThanOrEqualTo(1.1);
+    } else {
+      assertThat(result[0]).isLessThanOrEqualTo(100 + 10 + 5 * 10);
+      assertThat(result[1]).isLessThanOrEqualTo(1.05);
+    }
+  }
+}
