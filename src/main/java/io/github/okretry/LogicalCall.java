@@ -18,12 +18,9 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.Set;
 import okhttp3.Call;
-import okhttp3.MediaType;
-import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -88,8 +85,9 @@ final class LogicalCall {
   /**
    * True if {@code request} needs nothing from okretry before its first attempt: no deadline to
    * start, no origin state to consult or report to (no gate closed, no crowd paced), no listener
-   * to tell, no send to track and no OkHttp retry to turn off. The driver then makes its first attempt with no state at all, and makes a LogicalCall
-   * only if that attempt fails, so the common success allocates nothing here.
+   * to tell, no send to track and no OkHttp retry to turn off. The driver then makes its first
+   * attempt with no state at all, and makes a LogicalCall only if that attempt fails, so the
+   * common success allocates nothing here.
    */
   static boolean canDeferState(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos != 0 || policy.deadlineNanos() != 0 || policy.originGate.size() != 0) return false;
@@ -191,22 +189,10 @@ final class LogicalCall {
 
   /**
    * A local response standing for the server's, for a call that cannot wait out the origin's
-   * {@code Retry-After}: same status, a {@code Retry-After} for the time still left, no body.
-   * Nothing was sent.
+   * {@code Retry-After} ({@link Admission#localResponse}). Nothing was sent.
    */
   Response throttledResponse(Admission throttled) {
-    long seconds = (throttled.waitNanos() + 999_999_999L) / 1_000_000_000L;
-    long now = policy.clock.currentTimeMillis();
-    return new Response.Builder()
-        .request(request)
-        .protocol(Protocol.HTTP_1_1)
-        .code(throttled.code())
-        .message("Throttled locally by okretry: origin asked to wait")
-        .header("Retry-After", Long.toString(seconds))
-        .body(ResponseBody.create("", (MediaType) null))
-        .sentRequestAtMillis(now)
-        .receivedResponseAtMillis(now)
-        .build();
+    return throttled.localResponse(request, policy.clock.currentTimeMillis());
   }
 
   /** Records that an attempt is about to go out on {@code call}. */

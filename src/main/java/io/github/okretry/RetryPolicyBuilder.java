@@ -84,8 +84,7 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
   }
 
   /**
-   * The cap on any single computed wait. Default 10 s. A cap below the base delay is allowed and
-   * makes every wait's cap equal to it.
+   * The cap on any single computed wait. Default 10 s. It may be below the base delay.
    *
    * @param amount the cap on any single wait, positive, at most 24 hours
    * @param unit the unit of {@code amount}
@@ -135,8 +134,7 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
    * @throws NullPointerException if {@code jitter} is null
    */
   public B jitter(Jitter jitter) {
-    if (jitter == null) throw new NullPointerException("jitter == null");
-    s.jitter = jitter;
+    s.jitter = notNull(jitter, "jitter");
     return self();
   }
 
@@ -211,10 +209,8 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
 
   /**
    * Spreads a server's {@code Retry-After} upward by a random extra of up to {@code fraction} of
-   * it (never past the {@code maxRetryAfter} ceiling), so callers told the same instant do not
-   * all return at once. The wait is never shorter than the server asked, and the extra is
-   * trimmed so it never pushes a wait that fits past the deadline. Default 0.5, as Envoy does; 0
-   * honors the value exactly.
+   * it, so callers told the same instant do not all return at once: never shorter than asked,
+   * never past {@code maxRetryAfter} or the deadline. Default 0.5, as Envoy does; 0 is exact.
    *
    * @param fraction the largest extra, as a fraction of the Retry-After, in [0, 1]
    * @return this builder
@@ -239,8 +235,7 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
    * @throws IllegalArgumentException if a code is outside {@code [100, 999]}
    */
   public B retryOnStatus(int... codes) {
-    if (codes == null) throw new NullPointerException("codes == null");
-    for (int code : codes) {
+    for (int code : notNull(codes, "codes")) {
       if (code < 100 || code > 999) {
         throw new IllegalArgumentException("retryOnStatus code not in [100, 999]: " + code);
       }
@@ -250,17 +245,15 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
   }
 
   /**
-   * Also retries responses that match {@code predicate}; several predicates add up (any one
-   * matching is enough). To look at the body use {@link Response#peekBody}, which leaves it
-   * readable.
+   * Also retries responses that match {@code predicate}; several add up (any one matching is
+   * enough). {@link Response#peekBody} reads the body and leaves it readable.
    *
    * @param predicate returns true for what should also be retried
    * @return this builder
    * @throws NullPointerException if {@code predicate} is null
    */
   public B retryOnResponse(RetryPredicate<Response> predicate) {
-    if (predicate == null) throw new NullPointerException("predicate == null");
-    s.responsePredicate = or(s.responsePredicate, predicate);
+    s.responsePredicate = or(s.responsePredicate, notNull(predicate, "predicate"));
     return self();
   }
 
@@ -273,13 +266,17 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
    * @throws NullPointerException if {@code predicate} is null
    */
   public B retryOnException(RetryPredicate<IOException> predicate) {
-    if (predicate == null) throw new NullPointerException("predicate == null");
-    s.exceptionPredicate = or(s.exceptionPredicate, predicate);
+    s.exceptionPredicate = or(s.exceptionPredicate, notNull(predicate, "predicate"));
     return self();
   }
 
   private static <T> RetryPredicate<T> or(@Nullable RetryPredicate<T> a, RetryPredicate<T> b) {
     return a == null ? b : value -> a.test(value) || b.test(value);
+  }
+
+  private static <T> T notNull(@Nullable T value, String name) {
+    if (value == null) throw new NullPointerException(name + " == null");
+    return value;
   }
 
   /**
@@ -317,11 +314,9 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
   }
 
   /**
-   * Whether POST and PATCH without an {@link IdempotencyKey} tag get a generated key (a UUID v4
-   * from a {@code SecureRandom}, about 0.2 µs per POST). Default true. The key is unpredictable on
-   * purpose: a server that de-duplicates by key across clients would otherwise let anyone who can
-   * guess a key replay or poison another caller's request. When false, such requests are
-   * repeated only after failures that prove the server did not process them.
+   * Whether POST and PATCH without an {@link IdempotencyKey} tag get a generated key (a random
+   * UUID v4, about 0.2 µs per POST). Default true. When false, such requests are repeated only
+   * after failures that prove the server did not process them.
    *
    * @param generate true to generate keys for POST and PATCH
    * @return this builder
@@ -339,33 +334,28 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
    * @throws NullPointerException if {@code listener} is null
    */
   public B listener(RetryListener listener) {
-    if (listener == null) throw new NullPointerException("listener == null");
-    s.listener = listener;
+    s.listener = notNull(listener, "listener");
     return self();
   }
 
   /**
    * The budget that bounds retries across calls. Default: a fresh {@link RetryBudget#create()}
-   * for each policy built. Pass one instance to several policies to share it, or {@link
-   * RetryBudget#unlimited()}.
+   * per policy built; share one instance between policies, or {@link RetryBudget#unlimited()}.
    *
    * @param budget the budget to draw retries from
    * @return this builder
    * @throws NullPointerException if {@code budget} is null
    */
   public B retryBudget(RetryBudget budget) {
-    if (budget == null) throw new NullPointerException("budget == null");
-    s.budget = budget;
+    s.budget = notNull(budget, "budget");
     return self();
   }
 
   /**
-   * When a server answers 429 or 503 with a {@code Retry-After}, makes every call to that
-   * origin (scheme, host, port) under this policy respect the same "not before" time: a new call
-   * waits for it (spread upward like any {@code Retry-After}) if its deadline and the {@code
-   * maxRetryAfter} ceiling allow, or else gets at once a local response with the stored status
-   * and no request is sent. Default false, because many servers rate-limit per endpoint rather
-   * than per origin.
+   * When a server answers 429 or 503 with a {@code Retry-After}, every call to that origin
+   * (scheme, host, port) under this policy waits for the same "not before" time if its deadline
+   * and {@code maxRetryAfter} allow, or else gets at once a local response with that status and
+   * sends nothing. Default false: many servers rate-limit per endpoint, not per origin.
    *
    * @param enabled true to share Retry-After across calls to an origin
    * @return this builder
@@ -377,29 +367,25 @@ public abstract class RetryPolicyBuilder<B extends RetryPolicyBuilder<B>> {
 
   /** Test seam: monotonic time and sleeping. */
   B timeSource(TimeSource time) {
-    if (time == null) throw new NullPointerException("time == null");
-    s.time = time;
+    s.time = notNull(time, "time");
     return self();
   }
 
   /** Test seam: the wall clock that HTTP-dates in Retry-After are compared with. */
   B clock(WallClock clock) {
-    if (clock == null) throw new NullPointerException("clock == null");
-    s.clock = clock;
+    s.clock = notNull(clock, "clock");
     return self();
   }
 
   /** Test seam: the random source of the jitter; called from many threads unless a test's. */
   B random(RandomSource random) {
-    if (random == null) throw new NullPointerException("random == null");
-    s.random = random;
+    s.random = notNull(random, "random");
     return self();
   }
 
   /** Test seam: generates idempotency keys. */
   B keyGenerator(KeyGenerator keyGenerator) {
-    if (keyGenerator == null) throw new NullPointerException("keyGenerator == null");
-    s.keyGenerator = keyGenerator;
+    s.keyGenerator = notNull(keyGenerator, "keyGenerator");
     return self();
   }
 

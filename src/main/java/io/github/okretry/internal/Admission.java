@@ -1,5 +1,10 @@
 package io.github.okretry.internal;
 
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -62,6 +67,25 @@ public final class Admission {
   /** For {@link Kind#THROTTLED}: the status the origin answered; else 0. */
   public int code() {
     return code;
+  }
+
+  /**
+   * For {@link Kind#THROTTLED}: a local response standing for the origin's, for {@code request}:
+   * the stored status, a {@code Retry-After} for the time still asked (whole seconds, rounded
+   * up), an empty body, and a message that says okretry made it.
+   */
+  public Response localResponse(Request request, long nowMillis) {
+    long seconds = (waitNanos + 999_999_999L) / 1_000_000_000L;
+    return new Response.Builder()
+        .request(request)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("Throttled locally by okretry: origin asked to wait")
+        .header("Retry-After", Long.toString(seconds))
+        .body(ResponseBody.create("", (MediaType) null))
+        .sentRequestAtMillis(nowMillis)
+        .receivedResponseAtMillis(nowMillis)
+        .build();
   }
 
   @Override
