@@ -15,9 +15,8 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Property tests of {@link Backoff}: for seeded random valid configurations and retry numbers, the
- * cap is {@code min(base × m^(n-1), max)} and never decreases, and every jittered wait lies in its
- * documented range; every invalid configuration is rejected by the builder with an IAE.
+ * Property tests of the builder's validation: every invalid configuration is rejected with an IAE.
+ * (The properties of {@link Backoff} itself are in {@code internal/BackoffTest.Properties}.)
  *
  * <p>Plain JUnit: each seed is a dynamic test named after it, so a failure names the seed to
  * replay ({@code caseFor(seed)} regenerates the exact case).
@@ -102,75 +101,6 @@ class ReliabilityBackoffPropertiesTest {
 
   static Stream<DynamicTest> forSeeds(String name, Consumer<SplittableRandom> property) {
     return SeededProperties.forSeeds(name, property, () -> CASES.computeIfAbsent(name, k -> new java.util.concurrent.atomic.LongAdder()).add(CASES_PER_SEED));
-  }
-
-  @TestFactory
-  Stream<DynamicTest> capIsMinOfExponentialAndMax() {
-    return forSeeds(
-        "cap",
-        r -> {
-          for (int i = 0; i < CASES_PER_SEED; i++) {
-            Backoff b = backoff(r);
-            int n = retry(r);
-            long cap = b.capNanos(n);
-            BigDecimal expected = expectedCap(b, n);
-            // Floating error: pow() and the product round, so allow a relative 1e-9 plus 1 ns.
-            BigDecimal tolerance = expected.multiply(new BigDecimal("1e-9")).add(BigDecimal.ONE);
-            assertThat(BigDecimal.valueOf(cap).subtract(expected).abs())
-                .as("%s retry %d: cap %d vs exact %s", b, n, cap, expected)
-                .isLessThanOrEqualTo(tolerance);
-            assertThat(cap).isBetween(Math.min(b.baseNanos(), b.maxNanos()), b.maxNanos());
-          }
-        });
-  }
-
-  @TestFactory
-  Stream<DynamicTest> capNeverDecreases() {
-    return forSeeds(
-        "monotone",
-        r -> {
-          for (int i = 0; i < CASES_PER_SEED; i++) {
-            Backoff b = backoff(r);
-            int n = Math.min(retry(r), Integer.MAX_VALUE - 1);
-            long previous = b.capNanos(n);
-            for (int k = 1; k <= 70 && n + k > 0; k++) {
-              long next = b.capNanos(n + k);
-              assertThat(next).as("%s cap(%d) after cap(%d)=%d", b, n + k, n + k - 1, previous)
-                  .isGreaterThanOrEqualTo(previous);
-              previous = next;
-            }
-          }
-        });
-  }
-
-  @TestFactory
-  Stream<DynamicTest> jitteredWaitsStayInTheirRanges() {
-    return forSeeds(
-        "jitter",
-        r -> {
-          for (int i = 0; i < CASES_PER_SEED; i++) {
-            Backoff b = backoff(r);
-            SplittableRandom rng = r.split();
-            long previous = b.baseNanos();
-            int first = r.nextBoolean() ? 1 : retry(r);
-            for (int n = first; n < first + 20 && n > 0; n++) {
-              long cap = b.capNanos(n);
-              long d = b.delayNanos(n, previous, rng::nextLong);
-              String what = b + " retry " + n + " previous " + previous + " cap " + cap + " got " + d;
-              switch (b.jitter()) {
-                case NONE -> assertThat(d).as(what).isEqualTo(cap);
-                case FULL -> assertThat(d).as(what).isBetween(0L, cap);
-                case EQUAL -> {
-                  assertThat(2 * d).as(what).isGreaterThanOrEqualTo(cap);
-                  assertThat(d).as(what).isLessThanOrEqualTo(cap);
-                }
-                case DECORRELATED ->
-                    assertThat(d).as(what).isBetween(Math.min(b.baseNanos(), b.maxNanos()), b.maxNanos());
-              }
-              previous = r.nextInt(8) == 0 ? r.nextLong(1, Long.MAX_VALUE) : d; // hostile previous too
-            }
-          }
-        });
   }
 
   /** Out-of-range values, drawn at random; each must be rejected at once with an IAE. */
