@@ -332,62 +332,6 @@ class ReliabilityInterceptorUnitsTest {
     assertThatThrownBy(() -> noRetries.newCall(post("POST")).execute()).isInstanceOf(SocketTimeoutException.class);
   }
 
-  /**
-   * The server answers 503 and then goes away (a restart): the keyless POST's first attempt wrote
-   * its headers, the later ones are refused before writing anything. Each attempt's "did it send"
-   * starts afresh, so the refusals prove non-processing and are retried until exhausted.
-   */
-  @Test
-  void serverGoneBetweenAttemptsKeylessPostStillRetried() throws Exception {
-    mockwebserver3.MockWebServer server = new mockwebserver3.MockWebServer();
-    // "Connection: close", so the next attempt cannot pick a stale pooled connection (that case,
-    // which is not retried for a keyless POST, is in ReliabilityPooledConnectionTest).
-    server.enqueue(new mockwebserver3.MockResponse.Builder().code(503).addHeader("Connection", "close").body("restarting").build());
-    server.start();
-    List<Integer> attempts = new ArrayList<>();
-    RetryListener stopServer = new RetryListener() {
-      @Override public void onAttemptStarted(Request r, int attempt) { attempts.add(attempt); }
-      @Override public void onRetryScheduled(Request r, int attempt, String why, Duration d) {
-        if (attempt == 1) server.close();
-      }
-    };
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(retry().generateIdempotencyKeys(false).listener(stopServer).build()).build());
-    Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
-    try {
-      assertThatThrownBy(() -> client.newCall(post).execute()).isInstanceOf(java.net.ConnectException.class);
-    } finally {
-      server.close();
-    }
-    assertThat(attempts).containsExactly(1, 2, 3, 4);
-    assertThat(server.getRequestCount()).isEqualTo(1);
-  }
-
-  /**
-   * Each attempt's "did it start sending" starts afresh: attempt 1 reaches the server (503),
-   * attempt 2 fails in a later application interceptor before any byte leaves, which proves
-   * non-processing even though attempt 1 did send; attempt 3 succeeds.
-   */
-  @Test
-  void sendTrackingIsPerAttempt() throws Exception {
-    try (mockwebserver3.MockWebServer server = new mockwebserver3.MockWebServer()) {
-      server.enqueue(new mockwebserver3.MockResponse.Builder().code(503).body("busy").build());
-      server.enqueue(new mockwebserver3.MockResponse.Builder().body("ok").build());
-      server.start();
-      int[] calls = {0};
-      Interceptor tokenService = chain -> {
-        if (++calls[0] == 2) throw new java.net.SocketException("token service unreachable");
-        return chain.proceed(chain.request());
-      };
-      OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-          .addInterceptor(retry().generateIdempotencyKeys(false).build()).addInterceptor(tokenService).build());
-      Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
-      assertThat(code(client, post)).isEqualTo(200);
-      assertThat(calls[0]).isEqualTo(3);
-      assertThat(server.getRequestCount()).isEqualTo(2);
-    }
-  }
-
   @SuppressWarnings("unchecked")
   static <E extends Throwable> void sneakyThrow(Throwable t) throws E {
     throw (E) t;
