@@ -35,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * against MockWebServer on a clock the test moves, so their numbers are exact. {@code
  * -Dokretry.printTables=true} prints them.
  */
+@Tag("integration")
 class CrowdTest {
 
   static void print(String format, Object... args) {

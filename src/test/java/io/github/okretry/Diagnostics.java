@@ -5,21 +5,21 @@ package io.github.okretry;
  * printed only with {@code -Dokretry.printTables=true}, so a plain {@code mvn test} stays quiet
  * and a reader who wants the numbers behind the assertions can still see them.
  *
- * <pre>{@code mvn -B test -Dtest=ReliabilityFaultMatrixTest -Dokretry.printTables=true}</pre>
+ * <pre>{@code mvn -B test -Dtest=FaultMatrixTest -Dokretry.printTables=true}</pre>
  */
-final class Diagnostics {
+public final class Diagnostics {
   /** True when {@code -Dokretry.printTables=true}. */
-  static final boolean PRINT = Boolean.getBoolean("okretry.printTables");
+  public static final boolean PRINT = Boolean.getBoolean("okretry.printTables");
 
   private Diagnostics() {}
 
   /** Prints {@code line} to stdout when tables are asked for. */
-  static void println(String line) {
+  public static void println(String line) {
     if (PRINT) System.out.println(line);
   }
 
   /** Prints {@code String.format(format, args)} to stdout when tables are asked for. */
-  static void printf(String format, Object... args) {
+  public static void printf(String format, Object... args) {
     if (PRINT) System.out.printf(format, args);
   }
 }

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Comment;
 import org.w3c.dom.Document;
@@ -30,6 +31,7 @@ import org.w3c.dom.NodeList;
  * multiplatform root, and listing what the POM lists. Gradle only reads it when the POM carries
  * the marker comment, also checked here.
  */
+@Tag("integration")
 class GradleModuleMetadataIT {
 
   static final Path JAR = Paths.get(System.getProperty("okretry.jar"));

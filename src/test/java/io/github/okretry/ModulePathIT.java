@@ -18,6 +18,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * its internal packages only to OkHttp's own modules, so a reference from okretry to {@code
  * okhttp3.internal.*} fails here with IllegalAccessError and nowhere else.
  */
+@Tag("integration")
 class ModulePathIT {
 
   @Test

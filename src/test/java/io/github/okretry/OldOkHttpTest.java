@@ -9,6 +9,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * to target/okhttp-versions by the build) and the same okio, Kotlin and SLF4J as the tests in a
  * class loader of their own.
  */
+@Tag("unit")
 class OldOkHttpTest {
 
   static final Path VERSIONS =

@@ -19,9 +19,11 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A Retry-After from one call holds back every call to that origin through the interceptor. */
+@Tag("integration")
 class OriginWideRetryAfterTest {
 
   @Test

@@ -13,6 +13,7 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * answered, never past {@code maxRetryAfter} or half the time left; its answer teaches the pacer;
  * and such a retry costs the budget half a token.
  */
+@Tag("unit")
 class PacingHooksTest {
 
   static final long MS = 1_000_000L;

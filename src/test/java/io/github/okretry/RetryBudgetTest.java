@@ -23,9 +23,11 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The retry budget bounds extra load when failures persist, and is invisible when they don't. */
+@Tag("integration")
 class RetryBudgetTest {
 
   /**

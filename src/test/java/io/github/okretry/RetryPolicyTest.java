@@ -1,41 +1,41 @@
 package io.github.okretry;
 
+import static io.github.okretry.SeededProperties.logUniform;
+import static io.github.okretry.SeededProperties.multiplier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.net.ConnectException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import okhttp3.OkHttpClient;
-import okhttp3.Request;
-import okhttp3.Response;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** The public {@link RetryPolicy} value, its builders, and the drivers made from it. */
+/**
+ * Settings and builders: the public {@link RetryPolicy} value and the builders both drivers
+ * share. Defaults, validation when a value is set (a message naming the setting and the value),
+ * the {@code (long, TimeUnit)} and {@code Duration} forms, {@code build()} snapshots and {@code
+ * toBuilder()} variations, and the drivers made from one policy. Per-request overrides: {@link
+ * RetryOverridesTest}; keys: {@link IdempotencyKeyTest}.
+ */
 @Tag("unit")
-class RetryPolicyTest {
+class RetryPolicyTest extends ScriptedTest {
 
   static final long MS = 1_000_000L;
   static final long S = 1_000 * MS;
 
-  final FakeTime time = new FakeTime();
-  final Script script = new Script();
-
-  static Request get() {
-    return new Request.Builder().url("http://example.test/a").build();
-  }
-
-  OkHttpClient client(RetryInterceptor retry) {
-    return new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(script).build();
-  }
-
   @Nested
-  class Settings {
+  class Defaults {
     @Test
     void defaultsInNanoseconds() {
       RetryPolicy p = RetryPolicy.create();
@@ -55,6 +55,107 @@ class RetryPolicyTest {
       assertThat(p.toString()).contains("maxRetries=3", "retryStatuses=[429, 503]");
     }
 
+    @SuppressWarnings("deprecation")
+    @Test
+    void theInterceptorsDeprecatedGettersReportTheDocumentedDefaults() {
+      RetryInterceptor r = RetryInterceptor.create();
+      assertThat(r.maxRetries()).isEqualTo(3);
+      assertThat(r.baseDelay()).isEqualTo(Duration.ofMillis(200));
+      assertThat(r.maxDelay()).isEqualTo(Duration.ofSeconds(10));
+      assertThat(r.multiplier()).isEqualTo(2.0);
+      assertThat(r.jitter()).isEqualTo(Jitter.FULL);
+      assertThat(r.deadline()).isEmpty();
+      assertThat(r.maxRetryAfter()).isEqualTo(Duration.ofSeconds(60));
+      assertThat(r.retryStatuses()).containsExactly(429, 503);
+      assertThat(r.idempotencyKeyHeader()).isEqualTo("Idempotency-Key");
+    }
+
+    @Test
+    void defaultsDrawRealKeysAndRealJitter() throws Exception {
+      for (int i = 0; i < 10; i++) script.status(503);
+      script.status(200);
+      OkHttpClient client = client(RetryInterceptor.builder().timeSource(time).maxRetries(19));
+      assertThat(code(client, post())).isEqualTo(200);
+      assertThat(script.requests().get(0).header("Idempotency-Key")).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+      assertThat(time.sleeps()).hasSize(10).anyMatch(d -> d.toNanos() > 0).doesNotHaveDuplicates();
+    }
+  }
+
+  @Nested
+  class Validation {
+    static Stream<Arguments> badSettings() {
+      return Stream.of(
+          bad("negative retries", () -> RetryInterceptor.builder().maxRetries(-1), "maxRetries", "-1"),
+          bad("zero base delay", () -> RetryInterceptor.builder().baseDelay(Duration.ZERO), "baseDelay", "PT0S"),
+          bad("negative base delay", () -> RetryInterceptor.builder().baseDelay(Duration.ofMillis(-5)), "baseDelay", "-0.005"),
+          bad("overlong max delay", () -> RetryInterceptor.builder().maxDelay(Duration.ofDays(2)), "maxDelay", "PT48H"),
+          bad("zero deadline", () -> RetryInterceptor.builder().deadline(Duration.ZERO), "deadline", "PT0S"),
+          bad("negative max Retry-After", () -> RetryInterceptor.builder().maxRetryAfter(Duration.ofSeconds(-1)), "maxRetryAfter", "-1"),
+          bad("multiplier 1", () -> RetryInterceptor.builder().multiplier(1.0), "multiplier", "1.0"),
+          bad("multiplier 0.5", () -> RetryInterceptor.builder().multiplier(0.5), "multiplier", "0.5"),
+          bad("multiplier NaN", () -> RetryInterceptor.builder().multiplier(Double.NaN), "multiplier", "NaN"),
+          bad("multiplier infinite", () -> RetryInterceptor.builder().multiplier(Double.POSITIVE_INFINITY), "multiplier", "Infinity"),
+          bad("spread above 1", () -> RetryInterceptor.builder().retryAfterSpread(1.5), "retryAfterSpread", "1.5"),
+          bad("status 42", () -> RetryInterceptor.builder().retryOnStatus(42), "retryOnStatus", "42"),
+          bad("header with space", () -> RetryInterceptor.builder().idempotencyKeyHeader("Idem Key"), "idempotencyKeyHeader", "Idem Key"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSettings")
+    void rejectsBadSettingsNamingThem(Executable setting, String field, String value) {
+      assertRejectedNaming(setting, field, value);
+    }
+
+    @Test
+    void timeUnitFormRejectsBadValuesNamingThem() {
+      assertThatThrownBy(() -> RetryPolicy.builder().baseDelay(0, TimeUnit.SECONDS))
+          .isInstanceOf(IllegalArgumentException.class).hasMessage("baseDelay must be positive: 0 SECONDS");
+      assertThatThrownBy(() -> RetryPolicy.builder().maxDelay(-3, TimeUnit.MILLISECONDS))
+          .isInstanceOf(IllegalArgumentException.class).hasMessage("maxDelay must be positive: -3 MILLISECONDS");
+      assertThatThrownBy(() -> RetryPolicy.builder().deadline(25, TimeUnit.HOURS))
+          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most 24 hours: 25 HOURS");
+      assertThatThrownBy(() -> RetryPolicy.builder().maxRetryAfter(Long.MAX_VALUE, TimeUnit.DAYS))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetryAfter");
+      assertThatThrownBy(() -> RetryPolicy.builder().deadline(Duration.ofHours(24).plusNanos(1)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most PT24H: PT24H0.000000001S");
+    }
+
+    @Test
+    void nullsAreRejectedWithNpe() {
+      assertThatThrownBy(() -> RetryInterceptor.builder().baseDelay(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("baseDelay");
+      assertThatThrownBy(() -> RetryInterceptor.builder().jitter(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryInterceptor.builder().listener(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().deadline(1, null))
+          .isInstanceOf(NullPointerException.class).hasMessageContaining("deadline");
+      assertThatThrownBy(() -> RetryPolicy.builder().retryOnResponse(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().retryOnException(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().retryOnStatus((int[]) null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @SuppressWarnings("deprecation")
+    @Test
+    void theKeyHeaderMustBeAVisibleToken() {
+      for (String bad : new String[] {"", "a b", "a:b", "a\u007fb", " ", "\"k"}) {
+        assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader(bad)).as("[%s]", bad)
+            .isInstanceOf(IllegalArgumentException.class);
+      }
+      assertThat(RetryInterceptor.builder().idempotencyKeyHeader("!~").build().idempotencyKeyHeader()).isEqualTo("!~");
+    }
+
+    @SuppressWarnings("deprecation")
+    @Test
+    void edgeValuesAreAccepted() {
+      assertThat(RetryInterceptor.builder().maxRetries(0).build().maxRetries()).isZero();
+      assertThat(RetryInterceptor.builder().baseDelay(Duration.ofHours(24)).build().baseDelay()).isEqualTo(Duration.ofHours(24));
+      RetryInterceptor maxBelowBase = RetryInterceptor.builder().baseDelay(Duration.ofSeconds(5)).maxDelay(Duration.ofSeconds(1)).build();
+      assertThat(maxBelowBase.maxDelay()).isEqualTo(Duration.ofSeconds(1));
+    }
+  }
+
+  @Nested
+  class TimeUnits {
     @Test
     void timeUnitAndDurationFormsSetTheSameNanoseconds() {
       RetryPolicy units = RetryPolicy.builder()
@@ -73,31 +174,12 @@ class RetryPolicyTest {
       assertThat(RetryPolicy.builder().deadline(24, TimeUnit.HOURS).build().deadlineNanos())
           .as("24 hours is the longest allowed").isEqualTo(TimeUnit.HOURS.toNanos(24));
     }
+  }
 
+  @Nested
+  class Snapshots {
     @Test
-    void timeUnitFormRejectsBadValuesNamingThem() {
-      assertThatThrownBy(() -> RetryPolicy.builder().baseDelay(0, TimeUnit.SECONDS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("baseDelay must be positive: 0 SECONDS");
-      assertThatThrownBy(() -> RetryPolicy.builder().maxDelay(-3, TimeUnit.MILLISECONDS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("maxDelay must be positive: -3 MILLISECONDS");
-      assertThatThrownBy(() -> RetryPolicy.builder().deadline(25, TimeUnit.HOURS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most 24 hours: 25 HOURS");
-      assertThatThrownBy(() -> RetryPolicy.builder().maxRetryAfter(Long.MAX_VALUE, TimeUnit.DAYS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetryAfter");
-      assertThatThrownBy(() -> RetryPolicy.builder().deadline(1, null))
-          .isInstanceOf(NullPointerException.class).hasMessageContaining("deadline");
-      assertThatThrownBy(() -> RetryPolicy.builder().deadline(Duration.ofHours(24).plusNanos(1)))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most PT24H: PT24H0.000000001S");
-      assertThatThrownBy(() -> RetryOverrides.builder().deadline(0, TimeUnit.SECONDS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("deadline");
-      assertThatThrownBy(() -> RetryPolicy.builder().retryOnResponse(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().retryOnException(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().retryOnStatus((int[]) null)).isInstanceOf(NullPointerException.class);
-    }
-
-    @Test
-    void buildTakesASnapshotAndVariationsShareTheBudget() {
+    void policyBuildTakesASnapshotAndVariationsShareTheBudget() {
       RetryPolicy.Builder builder = RetryPolicy.builder().maxRetries(1).retryOnStatus(502);
       RetryPolicy first = builder.build();
       builder.maxRetries(7).retryOnStatus(504);
@@ -114,6 +196,47 @@ class RetryPolicyTest {
       assertThatThrownBy(() -> first.retryStatuses().add(500)).isInstanceOf(UnsupportedOperationException.class);
     }
 
+    @SuppressWarnings("deprecation")
+    @Test
+    void interceptorBuildTakesASnapshotAndToBuilderMakesVariations() {
+      RetryInterceptor.Builder builder = RetryInterceptor.builder().maxRetries(1).retryOnStatus(502);
+      RetryInterceptor first = builder.build();
+      builder.maxRetries(7).retryOnStatus(504);
+      assertThat(first.maxRetries()).isEqualTo(1);
+      assertThat(first.retryStatuses()).containsExactly(429, 502, 503);
+      RetryInterceptor variation = first.toBuilder().deadline(Duration.ofSeconds(3)).build();
+      assertThat(variation.maxRetries()).isEqualTo(1);
+      assertThat(variation.retryStatuses()).containsExactly(429, 502, 503);
+      assertThat(variation.deadline()).contains(Duration.ofSeconds(3));
+      assertThat(first.deadline()).isEmpty();
+    }
+
+    @SuppressWarnings("deprecation")
+    @Test
+    void everyDurationSettingIsSnapshottedAndReportedBack() {
+      RetryInterceptor.Builder b = RetryInterceptor.builder().maxRetries(5).baseDelay(Duration.ofMillis(7))
+          .maxDelay(Duration.ofSeconds(3)).multiplier(3).jitter(Jitter.EQUAL).deadline(Duration.ofSeconds(9))
+          .maxRetryAfter(Duration.ofSeconds(4)).retryOnStatus(500).idempotencyKeyHeader("X-K");
+      RetryInterceptor a = b.build();
+      b.maxRetries(1).noDeadline().retryOnStatus(502);
+      assertThat(a.maxRetries()).isEqualTo(5);
+      assertThat(a.baseDelay()).isEqualTo(Duration.ofMillis(7));
+      assertThat(a.maxDelay()).isEqualTo(Duration.ofSeconds(3));
+      assertThat(a.multiplier()).isEqualTo(3);
+      assertThat(a.jitter()).isEqualTo(Jitter.EQUAL);
+      assertThat(a.deadline()).contains(Duration.ofSeconds(9));
+      assertThat(a.maxRetryAfter()).isEqualTo(Duration.ofSeconds(4));
+      assertThat(a.retryStatuses()).containsExactly(429, 500, 503);
+      assertThat(a.idempotencyKeyHeader()).isEqualTo("X-K");
+      RetryInterceptor copy = a.toBuilder().build();
+      assertThat(copy.retryStatuses()).isEqualTo(a.retryStatuses());
+      assertThat(copy.deadline()).isEqualTo(a.deadline());
+      assertThat(b.build().deadline()).isEmpty();
+    }
+  }
+
+  @Nested
+  class Drivers {
     @Test
     void interceptorAndFactoryShareTheirPolicy() {
       RetryPolicy policy = RetryPolicy.builder().maxRetries(5).build();
@@ -149,125 +272,114 @@ class RetryPolicyTest {
       assertThat(r.maxRetryAfter()).isEqualTo(Duration.ofSeconds(5));
       assertThat(r.retryStatuses()).containsExactly(429, 500, 503);
       assertThat(r.idempotencyKeyHeader()).isEqualTo("X-Key");
-      assertThat(RetryInterceptor.create().deadline()).isEmpty();
-    }
-
-    @Test
-    void overridesReportWhatTheySetAndNullOtherwise() {
-      RetryOverrides o = RetryOverrides.builder().maxRetries(2).deadline(1500, TimeUnit.MILLISECONDS).build();
-      assertThat(o.maxRetries()).isEqualTo(2);
-      assertThat(o.deadlineNanos()).isEqualTo(1500 * MS);
-      assertThat(o).isEqualTo(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build());
-      assertThat(RetryOverrides.builder().build().maxRetries()).isNull();
-      assertThat(RetryOverrides.builder().build().deadlineNanos()).isNull();
-      assertThat(o.toString()).isEqualTo("RetryOverrides{maxRetries=2, deadlineNanos=1500000000}");
     }
   }
 
   /**
-   * A call that needs nothing before its first attempt (no deadline, gate, listener or send to
-   * track) makes that attempt without per-call state; what follows a failure must not differ.
+   * Seeded random values: every invalid one is rejected at once with an IAE naming the setting,
+   * leaving the builder as it was; every valid one is accepted and reaches the interceptor.
    */
   @Nested
-  class StatelessFirstAttempt {
-    @Test
-    void successDepositsIntoTheBudgetAndReturnsAtOnce() throws IOException {
-      RetryBudget budget = RetryBudget.builder().percentCanRetry(0.5).build();
-      assertThat(budget.tryWithdraw(0)).as("a new budget starts full: make room for a deposit").isTrue();
-      double before = budget.availableTokens();
-      script.status(404);
-      try (Response r = client(RetryInterceptor.builder().timeSource(time).retryBudget(budget).build())
-          .newCall(get()).execute()) {
-        assertThat(r.code()).isEqualTo(404);
-      }
-      assertThat(script.attempts()).isEqualTo(1);
-      assertThat(budget.availableTokens() - before).as("a first-attempt success deposits").isEqualTo(0.5);
-      assertThat(time.sleeps()).isEmpty();
+  class ValidationProperties {
+    static final int CASES_PER_SEED = 50;
+    static final long DAY_NANOS = Duration.ofHours(24).toNanos();
+
+    @SuppressWarnings("deprecation")
+    @TestFactory
+    Stream<DynamicTest> invalidConfigurationsAreRejected() {
+      return SeededProperties.forSeeds(
+          "invalid",
+          r -> {
+            for (int i = 0; i < CASES_PER_SEED; i++) {
+              RetryInterceptor.Builder b = RetryInterceptor.builder();
+              Duration badDuration = badDuration(r);
+              double badMultiplier = badMultiplier(r);
+              double badSpread = badSpread(r);
+              int badRetries = -1 - r.nextInt(Integer.MAX_VALUE);
+              int badStatus = r.nextBoolean() ? r.nextInt(Integer.MIN_VALUE, 100) : r.nextInt(1000, Integer.MAX_VALUE);
+              switch (r.nextInt(8)) {
+                case 0 -> assertRejected(() -> b.baseDelay(badDuration), "baseDelay", badDuration);
+                case 1 -> assertRejected(() -> b.maxDelay(badDuration), "maxDelay", badDuration);
+                case 2 -> assertRejected(() -> b.deadline(badDuration), "deadline", badDuration);
+                case 3 -> assertRejected(() -> b.maxRetryAfter(badDuration), "maxRetryAfter", badDuration);
+                case 4 -> assertRejected(() -> b.multiplier(badMultiplier), "multiplier", badMultiplier);
+                case 5 -> assertRejected(() -> b.retryAfterSpread(badSpread), "retryAfterSpread", badSpread);
+                case 6 -> assertRejected(() -> b.maxRetries(badRetries), "maxRetries", badRetries);
+                default -> assertRejected(() -> b.retryOnStatus(200, badStatus), "retryOnStatus", badStatus);
+              }
+              // The builder is still usable and its earlier state intact: a rejected value changed nothing.
+              RetryInterceptor built = b.build();
+              assertThat(built.maxRetries()).isEqualTo(3);
+              assertThat(built.baseDelay()).isEqualTo(Duration.ofMillis(200));
+              assertThat(built.retryStatuses()).containsExactly(429, 503);
+            }
+          });
     }
 
-    @Test
-    void aFailedFirstAttemptContinuesAsAnyCallWould() throws IOException {
-      script.status(503).fail(new ConnectException("refused")).status(200);
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE)
-          .baseDelay(100, TimeUnit.MILLISECONDS).build();
-      try (Response r = client(retry).newCall(get()).execute()) {
-        assertThat(r.code()).isEqualTo(200);
-      }
-      assertThat(time.sleepMillis()).containsExactly(100L, 200L);
+    @SuppressWarnings("deprecation")
+    @TestFactory
+    Stream<DynamicTest> validConfigurationsAreAccepted() {
+      return SeededProperties.forSeeds(
+          "valid",
+          r -> {
+            for (int i = 0; i < CASES_PER_SEED; i++) {
+              Duration base = Duration.ofNanos(logUniform(r, DAY_NANOS));
+              Duration max = Duration.ofNanos(logUniform(r, DAY_NANOS));
+              double m = multiplier(r);
+              double spread = r.nextInt(3) == 0 ? (r.nextBoolean() ? 0.0 : 1.0) : r.nextDouble();
+              RetryInterceptor built =
+                  RetryInterceptor.builder()
+                      .baseDelay(base)
+                      .maxDelay(max)
+                      .multiplier(m)
+                      .retryAfterSpread(spread)
+                      .maxRetries(r.nextInt(0, Integer.MAX_VALUE))
+                      .deadline(Duration.ofNanos(logUniform(r, DAY_NANOS)))
+                      .maxRetryAfter(Duration.ofNanos(logUniform(r, DAY_NANOS)))
+                      .retryOnStatus(r.nextInt(100, 1000))
+                      .build();
+              assertThat(built.baseDelay()).isEqualTo(base);
+              assertThat(built.maxDelay()).isEqualTo(max);
+              assertThat(built.multiplier()).isEqualTo(m);
+            }
+          });
     }
 
-    @Test
-    void aFirstExceptionIsRetriedAndKeptAsSuppressed() {
-      ConnectException first = new ConnectException("one");
-      ConnectException second = new ConnectException("two");
-      script.fail(first).fail(second);
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).maxRetries(1).build();
-      assertThatThrownBy(() -> client(retry).newCall(get()).execute())
-          .isSameAs(second)
-          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(first));
-    }
-
-    @Test
-    void aResponsePredicateIsStillAsked() throws IOException {
-      script.status(500).status(200);
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time)
-          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> r.code() == 500).build();
-      try (Response r = client(retry).newCall(get()).execute()) {
-        assertThat(r.code()).as("the second predicate matched: predicates add up").isEqualTo(200);
-      }
-      assertThat(script.attempts()).isEqualTo(2);
-    }
-
-    @Test
-    void aThrowingPredicateEndsTheCallWithAnIOException() {
-      script.status(200);
-      IllegalStateException bug = new IllegalStateException("bug");
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time)
-          .retryOnResponse(r -> { throw bug; }).build();
-      assertThatThrownBy(() -> client(retry).newCall(get()).execute())
-          .isInstanceOf(IOException.class).hasCause(bug);
-      assertThat(script.returned().get(0).body()).isInstanceOfSatisfying(Script.TrackingBody.class,
-          body -> assertThat(body.closed).as("the unread response is closed").isTrue());
-    }
-  }
-
-  @Nested
-  class ListenerDelays {
-    @Test
-    void theLongFormReachesListenersWrittenForTheDurationForm() throws IOException {
-      List<Duration> delays = new ArrayList<>();
-      RetryListener durationForm = new RetryListener() {
-        @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
-          delays.add(delay);
-        }
+    static Duration badDuration(SplittableRandom r) {
+      return switch (r.nextInt(4)) {
+        case 0 -> Duration.ZERO;
+        case 1 -> Duration.ofNanos(-1 - r.nextLong(Long.MAX_VALUE));
+        case 2 -> Duration.ofHours(24).plusNanos(1 + r.nextLong(Long.MAX_VALUE / 2));
+        default -> Duration.ofSeconds(Long.MAX_VALUE - r.nextInt(1000));
       };
-      script.status(503).status(200);
-      client(RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE).listener(durationForm).build())
-          .newCall(get()).execute().close();
-      assertThat(delays).containsExactly(Duration.ofMillis(200));
     }
 
-    @Test
-    void overridingTheLongFormReplacesTheBridge() throws IOException {
-      List<Long> nanos = new ArrayList<>();
-      List<Duration> durations = new ArrayList<>();
-      RetryListener longForm = new RetryListener() {
-        @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-          nanos.add(delayNanos);
-        }
-
-        @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
-          durations.add(delay);
-        }
+    static double badMultiplier(SplittableRandom r) {
+      return switch (r.nextInt(6)) {
+        case 0 -> Double.NaN;
+        case 1 -> Double.POSITIVE_INFINITY;
+        case 2 -> Double.NEGATIVE_INFINITY;
+        case 3 -> 1.0;
+        case 4 -> -r.nextDouble() * 1e300;
+        default -> r.nextDouble(); // [0, 1)
       };
-      script.status(503).status(200);
-      client(RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE).listener(longForm).build())
-          .newCall(get()).execute().close();
-      assertThat(nanos).containsExactly(200 * MS);
-      assertThat(durations).isEmpty();
+    }
+
+    static double badSpread(SplittableRandom r) {
+      return switch (r.nextInt(5)) {
+        case 0 -> Double.NaN;
+        case 1 -> Double.POSITIVE_INFINITY;
+        case 2 -> Math.nextUp(1.0) + r.nextDouble() * 10;
+        case 3 -> Math.nextDown(0.0) - r.nextDouble();
+        default -> Double.NEGATIVE_INFINITY;
+      };
+    }
+
+    static void assertRejected(Runnable setter, String field, Object value) {
+      assertThatThrownBy(setter::run)
+          .as("%s(%s)", field, value)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(field);
     }
   }
 }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
@@ -23,9 +25,17 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Asynchronous retries wait on a scheduler, not on a dispatcher thread or a host slot. */
+/**
+ * The non-blocking factory: asynchronous retries wait on a scheduler, not on a dispatcher thread
+ * or a host slot; the same rules as the interceptor; closing, canceling, a throwing predicate and
+ * a dead dispatcher each end a call with exactly one callback. Its deadline: {@link
+ * DeadlineIntegrationTest} and {@link CallTimeoutTest}.
+ */
+@Tag("integration")
 class RetryingCallFactoryTest {
   MockWebServer server;
   OkHttpClient client;
@@ -154,38 +164,6 @@ class RetryingCallFactoryTest {
   }
 
   @Test
-  void deadlineEndsAnAsyncCallOnAStalledServer() throws Exception {
-    server.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        return new MockResponse.Builder().headersDelay(1, TimeUnit.HOURS).build();
-      }
-    });
-    calls = RetryingCallFactory.create(client.newBuilder().readTimeout(Duration.ofSeconds(10)).build(),
-        RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build());
-    long start = System.nanoTime();
-    Outcome outcome = new Outcome();
-    calls.newCall(new Request.Builder().url(server.url("/slow")).build()).enqueue(outcome);
-    assertThat(outcome.result.get(10, TimeUnit.SECONDS)).isInstanceOf(java.net.SocketTimeoutException.class);
-    long ms = (System.nanoTime() - start) / 1_000_000;
-    Diagnostics.println("async, stalled server, 1 s deadline: failed after " + ms + " ms");
-    assertThat(ms).isBetween(900L, 2_500L);
-  }
-
-  @Test
-  void theDeadlineAlsoEndsAnAsyncAttemptWhosePeerTricklesBytes() throws Exception {
-    try (Trickler trickler = new Trickler()) {
-      calls = RetryingCallFactory.create(client.newBuilder().readTimeout(Duration.ofSeconds(10)).build(),
-          RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build());
-      long start = System.nanoTime();
-      Outcome outcome = new Outcome();
-      calls.newCall(new Request.Builder().url(trickler.url()).build()).enqueue(outcome);
-      assertThat(outcome.result.get(10, TimeUnit.SECONDS)).isInstanceOf(java.net.SocketTimeoutException.class);
-      assertThat((System.nanoTime() - start) / 1_000_000).isBetween(900L, 2_500L);
-    }
-  }
-
-  @Test
   void closingTheFactoryEndsCallsWaitingToRetry() throws Exception {
     calls = RetryingCallFactory.create(client, RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build());
     Outcome outcome = new Outcome();
@@ -254,5 +232,80 @@ class RetryingCallFactoryTest {
     assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
     assertThat(call.isCanceled()).isTrue();
     assertThatThrownBy(() -> call.enqueue(new Outcome())).isInstanceOf(IllegalStateException.class);
+  }
+
+  /**
+   * Issue 15.5: {@code enqueue()} on a client whose dispatcher was shut down returns normally and
+   * calls back exactly once with an {@link IOException}, as plain OkHttp does ({@code
+   * InterruptedIOException("executor rejected")}, on the enqueuing thread): also for a call canceled
+   * before {@code enqueue()}. No server is needed: nothing can be sent.
+   */
+  @Nested
+  class DeadDispatcher {
+    static final Request REQUEST = new Request.Builder().url("http://127.0.0.1:9/never").build();
+
+    OkHttpClient dead;
+    RetryingCallFactory deadCalls;
+
+    @BeforeEach
+    void shutDownTheDispatcher() {
+      dead = new OkHttpClient.Builder().build();
+      dead.dispatcher().executorService().shutdown();
+      deadCalls = RetryingCallFactory.create(dead, RetryInterceptor.create());
+    }
+
+    @AfterEach
+    void closeTheFactory() {
+      deadCalls.close();
+    }
+
+    /** Records every callback, with the thread it ran on. */
+    static final class Recorder implements Callback {
+      final List<Object> outcomes = new CopyOnWriteArrayList<>();
+      final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+      @Override
+      public void onFailure(Call call, IOException e) {
+        outcomes.add(e);
+        threads.add(Thread.currentThread());
+      }
+
+      @Override
+      public void onResponse(Call call, Response response) {
+        response.close();
+        outcomes.add(response);
+        threads.add(Thread.currentThread());
+      }
+    }
+
+    @Test
+    void plainOkHttpCallsBackOnceWithExecutorRejected() {
+      Recorder plain = new Recorder();
+      dead.newCall(REQUEST).enqueue(plain); // the behaviour okretry must match
+      assertThat(plain.outcomes).singleElement().isInstanceOf(InterruptedIOException.class)
+          .hasFieldOrPropertyWithValue("message", "executor rejected");
+      assertThat(plain.threads).containsExactly(Thread.currentThread());
+    }
+
+    @Test
+    void enqueueReturnsNormallyAndCallsBackOnceWithAnIOException() throws Exception {
+      Recorder recorder = new Recorder();
+      deadCalls.newCall(REQUEST).enqueue(recorder); // must not throw
+      Thread.sleep(100); // a second callback, if any, would come now
+      assertThat(recorder.outcomes).singleElement().isInstanceOf(InterruptedIOException.class)
+          .hasFieldOrPropertyWithValue("message", "executor rejected");
+      assertThat(recorder.threads).containsExactly(Thread.currentThread());
+    }
+
+    @Test
+    void aCallCanceledBeforeEnqueueAlsoCallsBackOnce() throws Exception {
+      Recorder recorder = new Recorder();
+      Call call = deadCalls.newCall(REQUEST);
+      call.cancel();
+      call.enqueue(recorder); // must not throw
+      Thread.sleep(100);
+      assertThat(recorder.outcomes).singleElement().isInstanceOf(IOException.class)
+          .hasFieldOrPropertyWithValue("message", "Canceled");
+    }
   }
 }

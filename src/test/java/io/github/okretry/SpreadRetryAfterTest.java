@@ -18,12 +18,15 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Honoring {@code Retry-After: 1} to the millisecond brings every rejected caller back at the same
  * instant, and a rate limiter rejects them all again; spreading the wait upward lets them through.
+ * The comparison with exact honoring is a soak ({@link SoakTest}).
  */
+@Tag("integration")
 class SpreadRetryAfterTest {
 
   /**
@@ -107,13 +110,5 @@ class SpreadRetryAfterTest {
     assertThat(spread.succeeded()).isEqualTo(40);
     assertThat(spread.attemptsPerCaller()).isLessThanOrEqualTo(4.0);
     assertThat(spread.elapsedMs()).isLessThan(15_000);
-  }
-
-  @Test
-  @org.junit.jupiter.api.Tag("soak")
-  void exactHonoringForComparison() throws Exception {
-    Result exact = run(0.0, 7);
-    Diagnostics.printf("Retry-After honored exactly:      %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
-        exact.succeeded(), exact.callers(), exact.elapsedMs(), exact.attemptsPerCaller());
   }
 }

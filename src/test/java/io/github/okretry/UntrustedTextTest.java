@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * which print the same strings) as it was sent. A malformed status line becomes part of OkHttp's
  * {@link ProtocolException} message; okretry escapes its control characters and cuts it short.
  */
+@Tag("integration")
 @ExtendWith(LeakCheck.class)
 class UntrustedTextTest {
 

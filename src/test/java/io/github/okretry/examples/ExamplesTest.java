@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * example can never silently rot. These run in real time (about 10 s in all); margins are wide
  * because CI machines are slow and shared.
  */
+@Tag("integration")
 class ExamplesTest {
 
   @Test

@@ -3,9 +3,11 @@ package io.github.okretry.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import okhttp3.HttpUrl;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The per-origin table: gate semantics, its bound, LRU eviction and amortised expiry. */
+@Tag("unit")
 class OriginGateTest {
 
   static final long S = 1_000_000_000L;

@@ -6,11 +6,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The pacer on fake time: what it learns from each answer, and a crowd against a limiter. */
+@Tag("unit")
 class OriginPacerTest {
 
   static final long MS = 1_000_000L;

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.PriorityQueue;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The budget's arithmetic, driven on simulated time as a fleet simulator would drive it. */
+@Tag("unit")
 class RetryTokenBucketTest {
 
   static final long MS = 1_000_000L;

@@ -8,12 +8,14 @@ import io.github.okretry.sim.JitterSimulation.Summary;
 import java.util.EnumMap;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Guards the claim docs/performance.md publishes from the jitter experiment (bench/run.sh jitter),
  * on a reduced configuration: 120 clients, 20 seeded runs per strategy (about 0.1 s in all).
  */
+@Tag("unit")
 class JitterSimulationTest {
 
   private static final Map<Strategy, Summary> results = new EnumMap<>(Strategy.class);

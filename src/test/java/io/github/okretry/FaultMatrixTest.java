@@ -41,9 +41,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * repeat), while for safe requests OkHttp may recover a fault itself, so okretry sees 1 attempt
  * instead of 2 (the server still sees 2 arrivals and the caller still gets 200).
  */
+@Tag("integration")
 @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
-class ReliabilityFaultMatrixTest {
+class FaultMatrixTest {
 
   static final int MAX_RETRIES = 3;
   static final Duration READ_TIMEOUT = Duration.ofMillis(200);

@@ -14,10 +14,12 @@ import mockwebserver3.MockWebServer;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The leak checker itself: silent on a clean call, and it does catch each kind of leak. */
-class ReliabilityLeakCheckTest {
+/** The leak checker itself ({@link LeakCheck}): silent on a clean call, and it does catch each kind of leak. */
+@Tag("integration")
+class LeakCheckTest {
 
   static final Duration SHORT_GRACE = Duration.ofMillis(300);
 

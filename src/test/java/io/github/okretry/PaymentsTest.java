@@ -40,9 +40,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * one payment twice; the test counts charges per <em>payment</em> (its id is in the body) to catch
  * exactly that. Half the payments carry the caller's key, half a key okretry generates.
  */
+@Tag("integration")
 @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
-class ReliabilityPaymentsTest {
+class PaymentsTest {
 
   static final long SEED = 20_261_202L;
 
@@ -111,13 +112,6 @@ class ReliabilityPaymentsTest {
   @Test
   void everyPaymentChargedAtMostOnceAndEveryCallerGetsItsResult() throws Exception {
     run(1000, 8, SEED);
-  }
-
-  /** The same at 20× the volume, for a soak run: {@code mvn test -Dokretry.excludedGroups= -Dgroups=soak}. */
-  @Test
-  @Tag("soak")
-  void soak() throws Exception {
-    run(20_000, 16, SEED + 1);
   }
 
   static void run(int count, int threads, long seed) throws Exception {

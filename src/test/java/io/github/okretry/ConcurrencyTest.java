@@ -31,9 +31,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * balance exactly against the server's: attempts started == requests seen, per call and in total;
  * succeeded + gave up == calls. A response carrying another call's body would show corruption.
  */
+@Tag("integration")
 @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
 @ExtendWith(LeakCheck.class)
-class ReliabilityConcurrencyTest {
+class ConcurrencyTest {
 
   static final long SEED = 7_2026L;
   static final int MAX_RETRIES = 3;
@@ -45,13 +46,6 @@ class ReliabilityConcurrencyTest {
   @Test
   void booksBalanceUnderLoad() throws Exception {
     run(64, 200, SEED);
-  }
-
-  /** 25× the calls: {@code mvn test -Dokretry.excludedGroups= -Dgroups=soak}. */
-  @Test
-  @Tag("soak")
-  void soak() throws Exception {
-    run(64, 5_000, SEED + 1);
   }
 
   static void run(int threads, int callsPerThread, long seed) throws Exception {

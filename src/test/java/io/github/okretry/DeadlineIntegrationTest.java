@@ -1,0 +1,94 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * okretry's own deadline in real time, on both paths ({@code execute()} through the interceptor,
+ * {@code enqueue()} through the factory): a 1 s deadline ends the call after about 1 s although
+ * the client's read timeout is 10 s, against a server that never answers and against a peer that
+ * trickles a byte every 100 ms so that no read ever times out. Bounds are wide for a slow, noisy
+ * 2-core machine. The rules on fake time: {@link DeadlineTest}; OkHttp's call timeout: {@link
+ * CallTimeoutTest}.
+ */
+@Tag("integration")
+@ExtendWith(LeakCheck.class)
+class DeadlineIntegrationTest {
+
+  static OkHttpClient client() {
+    return LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(10)).build());
+  }
+
+  static RetryInterceptor retry() {
+    return RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build();
+  }
+
+  /** Runs {@code request} on {@code path}; returns what the caller got (a body or an exception), and the time taken. */
+  static Object outcome(String path, OkHttpClient client, Request request, long[] elapsedMs) throws Exception {
+    long start = System.nanoTime();
+    Object result;
+    if (path.equals("execute")) {
+      OkHttpClient retrying = LeakCheck.track(client.newBuilder().addInterceptor(retry()).build());
+      try (Response r = retrying.newCall(request).execute()) {
+        result = r.body().string();
+      } catch (IOException e) {
+        result = e;
+      }
+    } else {
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, retry())) {
+        RetryingCallFactoryTest.Outcome done = new RetryingCallFactoryTest.Outcome();
+        calls.newCall(request).enqueue(done);
+        result = done.result.get(10, TimeUnit.SECONDS);
+      }
+    }
+    elapsedMs[0] = (System.nanoTime() - start) / 1_000_000;
+    return result;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"execute", "enqueue"})
+  void aStalledServerWithALongReadTimeoutEndsAtTheDeadline(String path) throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          return new MockResponse.Builder().headersDelay(1, TimeUnit.HOURS).build();
+        }
+      });
+      server.start();
+      long[] ms = {0};
+      Object outcome = outcome(path, client(), new Request.Builder().url(server.url("/slow")).build(), ms);
+      Diagnostics.println(path + ", stalled server, 10 s read timeout, 1 s deadline: call ended after " + ms[0] + " ms");
+      assertThat(outcome).isInstanceOf(SocketTimeoutException.class);
+      assertThat(ms[0]).isBetween(900L, 2_500L);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"execute", "enqueue"})
+  void theDeadlineAlsoEndsAnAttemptWhosePeerTricklesBytes(String path) throws Exception {
+    try (Trickler trickler = new Trickler()) {
+      long[] ms = {0};
+      Object outcome = outcome(path, client(), new Request.Builder().url(trickler.url()).build(), ms);
+      Diagnostics.println(path + ", peer trickling a byte every 100 ms, 1 s deadline: call ended after " + ms[0] + " ms");
+      assertThat(outcome).isInstanceOf(SocketTimeoutException.class);
+      if (path.equals("execute")) assertThat((Throwable) outcome).hasMessageContaining("deadline");
+      assertThat(ms[0]).isBetween(900L, 2_500L);
+    }
+  }
+}

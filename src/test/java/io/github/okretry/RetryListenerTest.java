@@ -1,0 +1,133 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * What a {@link RetryListener} is told and what okretry logs: the events of a call in order, a
+ * listener that throws (logged once as a warning, the call unchanged), the two forms of {@code
+ * onRetryScheduled}, and the descriptions of outcomes (escaped, as in the final DEBUG line). Event
+ * sequences of particular behaviours are asserted where those behaviours are; text a hostile
+ * server sends: {@link UntrustedTextTest}.
+ */
+@Tag("unit")
+class RetryListenerTest extends ScriptedTest {
+
+  @Nested
+  class ThrowingListeners {
+    @Test
+    void listenerFailuresChangeNothingAndEventsAddUp() throws Exception {
+      List<String> seen = new ArrayList<>();
+      IllegalStateException bug = new IllegalStateException("listener bug");
+      RetryListener throwing = new RetryListener() {
+        @Override public void onAttemptStarted(Request r, int a) { seen.add("start " + a); throw bug; }
+        @Override public void onRetryScheduled(Request r, int a, String why, Duration d) { seen.add("retry " + a + " " + why + " " + d.toMillis()); throw bug; }
+        @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { seen.add("gaveUp " + a + " " + why + " " + last); throw bug; }
+        @Override public void onSucceeded(Request r, Response resp, int a) { seen.add("ok " + a); throw bug; }
+      };
+      script.fail(new SocketTimeoutException("timeout")).status(200).status(503).status(404);
+      OkHttpClient client = client(quietRetry().jitter(Jitter.NONE).maxRetries(1).listener(throwing));
+      assertThat(code(client, get())).isEqualTo(200);
+      assertThat(code(client, get())).isEqualTo(404); // not retryable, so a "success" for okretry
+      assertThat(seen).containsExactly(
+          "start 1", "retry 1 SocketTimeoutException: timeout 200", "start 2", "ok 2",
+          "start 1", "retry 1 HTTP 503 200", "start 2", "ok 2");
+      Script failing = new Script().status(503).status(503);
+      seen.clear();
+      assertThat(code(failing.client(quietRetry().jitter(Jitter.NONE).maxRetries(1).listener(throwing).build()), get())).isEqualTo(503);
+      assertThat(seen).endsWith("gaveUp 2 RETRIES_EXHAUSTED HTTP 503");
+      // Each throw is logged once, as a warning naming the listener method, with the exception.
+      List<String> threw = new ArrayList<>();
+      for (LogCapture.Event e : log.warnings()) {
+        assertThat(e.thrown()).isSameAs(bug);
+        Matcher m = Pattern.compile("RetryListener\\.(\\w+) threw").matcher(e.message());
+        threw.add(m.find() ? m.group(1) : e.message());
+      }
+      assertThat(threw).containsExactly(
+          "onAttemptStarted", "onRetryScheduled", "onAttemptStarted", "onSucceeded",
+          "onAttemptStarted", "onRetryScheduled", "onAttemptStarted", "onSucceeded",
+          "onAttemptStarted", "onRetryScheduled", "onAttemptStarted", "onGaveUp");
+    }
+  }
+
+  /** {@code onRetryScheduled} in nanoseconds, and the {@code Duration} form it calls by default. */
+  @Nested
+  class DelayForms {
+    @Test
+    void theLongFormReachesListenersWrittenForTheDurationForm() throws IOException {
+      List<Duration> delays = new ArrayList<>();
+      RetryListener durationForm = new RetryListener() {
+        @Override
+        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+          delays.add(delay);
+        }
+      };
+      script.status(503).status(200);
+      script.client(RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE).listener(durationForm).build())
+          .newCall(get()).execute().close();
+      assertThat(delays).containsExactly(Duration.ofMillis(200));
+    }
+
+    @Test
+    void overridingTheLongFormReplacesTheBridge() throws IOException {
+      List<Long> nanos = new ArrayList<>();
+      List<Duration> durations = new ArrayList<>();
+      RetryListener longForm = new RetryListener() {
+        @Override
+        public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+          nanos.add(delayNanos);
+        }
+
+        @Override
+        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+          durations.add(delay);
+        }
+      };
+      script.status(503).status(200);
+      script.client(RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE).listener(longForm).build())
+          .newCall(get()).execute().close();
+      assertThat(nanos).containsExactly(200_000_000L);
+      assertThat(durations).isEmpty();
+    }
+  }
+
+  @Nested
+  class Descriptions {
+    @Test
+    void exceptionsAreNamedAndTheirMessagesEscaped() {
+      assertThat(Events.describe(null, new IOException("a\rb"))).isEqualTo("IOException: a\\rb");
+      assertThat(Events.describe(null, new IOException())).isEqualTo("IOException");
+      assertThat(Events.describe(null, new java.io.EOFException())).isEqualTo("EOFException");
+      assertThat(Events.describe(null, new SocketTimeoutException("one"))).isEqualTo("SocketTimeoutException: one");
+      IOException anonymous = new IOException("x") {};
+      assertThat(Events.describe(null, anonymous)).isEqualTo(anonymous.getClass().getName() + ": x");
+    }
+
+    @ParameterizedTest(name = "HTTP {0} on attempt {1}")
+    @CsvSource(delimiter = '|', value = {
+      "200 | 2 | succeeded on attempt 2 (HTTP 200)",
+      "204 | 3 | succeeded on attempt 3 (HTTP 204)",
+      "500 | 2 | returned HTTP 500 from attempt 2 (not retryable)",
+      "404 | 4 | returned HTTP 404 from attempt 4 (not retryable)",
+      "304 | 2 | returned HTTP 304 from attempt 2 (not retryable)",
+    })
+    void theFinalDebugLineSaysWhatHappened(int code, int attempts, String line) {
+      assertThat(Events.returnedAfterRetries(code, attempts)).isEqualTo(line);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Per-request overrides: a {@link RetryOverrides} tag replaces the policy's {@code maxRetries}
+ * and deadline for that one call; and the value type itself.
+ */
+@Tag("unit")
+class RetryOverridesTest extends ScriptedTest {
+
+  static Request with(RetryOverrides overrides) {
+    return get().newBuilder().tag(RetryOverrides.class, overrides).build();
+  }
+
+  @Nested
+  class PerRequest {
+    @Test
+    void overridesReplaceTheDeadlineAndTheRetryCount() throws IOException {
+      script.status(503).status(503).status(200);
+      RetryOverrides overrides = RetryOverrides.builder().maxRetries(1).deadline(Duration.ofMillis(700)).build();
+      try (Response r = client(retry().maxRetries(5)).newCall(with(overrides)).execute()) {
+        assertThat(r.code()).isEqualTo(503);
+      }
+      assertThat(script.attempts()).isEqualTo(2);
+      assertThat(script.seen().get(0).readTimeoutMillis()).isEqualTo(700);
+    }
+
+    @Test
+    void noRetriesAndATightDeadlineEachEndTheCallAfterOneAttempt() throws IOException {
+      script.status(503).status(503);
+      OkHttpClient client = client(quietRetry().jitter(Jitter.NONE).maxRetries(5));
+      assertThat(code(client, with(RetryOverrides.noRetries()))).isEqualTo(503);
+      assertThat(script.attempts()).isEqualTo(1);
+      // A per-request deadline replaces the interceptor's: base delay 200 ms does not fit in 150 ms.
+      assertThat(code(client, with(RetryOverrides.builder().deadline(Duration.ofMillis(150)).build()))).isEqualTo(503);
+      assertThat(script.attempts()).isEqualTo(2);
+      assertThat(time.sleeps()).isEmpty();
+    }
+  }
+
+  @Nested
+  class Values {
+    @Test
+    void overridesReportWhatTheySetAndNullOtherwise() {
+      RetryOverrides o = RetryOverrides.builder().maxRetries(2).deadline(1500, TimeUnit.MILLISECONDS).build();
+      assertThat(o.maxRetries()).isEqualTo(2);
+      assertThat(o.deadlineNanos()).isEqualTo(1_500_000_000L);
+      assertThat(o).isEqualTo(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
+          .hasSameHashCodeAs(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
+          .isNotEqualTo(RetryOverrides.noRetries());
+      assertThat(o.toString()).isEqualTo("RetryOverrides{maxRetries=2, deadlineNanos=1500000000}");
+      assertThat(RetryOverrides.builder().build().maxRetries()).isNull();
+      assertThat(RetryOverrides.builder().build().deadlineNanos()).isNull();
+      assertThat(RetryOverrides.noRetries().maxRetries()).isEqualTo(0);
+      assertThat(RetryOverrides.builder().maxRetries(0).build().maxRetries()).isEqualTo(0);
+      assertThat(RetryOverrides.builder().maxRetries(1).build().hashCode())
+          .isNotEqualTo(RetryOverrides.builder().maxRetries(2).build().hashCode());
+    }
+
+    static Stream<Arguments> badOverrides() {
+      return Stream.of(
+          bad("negative retries", () -> RetryOverrides.builder().maxRetries(-2), "maxRetries", "-2"),
+          bad("overlong deadline", () -> RetryOverrides.builder().deadline(Duration.ofDays(3)), "deadline", "PT72H"),
+          bad("zero deadline", () -> RetryOverrides.builder().deadline(Duration.ZERO), "deadline", "PT0S"),
+          bad("zero deadline in a TimeUnit", () -> RetryOverrides.builder().deadline(0, TimeUnit.SECONDS), "deadline", "0 SECONDS"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badOverrides")
+    void badValuesAreRejectedNamingThem(Executable setting, String field, String value) {
+      assertRejectedNaming(setting, field, value);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Set;
+import java.util.SplittableRandom;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What the unit tests of okretry's behaviour start from: a {@link Script} instead of a server,
+ * {@link FakeTime} instead of waiting, a clock fixed at {@link #NOW}, seeded randomness and an
+ * {@link EventLog}. No sockets, no real waits: a whole retry timeline is asserted instantly. Every
+ * test is checked for leaks ({@link LeakCheck}), and okretry's warnings are captured ({@link #log}),
+ * not printed.
+ */
+@ExtendWith(LeakCheck.class)
+abstract class ScriptedTest {
+  static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  @RegisterExtension final LogCapture log = LogCapture.okretry();
+
+  final FakeTime time = new FakeTime();
+  final Script script = new Script();
+  final EventLog events = new EventLog();
+
+  /** Fake time, a clock fixed at {@link #NOW}, jitter from a seeded generator, the event log. */
+  RetryInterceptor.Builder retry() {
+    return RetryInterceptor.builder()
+        .timeSource(time)
+        .clock(Clock.fixed(NOW, ZoneOffset.UTC)::millis)
+        .random(new SplittableRandom(1)::nextLong)
+        .listener(events);
+  }
+
+  /**
+   * Fake time, every jitter draw 0, generated keys "k1", and no listener: with no deadline either,
+   * a call's first attempt is made without per-call state (see {@code LogicalCall.canDeferState}).
+   */
+  RetryInterceptor.Builder quietRetry() {
+    return RetryInterceptor.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
+  }
+
+  /** A client sending through {@code retry} to {@link #script}. */
+  OkHttpClient client(RetryInterceptor.Builder retry) {
+    return script.client(retry.build());
+  }
+
+  /** A row of a table of bad settings: what sets it, and the setting and value its message names. */
+  static Arguments bad(String name, Executable setting, String field, String value) {
+    return Arguments.of(Named.of(name, setting), field, value);
+  }
+
+  /** {@code setting} throws an IllegalArgumentException whose message names {@code field} and {@code value}. */
+  static void assertRejectedNaming(Executable setting, String field, String value) {
+    assertThatThrownBy(setting::execute)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(field)
+        .hasMessageContaining(value);
+  }
+
+  /** Executes {@code request} and returns the status of the response it ends with, closed. */
+  static int code(OkHttpClient client, Request request) throws IOException {
+    try (Response r = client.newCall(request).execute()) {
+      return r.code();
+    }
+  }
+
+  static Request get() {
+    return new Request.Builder().url("http://example.test/a").build();
+  }
+
+  /** A POST, which gets a generated key unless the request says otherwise. */
+  static Request post() {
+    return request("POST");
+  }
+
+  /** A request of {@code method}, with a body for POST, PUT and PATCH (which need one). */
+  static Request request(String method) {
+    RequestBody body =
+        Set.of("POST", "PUT", "PATCH").contains(method) ? RequestBody.create("{}", MediaType.get("application/json")) : null;
+    return new Request.Builder().url("http://example.test/pay").method(method, body).build();
+  }
+}

@@ -1,0 +1,139 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the caller gets when a call ends on a failure: the last exception as it was thrown, the
+ * earlier ones as its suppressed (bounded: the first 3, the last 5, one marker for the rest); a
+ * predicate that throws ends the call with an IOException carrying it; a bug below okretry reaches
+ * the caller as it is. The last response returned with its body open, every retried one closed:
+ * {@link RetryInterceptorTest}. The bounded list itself: {@code internal/FailureHistoryTest}.
+ */
+@Tag("unit")
+class WhatTheCallerGetsTest extends ScriptedTest {
+
+  @Nested
+  class SuppressedHistory {
+    @Test
+    void theLastExceptionCarriesEarlierOnesAsSuppressed() {
+      IOException first = new ConnectException("refused");
+      IOException second = new SocketTimeoutException("timeout");
+      IOException last = new SocketTimeoutException("timeout again");
+      script.fail(first).fail(second).fail(last);
+      assertThatThrownBy(() -> client(retry().maxRetries(2)).newCall(get()).execute())
+          .isSameAs(last)
+          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(first, second));
+      assertThat(time.sleeps()).hasSize(2);
+    }
+
+    /** Every attempt fails with a new, numbered exception; on fake time 50 000 retries take a second. */
+    static IOException failAfter(int maxRetries) {
+      Script server = new Script().thenAlwaysFail(attempt -> new SocketTimeoutException("timeout " + attempt));
+      RetryInterceptor retry = RetryInterceptor.builder()
+          .timeSource(new FakeTime())
+          .maxRetries(maxRetries)
+          .maxDelay(Duration.ofMillis(1))
+          .retryBudget(RetryBudget.unlimited())
+          .build();
+      List<IOException> thrown = new ArrayList<>();
+      assertThatThrownBy(() -> server.client(retry).newCall(get()).execute())
+          .isInstanceOf(SocketTimeoutException.class)
+          .satisfies(e -> thrown.add((IOException) e));
+      assertThat(server.attempts()).isEqualTo(maxRetries + 1);
+      return thrown.get(0);
+    }
+
+    static List<String> messages(Throwable[] suppressed) {
+      List<String> out = new ArrayList<>();
+      for (Throwable t : suppressed) out.add(t.getMessage());
+      return out;
+    }
+
+    @Test
+    void fiftyThousandRetriesLeaveNineSuppressed() {
+      IOException last = failAfter(50_000);
+      assertThat(last).hasMessage("timeout 50001");
+      assertThat(messages(last.getSuppressed())).containsExactly(
+          "timeout 1", "timeout 2", "timeout 3",
+          "okretry: 49992 earlier failures omitted (failures 4 to 49995); the first 3 and the last 5 are kept",
+          "timeout 49996", "timeout 49997", "timeout 49998", "timeout 49999", "timeout 50000");
+      assertThat(last.getSuppressed()[3]).isInstanceOf(IOException.class);
+      assertThat(last.getSuppressed()[3].getStackTrace()).isEmpty();
+    }
+
+    @Test
+    void upToEightEarlierFailuresAreAllKeptWithoutAMarker() {
+      assertThat(messages(failAfter(8).getSuppressed())).containsExactly(
+          "timeout 1", "timeout 2", "timeout 3", "timeout 4", "timeout 5", "timeout 6", "timeout 7", "timeout 8");
+      assertThat(messages(failAfter(9).getSuppressed())).containsExactly(
+          "timeout 1", "timeout 2", "timeout 3",
+          "okretry: 1 earlier failure omitted (failure 4); the first 3 and the last 5 are kept",
+          "timeout 5", "timeout 6", "timeout 7", "timeout 8", "timeout 9");
+    }
+  }
+
+  /** As docs/semantics.md says: the predicate's exception is the cause, never thrown as it is. */
+  @Nested
+  class ThrowingPredicates {
+    @Test
+    void aThrowingResponsePredicateOnTheFirstAttemptReachesTheCallerAndClosesTheResponse() {
+      script.status(500);
+      RetryInterceptor.Builder b = retry().retryOnResponse(r -> {
+        throw new IllegalStateException("predicate bug");
+      });
+      assertThatThrownBy(() -> client(b).newCall(get()).execute())
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("retryOnResponse predicate threw")
+          .hasRootCauseMessage("predicate bug");
+      assertThat(script.closed(1)).isTrue();
+    }
+
+    @Test
+    void aThrowingPredicateEndsTheCallWithAnIOExceptionCarryingItAsCauseAndEarlierFailuresAsSuppressed() {
+      IOException timeout = new SocketTimeoutException("timeout");
+      IOException odd = new IOException("odd"); // not retried by default, so the predicate is asked
+      script.fail(timeout).fail(odd);
+      RetryInterceptor.Builder onException = retry().retryOnException(e -> {
+        throw new IllegalStateException("predicate bug");
+      });
+      assertThatThrownBy(() -> client(onException).newCall(get()).execute())
+          .isExactlyInstanceOf(IOException.class)
+          .hasMessage("okretry: the retryOnException predicate threw")
+          .hasCauseExactlyInstanceOf(IllegalStateException.class)
+          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(odd, timeout));
+
+      IOException refused = new ConnectException("refused");
+      script.fail(refused).status(500);
+      RetryInterceptor.Builder onResponse = retry().retryOnResponse(r -> {
+        throw new IllegalStateException("predicate bug");
+      });
+      assertThatThrownBy(() -> client(onResponse).newCall(get()).execute())
+          .isExactlyInstanceOf(IOException.class)
+          .hasMessage("okretry: the retryOnResponse predicate threw")
+          .hasCauseExactlyInstanceOf(IllegalStateException.class)
+          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(refused));
+      assertThat(events.lines("gaveUp")).hasSize(2);
+    }
+  }
+
+  @Nested
+  class BugsBelow {
+    @Test
+    void aRuntimeExceptionFromBelowReachesTheCallerAsItIs() {
+      script.raise(new IllegalStateException("a bug below"));
+      assertThatThrownBy(() -> client(quietRetry()).newCall(get()).execute())
+          .isInstanceOf(IllegalStateException.class).hasMessage("a bug below");
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package io.github.okretry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import okhttp3.Call;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link TimeSource#SYSTEM}: a real sleep that ends early with an IOException when its call is
+ * canceled or its thread interrupted (the flag kept). The tests' fake is {@code FakeTime}.
+ */
+@Tag("unit")
+class TimeSourceTest {
+  static final Request REQUEST = new Request.Builder().url("http://example.invalid/").build();
+  final OkHttpClient client = new OkHttpClient();
+
+  @Test
+  void systemSleepWaitsAndObeysCancelAndInterrupt() throws Exception {
+    Call call = client.newCall(REQUEST);
+    long start = System.nanoTime();
+    TimeSource.SYSTEM.sleep(25_000_000L, call);
+    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(25_000_000L);
+    TimeSource.SYSTEM.sleep(0, call);
+    assertThat(TimeSource.SYSTEM.nanoTime()).isGreaterThan(start);
+    assertThat(TimeSource.SYSTEM).hasToString("TimeSource.SYSTEM");
+
+    call.cancel();
+    assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(1_000_000_000L, call)).isExactlyInstanceOf(IOException.class).hasMessage("Canceled");
+    assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(0, call)).hasMessage("Canceled");
+
+    Call other = client.newCall(REQUEST);
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(1_000_000_000L, other)).isInstanceOf(InterruptedIOException.class);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+  }
+}
