@@ -121,7 +121,7 @@ final class Events {
    * exception's message may quote what a server sent (a malformed status line), so it is escaped
    * and cut short ({@link LogText}).
    */
-  static String describe(@Nullable Response response, @Nullable IOException error) {
+  static String describe(@Nullable Response response, @Nullable Throwable error) {
     if (response != null) return "HTTP " + response.code();
     if (error == null) return "no outcome";
     String type = error.getClass().getSimpleName();

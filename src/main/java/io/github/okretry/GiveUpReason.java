@@ -12,7 +12,10 @@ public enum GiveUpReason {
   NOT_SAFE_TO_REPEAT,
   /** The last allowed attempt ({@code maxRetries + 1}) failed. */
   RETRIES_EXHAUSTED,
-  /** The next wait (computed or Retry-After) would end at or past the deadline. */
+  /**
+   * The deadline (okretry's, or OkHttp's call timeout) ran out: the next wait (computed or
+   * Retry-After) would end at or past it, or an attempt or a wait was cut short by it.
+   */
   DEADLINE_EXCEEDED,
   /** The server's Retry-After is longer than {@code maxRetryAfter}. */
   RETRY_AFTER_TOO_LONG,
@@ -27,7 +30,10 @@ public enum GiveUpReason {
    * caller receives a local response with that status and no request is sent.
    */
   ORIGIN_THROTTLED,
-  /** The call was canceled (this is also how OkHttp's {@code callTimeout} ends a call). */
+  /**
+   * The call was canceled: by {@link okhttp3.Call#cancel()}, {@code Dispatcher.cancelAll()}, or
+   * anything else but a deadline running out ({@link #DEADLINE_EXCEEDED}).
+   */
   CANCELED,
   /** The calling thread was interrupted. */
   INTERRUPTED

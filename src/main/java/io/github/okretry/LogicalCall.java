@@ -39,6 +39,9 @@ final class LogicalCall {
       Collections.unmodifiableSet(
           new HashSet<>(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE")));
 
+  /** How much earlier than okretry's clock OkHttp's call timeout may fire; see deadlinePassed(). */
+  static final long CALL_TIMEOUT_SLACK_NANOS = 10_000_000L;
+
   private final RetryPolicy policy;
   private final Request request;
   private final int maxRetries;
@@ -151,6 +154,15 @@ final class LogicalCall {
    */
   boolean needsDeadlineWatch() {
     return hasDeadline() && !deadlineIsCallTimeout;
+  }
+
+  /**
+   * True once the deadline has run out. OkHttp's own call timeout started a moment before this
+   * call's clock did, so it may fire up to that moment early: a call-timeout deadline counts as
+   * run out {@link #CALL_TIMEOUT_SLACK_NANOS} before its end here.
+   */
+  boolean deadlinePassed() {
+    return hasDeadline() && remainingNanos() <= (deadlineIsCallTimeout ? CALL_TIMEOUT_SLACK_NANOS : 0);
   }
 
   /** Time left before the deadline, or {@link RetryRules#NO_DEADLINE}. */
@@ -335,6 +347,15 @@ final class LogicalCall {
     lastFailure = failure;
     policy.events.gaveUp(request, attempt, reason, failure);
     return replacement != null ? Decision.giveUp(reason, replacement) : Decision.giveUp(reason);
+  }
+
+  /**
+   * The attempt ended in an unchecked exception from below okretry (a bug in an interceptor or in
+   * OkHttp): the call ends with it, and the listener hears that it gave up.
+   */
+  void failedBelow(RuntimeException e) {
+    lastFailure = Events.describe(null, e);
+    policy.events.gaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, lastFailure);
   }
 
   /**

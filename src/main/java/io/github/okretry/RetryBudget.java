@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.RetryTokenBucket;
 import io.github.okretry.internal.Tuning;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds the extra load retries put on a server, across every call that shares this budget.
@@ -35,9 +36,9 @@ public final class RetryBudget {
   private final double percentCanRetry;
   private final int minRetriesPerSecond;
   private final int maxTokens;
-  private final RetryTokenBucket bucket; // null when unlimited
+  private final @Nullable RetryTokenBucket bucket; // null when unlimited
 
-  private RetryBudget(Builder b) {
+  private RetryBudget(@Nullable Builder b) {
     this.unlimited = b == null;
     this.percentCanRetry = b == null ? Double.POSITIVE_INFINITY : b.percentCanRetry;
     this.minRetriesPerSecond = b == null ? 0 : b.minRetriesPerSecond;

@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * how waits and the deadline work is the policy's: see {@link RetryPolicy} and
  * docs/semantics.md. The caller gets the last real outcome: the last response, body unread, or
  * the last exception with earlier ones attached as {@linkplain Throwable#getSuppressed()
- * suppressed}.
+ * suppressed} (at most 9: the first 3, a marker counting those left out, the last 5).
  *
  * <p>Immutable and thread-safe; share one per client. Add it with {@link
  * OkHttpClient.Builder#addInterceptor}, or {@link #install}: as a network interceptor it throws
@@ -169,13 +169,19 @@ public final class RetryInterceptor implements Interceptor {
             response = proceed(attempt, logical.request());
           } catch (IOException e) {
             error = e;
+          } catch (RuntimeException e) {
+            logical.failedBelow(e);
+            throw e;
           }
         }
 
-        // A cancel by our own deadline is not the caller's cancel: report it as the timeout it is.
+        // A cancel by a deadline (okretry's watch, or OkHttp's call timeout) is not the caller's
+        // cancel: report it as the timeout it is.
+        boolean canceled = call.isCanceled();
         GiveUpReason cutShort =
-            watch != null && watch.fired() && error != null ? GiveUpReason.DEADLINE_EXCEEDED
-                : call.isCanceled() ? GiveUpReason.CANCELED
+            error != null && (watch != null && watch.fired() || canceled && logical.deadlinePassed())
+                ? GiveUpReason.DEADLINE_EXCEEDED
+                : canceled ? GiveUpReason.CANCELED
                 : Thread.currentThread().isInterrupted() ? GiveUpReason.INTERRUPTED
                 : null;
         Decision decision = logical.afterAttempt(response, error, cutShort);
@@ -213,7 +219,7 @@ public final class RetryInterceptor implements Interceptor {
     try {
       policy.time.sleep(delayNanos, call);
     } catch (IOException e) {
-      throw logical.waitFailed(e, watch != null && watch.fired());
+      throw logical.waitFailed(e, watch != null && watch.fired() || logical.deadlinePassed());
     }
   }
 

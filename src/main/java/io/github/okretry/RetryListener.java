@@ -55,7 +55,8 @@ public interface RetryListener {
    *
    * <p>The default passes the event on to {@link #onRetryScheduled(Request, int, String,
    * Duration)} where {@code java.time} exists, so listeners written against that form keep
-   * working; on Android below API 26 override this one.
+   * working; on Android below API 26 override this one. A listener that forwards events to
+   * others should forward this form, which every listener receives.
    *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first

@@ -28,9 +28,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The settings are fixed at {@link Builder#build()}; every setting's default is on its setter
  * in {@link RetryPolicyBuilder}. A policy also holds the state that its calls share by design: the
- * {@link RetryBudget} and, when enabled, the origin-wide {@code Retry-After} gate. Both are
- * thread-safe. So one policy should serve one client (or several that call the same servers),
- * and {@link #toBuilder()} variations share the budget but not the gate. Per request, {@link
+ * {@link RetryBudget}, and a bounded per-origin table that paces retries waiting on an origin's
+ * {@code Retry-After} and, when enabled, holds the origin-wide gate. Both are thread-safe. So one
+ * policy should serve one client (or several that call the same servers), and {@link
+ * #toBuilder()} variations share the budget but not the origin table. Per request, {@link
  * RetryOverrides} and {@link IdempotencyKey} tags change what a policy allows.
  */
 public final class RetryPolicy {

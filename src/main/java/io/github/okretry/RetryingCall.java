@@ -39,8 +39,8 @@ final class RetryingCall implements Call {
   private final ConcurrentHashMap<Class<?>, Object> tags = new ConcurrentHashMap<>();
   private final List<EventListener> eventListeners = new CopyOnWriteArrayList<>();
   private volatile boolean canceled;
-  private volatile Call current;
-  private volatile Async async;
+  private volatile @Nullable Call current;
+  private volatile @Nullable Async async;
 
   RetryingCall(RetryingCallFactory factory, Request request) {
     this.factory = factory;
@@ -152,9 +152,13 @@ final class RetryingCall implements Call {
     private final Callback callback;
     private final LogicalCall logical;
     private final AtomicBoolean delivered = new AtomicBoolean();
-    private volatile ScheduledFuture<?> pending;
+    /** Orders a wait's scheduled task with the cancel that may end the wait. */
+    private final Object waitLock = new Object();
+    private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
     /** True while enqueue() runs the first step on the caller's thread. */
     volatile boolean starting;
+    /** True while a scheduled step runs on the factory's scheduler thread. */
+    private volatile boolean onScheduler;
 
     Async(Callback callback) {
       this.callback = callback;
@@ -163,11 +167,25 @@ final class RetryingCall implements Call {
               factory.policy, factory.policy.keys.stamp(request), CallTimeouts.nanosAllowed(timeout), 0);
     }
 
+    /** A wait is over: from now on a cancel acts on the next attempt, not on the wait. */
+    private void afterWait() {
+      synchronized (waitLock) {
+        pending = null;
+      }
+      onScheduler = true;
+      try {
+        next();
+      } finally {
+        onScheduler = false;
+      }
+    }
+
     /** Starts the next attempt now, or schedules it if the origin asks to wait. */
     void next() {
       factory.waiting.remove(this);
-      if (canceled) {
-        deliverFailure(logical.waitFailed(new IOException("Canceled"), false));
+      if (canceled || factory.isClosed()) {
+        String why = canceled ? "Canceled" : "RetryingCallFactory is closed";
+        deliverFailure(logical.waitFailed(new IOException(why), false));
         return;
       }
       Admission gate = logical.beforeAttempt();
@@ -208,16 +226,20 @@ final class RetryingCall implements Call {
     }
 
     private void after(Call attempt, @Nullable Response response, @Nullable IOException error) {
-      // OkHttp's call timeout, set to the time left, is the only other canceler of an attempt.
+      // An attempt canceled from outside okretry's own cancel(): by its call timeout (the time the
+      // logical call had left) when that has run out, else by someone else (Dispatcher.cancelAll,
+      // OkHttp after a RuntimeException below, an event listener).
       GiveUpReason cutShort =
           canceled ? GiveUpReason.CANCELED
-              : error != null && attempt.isCanceled() ? GiveUpReason.DEADLINE_EXCEEDED
-              : null;
+              : error == null || !attempt.isCanceled() ? null
+              : logical.deadlinePassed() ? GiveUpReason.DEADLINE_EXCEEDED
+              : GiveUpReason.CANCELED;
       Decision decision;
       try {
         decision = logical.afterAttempt(response, error, cutShort);
       } catch (RuntimeException e) {
         if (response != null) response.close();
+        logical.failedBelow(e);
         IOException failure = new IOException("okretry: retry decision failed", e);
         deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, failure), null));
         return;
@@ -239,7 +261,11 @@ final class RetryingCall implements Call {
     private void schedule(long delayNanos) {
       factory.waiting.add(this);
       try {
-        pending = factory.scheduler.schedule(this::next, delayNanos, TimeUnit.NANOSECONDS);
+        // Under the lock, so the task cannot start (and schedule the next wait) before its own
+        // future is recorded: a stale future would hide the live one from cancel() and close().
+        synchronized (waitLock) {
+          pending = factory.scheduler.schedule(this::afterWait, delayNanos, TimeUnit.NANOSECONDS);
+        }
       } catch (RejectedExecutionException e) {
         factory.waiting.remove(this);
         deliverFailure(logical.waitFailed(new IOException("RetryingCallFactory is closed", e), false));
@@ -250,7 +276,10 @@ final class RetryingCall implements Call {
 
     /** Ends a wait at once: the retry task is dropped and the caller told now. */
     void endWait(String why) {
-      ScheduledFuture<?> f = pending;
+      ScheduledFuture<?> f;
+      synchronized (waitLock) {
+        f = pending;
+      }
       if (f != null && f.cancel(false)) {
         factory.waiting.remove(this);
         deliverFailure(logical.waitFailed(new IOException(why), false));
@@ -281,12 +310,13 @@ final class RetryingCall implements Call {
 
     /**
      * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
-     * callback never runs on the enqueuing thread), else here. If the dispatcher was shut down,
-     * here after all, as OkHttp itself calls back when its executor rejects a call: enqueue()
-     * returns normally and the callback still runs exactly once.
+     * callback never runs on the enqueuing thread) or on the scheduler thread (a slow callback
+     * must not hold up every waiting retry), else here. If the dispatcher was shut down, here
+     * after all, as OkHttp itself calls back when its executor rejects a call: enqueue() returns
+     * normally and the callback still runs exactly once.
      */
     private void onCallbackThread(Runnable callbackRun) {
-      if (starting) {
+      if (starting || onScheduler) {
         try {
           factory.attemptClient.dispatcher().executorService().execute(callbackRun);
           return;

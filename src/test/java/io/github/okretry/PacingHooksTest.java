@@ -130,4 +130,19 @@ class PacingHooksTest {
     teach(retry, "https://a.test:443", 10_000);
     assertThat(call.beforeAttempt()).as("backoff only: the pacer is for Retry-After crowds").isEqualTo(Admission.go());
   }
+
+  @Test
+  void theOriginTableEmptiesItselfOnceThrottlingIsOverWhicheverOriginIsCalledNext() throws IOException {
+    RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).build();
+    Script script = new Script().status(429, "Retry-After", "1").status(200).thenAlways(200);
+    okhttp3.OkHttpClient client = script.client(retry);
+    client.newCall(get("https://a.test/")).execute().close();
+    assertThat(retry.policy().originGate.size()).as("a.test was paced").isEqualTo(1);
+    time.advance(Duration.ofMinutes(10)); // far past Tuning.PACING_MEMORY_NANOS
+    Request toB = get("https://b.test/");
+    client.newCall(toB).execute().close();
+    assertThat(retry.policy().originGate.size()).isZero();
+    assertThat(LogicalCall.canDeferState(retry.policy(), toB, 0))
+        .as("calls make their first attempt without state again").isTrue();
+  }
 }

@@ -28,6 +28,17 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Tag("unit")
 class RetryListenerTest extends ScriptedTest {
 
+  /** A bug below okretry (an unchecked exception) still ends the call with one onGaveUp. */
+  @Test
+  void aBugBelowTheInterceptorEndsTheCallWithOneGaveUp() {
+    EventLog events = new EventLog();
+    IllegalStateException bug = new IllegalStateException("bug below okretry");
+    Script failing = new Script().raise(bug);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+        () -> failing.client(quietRetry().listener(events).build()).newCall(get()).execute())).isSameAs(bug);
+    assertThat(events.lines("gaveUp")).hasSize(1).allMatch(line -> line.contains("NOT_RETRYABLE"));
+  }
+
   @Nested
   class ThrowingListeners {
     @Test

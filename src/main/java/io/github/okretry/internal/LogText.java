@@ -1,5 +1,7 @@
 package io.github.okretry.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Makes text that a server controls safe to put in a log line or a listener string: an exception
  * message can carry a malformed status line, and with it ANSI escape sequences, a bare CR that
@@ -23,7 +25,7 @@ public final class LogText {
   private LogText() {}
 
   /** {@code text} with control characters escaped and cut to {@link #MAX_CHARS}; null stays null. */
-  public static String safe(String text) {
+  public static @Nullable String safe(@Nullable String text) {
     if (text == null) return null;
     int n = text.length();
     int i = 0;

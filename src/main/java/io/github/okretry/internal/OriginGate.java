@@ -4,6 +4,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one interceptor knows per origin (scheme, host, port): the opt-in origin-wide {@code
@@ -53,8 +54,8 @@ public final class OriginGate {
 
   /** One origin's state. Guarded by the gate's lock. */
   private static final class Entry {
-    Closed closed; // null: open
-    OriginPacer pacer; // null until a retry waits on the origin
+    @Nullable Closed closed; // null: open
+    @Nullable OriginPacer pacer; // null until a retry waits on the origin
 
     boolean isEmpty(long nowNanos) {
       if (closed != null && closed.notBeforeNanos - nowNanos > 0) return false;
@@ -98,7 +99,7 @@ public final class OriginGate {
   }
 
   /** The gate in front of {@code url} at {@code nowNanos}, or null if it is open. */
-  public Closed check(HttpUrl url, long nowNanos) {
+  public @Nullable Closed check(HttpUrl url, long nowNanos) {
     if (size == 0) return null; // the common case, without building a key or locking
     String key = origin(url);
     synchronized (this) {
@@ -143,7 +144,12 @@ public final class OriginGate {
     String key = origin(url);
     synchronized (this) {
       Entry entry = entries.get(key);
-      if (entry == null) return;
+      if (entry == null) {
+        // Calls to other origins also age the table, so it empties once throttling is over
+        // whichever origins are called next, and calls stop paying for reports.
+        expireLeastRecentlyUsed(sentNanos);
+        return;
+      }
       // Once nothing is left to remember, the entry goes, so calls stop paying for reports.
       if (entry.isEmpty(sentNanos)) remove(key);
       else if (entry.pacer != null) entry.pacer.sent(sentNanos);
@@ -159,7 +165,10 @@ public final class OriginGate {
     String key = origin(answeredUrl);
     synchronized (this) {
       Entry entry = entries.get(key);
-      if (entry == null) return;
+      if (entry == null) {
+        expireLeastRecentlyUsed(sentNanos);
+        return;
+      }
       if (entry.isEmpty(sentNanos)) remove(key);
       else if (entry.pacer != null) entry.pacer.admitted(sentNanos);
     }

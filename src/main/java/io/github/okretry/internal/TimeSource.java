@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import okhttp3.Call;
 import okhttp3.EventListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one seam through which okretry reads time and waits, after Guava's {@code SleepingStopwatch}:
@@ -49,8 +50,11 @@ public interface TimeSource {
 
         @Override
         public void sleep(long nanos, Call call) throws IOException {
-          CancelWaker waker = new CancelWaker(Thread.currentThread());
-          call.addEventListener(waker);
+          // One waker per call, kept in the call's tags and re-armed for each wait: OkHttp copies
+          // its listener list on every addEventListener and never removes one, so a waker per
+          // wait would cost a call with many retries quadratic copies and a listener per wait.
+          CancelWaker waker = call.tag(CancelWaker.class, () -> CancelWaker.addedTo(call));
+          waker.arm(Thread.currentThread());
           try {
             long end = System.nanoTime() + nanos;
             checkInterruptedOrCanceled(call); // after adding the waker, so no cancel is missed
@@ -71,10 +75,18 @@ public interface TimeSource {
 
   /** Unparks a waiting thread when its call is canceled. */
   final class CancelWaker extends EventListener {
-    private volatile Thread waiter;
+    private volatile @Nullable Thread waiter;
 
-    CancelWaker(Thread waiter) {
-      this.waiter = waiter;
+    private CancelWaker() {}
+
+    static CancelWaker addedTo(Call call) {
+      CancelWaker waker = new CancelWaker();
+      call.addEventListener(waker);
+      return waker;
+    }
+
+    void arm(Thread thread) {
+      waiter = thread;
     }
 
     void disarm() {

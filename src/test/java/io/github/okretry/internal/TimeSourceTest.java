@@ -43,4 +43,32 @@ class TimeSourceTest {
       Thread.interrupted();
     }
   }
+
+  /**
+   * One cancel waker per call, kept in its tags and re-armed for each wait: OkHttp never removes
+   * an event listener, so a waker per wait would pile up on a call with many retries.
+   */
+  @Test
+  void everyWaitOfACallReusesItsOneWaker() throws Exception {
+    Call call = client.newCall(REQUEST);
+    TimeSource.SYSTEM.sleep(1, call);
+    TimeSource.CancelWaker first = call.tag(TimeSource.CancelWaker.class);
+    assertThat(first).isNotNull();
+    for (int i = 0; i < 100; i++) TimeSource.SYSTEM.sleep(1, call);
+    assertThat(call.tag(TimeSource.CancelWaker.class)).isSameAs(first);
+    // Still armed per wait: a cancel from another thread ends a long one at once.
+    Thread canceler = new Thread(() -> {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        return;
+      }
+      call.cancel();
+    });
+    long start = System.nanoTime();
+    canceler.start();
+    assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(10_000_000_000L, call)).hasMessage("Canceled");
+    assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
+    canceler.join();
+  }
 }

@@ -1,0 +1,212 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The two drivers, {@link RetryInterceptor} (blocking) and {@link RetryingCallFactory}
+ * ({@code enqueue()}), end the same situations with the same {@link GiveUpReason}, and the async
+ * one keeps its promises (callback exactly once, never on the scheduler thread) under races. Each
+ * case was a defect found in review.
+ */
+@Tag("integration")
+class DriverParityTest {
+
+  static final class Outcome implements Callback {
+    final CompletableFuture<Object> result = new CompletableFuture<>();
+    volatile String thread;
+
+    @Override
+    public void onFailure(Call call, IOException e) {
+      thread = Thread.currentThread().getName();
+      result.complete(e);
+    }
+
+    @Override
+    public void onResponse(Call call, Response response) {
+      thread = Thread.currentThread().getName();
+      response.close();
+      result.complete(response.code());
+    }
+  }
+
+  static Request get(String url) {
+    return new Request.Builder().url(url).build();
+  }
+
+  /** Dispatcher.cancelAll() cancels the factory's attempts too: a cancel, not a deadline. */
+  @Test
+  void cancelAllIsACancelOnBothPathsNotADeadline() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      for (int i = 0; i < 2; i++) {
+        server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).body("late").build());
+      }
+      server.start();
+      OkHttpClient client = new OkHttpClient.Builder().build();
+      EventLog events = new EventLog();
+      RetryPolicy policy = RetryPolicy.builder().listener(events).build();
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        Outcome outcome = new Outcome();
+        calls.newCall(get(server.url("/").toString())).enqueue(outcome);
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
+        client.dispatcher().cancelAll();
+        assertThat(outcome.result.get(5, TimeUnit.SECONDS))
+            .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+      }
+      OkHttpClient blocking = RetryInterceptor.create(policy).install(client.newBuilder()).build();
+      Call call = blocking.newCall(get(server.url("/").toString()));
+      CompletableFuture<Throwable> thrown = CompletableFuture.supplyAsync(() -> catchThrowable(call::execute));
+      assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
+      call.cancel();
+      assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+      assertThat(events.lines("gaveUp")).hasSize(2).allMatch(line -> line.contains("CANCELED"));
+      client.dispatcher().executorService().shutdown();
+      client.connectionPool().evictAll();
+    }
+  }
+
+  /** OkHttp's call timeout is the deadline on both paths: DEADLINE_EXCEEDED either way. */
+  @Test
+  void callTimeoutIsADeadlineOnBothPaths() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      for (int i = 0; i < 2; i++) {
+        server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).body("late").build());
+      }
+      server.start();
+      OkHttpClient client = new OkHttpClient.Builder().callTimeout(Duration.ofMillis(700)).build();
+      EventLog events = new EventLog();
+      RetryPolicy policy = RetryPolicy.builder().listener(events).build();
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        Outcome outcome = new Outcome();
+        calls.newCall(get(server.url("/").toString())).enqueue(outcome);
+        assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOf(SocketTimeoutException.class);
+      }
+      OkHttpClient blocking = RetryInterceptor.create(policy).install(client.newBuilder()).build();
+      assertThat(catchThrowable(() -> blocking.newCall(get(server.url("/").toString())).execute()))
+          .isInstanceOf(java.io.InterruptedIOException.class); // OkHttp's own, on execute()
+      assertThat(events.lines("gaveUp")).hasSize(2).allMatch(line -> line.contains("DEADLINE_EXCEEDED"));
+      client.dispatcher().executorService().shutdown();
+      client.connectionPool().evictAll();
+    }
+  }
+
+  /** A RuntimeException below okretry makes OkHttp cancel the attempt: not a deadline either. */
+  @Test
+  void aBugBelowTheFactoryIsNotReportedAsADeadline() throws Exception {
+    // OkHttp rethrows the bug on its dispatcher thread after calling back: keep it quiet.
+    java.util.concurrent.ExecutorService quiet = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "quiet dispatcher");
+      t.setDaemon(true);
+      t.setUncaughtExceptionHandler((thread, e) -> {});
+      return t;
+    });
+    OkHttpClient client = new OkHttpClient.Builder()
+        .dispatcher(new okhttp3.Dispatcher(quiet))
+        .addInterceptor(chain -> { throw new IllegalStateException("bug below okretry"); })
+        .build();
+    EventLog events = new EventLog();
+    try (RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().listener(events).build())) {
+      Outcome outcome = new Outcome();
+      calls.newCall(get("http://127.0.0.1:9/")).enqueue(outcome);
+      assertThat(outcome.result.get(5, TimeUnit.SECONDS))
+          .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+      assertThat(events.lines("gaveUp")).hasSize(1).allMatch(line -> !line.contains("DEADLINE_EXCEEDED"));
+    } finally {
+      quiet.shutdown();
+    }
+  }
+
+  /**
+   * close() ends a wait even when the thread that scheduled it was preempted until the waiting
+   * task had run its attempt and scheduled the next wait: a stale future must not hide the live
+   * one. The scheduler returns late from its first schedule() only.
+   */
+  @Test
+  void closeEndsAWaitEvenIfTheSchedulingThreadWasPreempted() throws Exception {
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1) {
+      final AtomicBoolean first = new AtomicBoolean(true);
+
+      @Override
+      public ScheduledFuture<?> schedule(Runnable r, long delay, TimeUnit unit) {
+        ScheduledFuture<?> f = super.schedule(r, delay, unit);
+        if (first.getAndSet(false)) {
+          try {
+            Thread.sleep(500);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return f;
+      }
+    };
+    OkHttpClient client = new OkHttpClient.Builder().build();
+    RetryPolicy policy = RetryPolicy.builder()
+        .jitter(Jitter.NONE).baseDelay(1, TimeUnit.MILLISECONDS).multiplier(10_000).maxDelay(20, TimeUnit.SECONDS)
+        .retryBudget(RetryBudget.unlimited()).build();
+    RetryingCallFactory calls = RetryingCallFactory.create(client, policy, scheduler);
+    int port;
+    try (ServerSocket closed = new ServerSocket(0)) {
+      port = closed.getLocalPort(); // closed again: connections are refused, fast and retryable
+    }
+    try {
+      Outcome outcome = new Outcome();
+      calls.newCall(get("http://127.0.0.1:" + port + "/")).enqueue(outcome);
+      Thread.sleep(1_000); // attempt 2 failed; its 10 s wait is scheduled
+      calls.close();
+      assertThat(outcome.result.get(3, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+    } finally {
+      scheduler.shutdownNow();
+      client.dispatcher().executorService().shutdown();
+    }
+  }
+
+  /** A callback decided on the scheduler thread (here: throttled at the origin gate) runs elsewhere. */
+  @Test
+  void callbacksDoNotRunOnTheSchedulerThread() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest r) {
+          String retryAfter = r.getUrl().encodedPath().equals("/a") ? "1" : "60";
+          return new MockResponse.Builder().code(503).addHeader("Retry-After", retryAfter).build();
+        }
+      });
+      server.start();
+      OkHttpClient client = new OkHttpClient.Builder().build();
+      RetryPolicy policy = RetryPolicy.builder().originWideRetryAfter(true).retryAfterSpread(0)
+          .maxRetryAfter(10, TimeUnit.SECONDS).deadline(3, TimeUnit.SECONDS).build();
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        Outcome outcome = new Outcome();
+        calls.newCall(get(server.url("/a").toString())).enqueue(outcome);
+        Thread.sleep(300);
+        calls.newCall(get(server.url("/b").toString())).execute().close(); // closes the origin for 10 s
+        assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isEqualTo(503);
+        assertThat(outcome.thread).doesNotContain("okretry scheduler");
+      } finally {
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+      }
+    }
+  }
+}
