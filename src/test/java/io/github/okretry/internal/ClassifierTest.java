@@ -81,6 +81,9 @@ class ClassifierTest {
     assertThat(plain.isRetryable(new ProtocolException("bad"))).isFalse();
     assertThat(plain.isRetryable(new UnknownServiceException("cleartext"))).isFalse();
     assertThat(plain.isRetryable(new InterruptedIOException("interrupted"))).isFalse();
+    InterruptedIOException whileConnecting = new InterruptedIOException("interrupted");
+    whileConnecting.initCause(new SocketException("closed by the interrupt"));
+    assertThat(plain.isRetryable(whileConnecting)).as("an interrupt, whatever it broke").isFalse();
     assertThat(plain.isRetryable(new SSLHandshakeException("tls"))).isFalse();
     assertThat(plain.isRetryable(new SocketException("wraps tls") {{ initCause(new SSLHandshakeException("x")); }})).isFalse();
     assertThat(plain.isRetryable(new IOException(new CertificateException("bad cert")))).isFalse();

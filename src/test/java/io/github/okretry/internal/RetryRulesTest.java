@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.Jitter;
+import java.io.IOException;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -83,6 +84,13 @@ class RetryRulesTest {
       assertThat(RetryRulesTest.decide(policy, 2, 3, true, true, absent, 200, 100, LOWEST)).isEqualTo(Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED));
       assertThat(RetryRulesTest.decide(policy, 2, 3, true, true, absent, 201, 100, LOWEST)).isEqualTo(Decision.retryAfter(200));
     }
+
+    @Test
+    void aRetryAfterOfExactlyTheCeilingIsHonoured() {
+      assertThat(RetryRulesTest.decide(policy, 1, 3, true, true, 5_000, noDeadline, 100, LOWEST)).isEqualTo(Decision.retryAfter(5_000));
+      assertThat(RetryRulesTest.decide(policy, 1, 3, true, true, 5_001, noDeadline, 100, LOWEST))
+          .isEqualTo(Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG));
+    }
   }
 
   /** The upward spread of a server's {@code Retry-After}: politeness, never the server's word. */
@@ -141,6 +149,22 @@ class RetryRulesTest {
       assertThat(Decision.retryAfter(0).isRetry()).isTrue();
       assertThat(Decision.giveUp(GiveUpReason.CANCELED).isRetry()).isFalse();
       assertThat(Decision.giveUp(GiveUpReason.CANCELED).delayNanos()).isZero();
+    }
+
+    @Test
+    void decisionsAreValues() {
+      IOException failure = new IOException("replaced");
+      assertThat(Decision.deliver()).isEqualTo(Decision.deliver()).isNotEqualTo(Decision.retryAfter(0)).isNotEqualTo("DELIVER");
+      assertThat(Decision.retryAfter(5)).isEqualTo(Decision.retryAfter(5)).hasSameHashCodeAs(Decision.retryAfter(5))
+          .isNotEqualTo(Decision.retryAfter(6));
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED)).isEqualTo(Decision.giveUp(GiveUpReason.CANCELED))
+          .isNotEqualTo(Decision.giveUp(GiveUpReason.INTERRUPTED))
+          .isNotEqualTo(Decision.giveUp(GiveUpReason.CANCELED, failure));
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED, failure)).isEqualTo(Decision.giveUp(GiveUpReason.CANCELED, failure))
+          .isNotEqualTo(Decision.giveUp(GiveUpReason.CANCELED, new IOException("replaced")));
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED, failure).failure()).isSameAs(failure);
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED).failure()).isNull();
+      assertThat(Decision.retryAfter(5).reason()).isNull();
     }
   }
 }
