@@ -81,7 +81,7 @@ class RetryOverridesTest extends ScriptedTest {
       assertThat(o.deadlineNanos()).isEqualTo(1_500_000_000L);
       assertThat(o).isEqualTo(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
           .hasSameHashCodeAs(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
-          .isNotEqualTo(RetryOverrides.noRetries());
+          .isNotEqualTo(RetryOverrides.noRetries()).isNotEqualTo("RetryOverrides");
       assertThat(o.toString()).isEqualTo("RetryOverrides{maxRetries=2, deadlineNanos=1500000000}");
       assertThat(RetryOverrides.builder().build().maxRetries()).isNull();
       assertThat(RetryOverrides.builder().build().deadlineNanos()).isNull();
