@@ -79,6 +79,9 @@ class ClassifierTest {
   void permanentExceptions() {
     assertThat(plain.isRetryable(new IOException("plain"))).isFalse();
     assertThat(plain.isRetryable(new ProtocolException("bad"))).isFalse();
+    ProtocolException badStatusLine = new ProtocolException("Unexpected status line");
+    badStatusLine.initCause(new EOFException());
+    assertThat(plain.isRetryable(badStatusLine)).as("a protocol error, whatever it met on the way").isFalse();
     assertThat(plain.isRetryable(new UnknownServiceException("cleartext"))).isFalse();
     assertThat(plain.isRetryable(new InterruptedIOException("interrupted"))).isFalse();
     InterruptedIOException whileConnecting = new InterruptedIOException("interrupted");

@@ -86,13 +86,6 @@ class RetryRulesTest {
       assertThat(RetryRulesTest.decide(policy, 2, 3, true, true, absent, 200, 100, LOWEST)).isEqualTo(Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED));
       assertThat(RetryRulesTest.decide(policy, 2, 3, true, true, absent, 201, 100, LOWEST)).isEqualTo(Decision.retryAfter(200));
     }
-
-    @Test
-    void aRetryAfterOfExactlyTheCeilingIsHonoured() {
-      assertThat(RetryRulesTest.decide(policy, 1, 3, true, true, 5_000, noDeadline, 100, LOWEST)).isEqualTo(Decision.retryAfter(5_000));
-      assertThat(RetryRulesTest.decide(policy, 1, 3, true, true, 5_001, noDeadline, 100, LOWEST))
-          .isEqualTo(Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG));
-    }
   }
 
   /** The upward spread of a server's {@code Retry-After}: politeness, never the server's word. */
