@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -14,6 +16,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -89,6 +92,26 @@ class DeadlineIntegrationTest {
       assertThat(outcome).isInstanceOf(SocketTimeoutException.class);
       if (path.equals("execute")) assertThat((Throwable) outcome).hasMessageContaining("deadline");
       assertThat(ms[0]).isBetween(900L, 2_500L);
+    }
+  }
+
+  /** The factory shrinks each asynchronous attempt's timeouts to the time left, as the interceptor does. */
+  @Test
+  void eachAsynchronousAttemptsTimeoutsShrinkToTheTimeLeft() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(new MockResponse.Builder().body("ok").build());
+      server.start();
+      List<Integer> readTimeouts = new CopyOnWriteArrayList<>();
+      OkHttpClient seeing = LeakCheck.track(client().newBuilder().addNetworkInterceptor(chain -> {
+        readTimeouts.add(chain.readTimeoutMillis());
+        return chain.proceed(chain.request());
+      }).build());
+      try (RetryingCallFactory calls = RetryingCallFactory.create(seeing, retry())) {
+        RetryingCallFactoryTest.Outcome done = new RetryingCallFactoryTest.Outcome();
+        calls.newCall(new Request.Builder().url(server.url("/")).build()).enqueue(done);
+        assertThat(done.result.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok");
+      }
+      assertThat(readTimeouts).singleElement().satisfies(ms -> assertThat(ms).as("10 s cut to the 1 s deadline").isBetween(1, 1_000));
     }
   }
 }

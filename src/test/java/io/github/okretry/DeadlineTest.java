@@ -99,6 +99,23 @@ class DeadlineTest extends ScriptedTest {
       assertThat(events.lines()).contains("gaveUp 2 DEADLINE_EXCEEDED SocketTimeoutException: timeout");
     }
 
+    /**
+     * An attempt that fails exactly when the deadline passes (its timeouts were shrunk to end
+     * there) gives up for the deadline, even when it was the last attempt allowed anyway: the
+     * deadline is what ended it.
+     */
+    @Test
+    void anAttemptThatFailsExactlyAtTheDeadlineGivesUpForTheDeadline() {
+      SocketTimeoutException timeout = new SocketTimeoutException("timeout");
+      script.then((chain, attempt) -> {
+        time.advance(Duration.ofSeconds(1));
+        throw timeout;
+      });
+      RetryInterceptor.Builder b = retry().maxRetries(0).deadline(Duration.ofSeconds(1));
+      assertThatThrownBy(() -> client(b).newCall(get()).execute()).isSameAs(timeout);
+      assertThat(events.lines("gaveUp")).containsExactly("gaveUp 1 DEADLINE_EXCEEDED SocketTimeoutException: timeout");
+    }
+
     @Test
     void aRetryAfterPastTheDeadlineReturnsTheResponseAtOnce() throws IOException {
       script.status(429, "Retry-After", "5");

@@ -67,6 +67,7 @@ class IdempotencyKeyTest extends ScriptedTest {
       Script quoted = new Script().status(200);
       code(quoted.client(quietRetry().keyGenerator(() -> "a\"b\\c").quoteIdempotencyKey(true).idempotencyKeyHeader("X-Key").build()), post());
       assertThat(quoted.requests().get(0).header("X-Key")).as("quotes and backslashes escaped").isEqualTo("\"a\\\"b\\\\c\"");
+      assertThat(IdempotencyKeys.structuredFieldString("k")).as("a one-character key").isEqualTo("\"k\"");
     }
   }
 
@@ -130,7 +131,11 @@ class IdempotencyKeyTest extends ScriptedTest {
     void ofGenerateAndNone() {
       assertThat(IdempotencyKey.of("a").hashCode()).isNotEqualTo(IdempotencyKey.of("b").hashCode());
       assertThat(IdempotencyKey.of("k")).isEqualTo(IdempotencyKey.of("k")).hasSameHashCodeAs(IdempotencyKey.of("k"))
-          .isNotEqualTo(IdempotencyKey.of("j")).isNotEqualTo(IdempotencyKey.generate());
+          .isNotEqualTo(IdempotencyKey.of("j")).isNotEqualTo(IdempotencyKey.generate()).isNotEqualTo("k");
+      assertThat(IdempotencyKey.none().equals(IdempotencyKey.none())).isTrue();
+      assertThat(IdempotencyKey.generate().equals(IdempotencyKey.generate())).isTrue();
+      assertThat(IdempotencyKey.none().equals(IdempotencyKey.generate())).isFalse();
+      assertThat(IdempotencyKey.none().equals(IdempotencyKey.of("k"))).isFalse();
       assertThat(IdempotencyKey.of("secret").toString()).doesNotContain("secret");
       assertThat(IdempotencyKey.none()).hasToString("IdempotencyKey.none()");
       assertThat(IdempotencyKey.generate()).hasToString("IdempotencyKey.generate()");

@@ -293,6 +293,9 @@ class OneLayerOfRetriesTest {
       assertThat(RetryAfterGuard.overflowsInt("2147483647")).isFalse();
       assertThat(RetryAfterGuard.overflowsInt("2147483648")).isTrue();
       assertThat(RetryAfterGuard.overflowsInt("00000000000000002147483647")).isFalse();
+      assertThat(RetryAfterGuard.overflowsInt("00000000002147483648")).isTrue();
+      assertThat(RetryAfterGuard.overflowsInt("10000000000")).isTrue();
+      assertThat(RetryAfterGuard.overflowsInt("0000000000")).isFalse();
       assertThat(RetryAfterGuard.overflowsInt("99999999999999999999999")).isTrue();
       assertThat(RetryAfterGuard.overflowsInt("120")).isFalse();
       assertThat(RetryAfterGuard.overflowsInt("Wed, 21 Oct 2015 07:28:00 GMT")).isFalse();

@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +152,50 @@ class OriginWideRetryAfterTest {
       }
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
+    }
+  }
+
+  /** The gate on fake time, through the interceptor and a {@link Script}: exact waits, no sockets. */
+  @Nested
+  class OnFakeTime extends ScriptedTest {
+    @Test
+    void aCallWhoseTimeLeftIsExactlyTheOriginsWaitGetsTheLocalResponseAtOnce() throws IOException {
+      script.status(503, "Retry-After", "1");
+      OkHttpClient c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
+      assertThat(code(c, get())).as("1 s does not fit 1 s: returned, and the origin closed for 1 s").isEqualTo(503);
+      try (Response r = c.newCall(get()).execute()) {
+        assertThat(r.code()).isEqualTo(503);
+        assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
+        assertThat(r.header("Retry-After")).isEqualTo("1");
+      }
+      assertThat(script.attempts()).as("nothing sent").isEqualTo(1);
+      assertThat(time.sleeps()).isEmpty();
+      assertThat(events.lines("gaveUp")).containsExactly(
+          "gaveUp 1 DEADLINE_EXCEEDED HTTP 503", "gaveUp 0 ORIGIN_THROTTLED HTTP 503 (origin)");
+    }
+
+    @Test
+    void theLocalRetryAfterIsTheWaitLeftRoundedUpToWholeSeconds() throws IOException {
+      script.status(429, "Retry-After", "3");
+      OkHttpClient c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
+      assertThat(code(c, get())).as("3 s does not fit 1 s: returned, and the origin closed for 3 s").isEqualTo(429);
+      time.advance(Duration.ofMillis(1_500));
+      try (Response r = c.newCall(get()).execute()) {
+        assertThat(r.code()).as("the stored status").isEqualTo(429);
+        assertThat(r.header("Retry-After")).as("1.5 s left, rounded up").isEqualTo("2");
+        assertThat(r.body().string()).isEmpty();
+      }
+      assertThat(script.attempts()).isEqualTo(1);
+    }
+
+    /** Even a call that would make its first attempt without per-call state consults the gate. */
+    @Test
+    void aCallWithNoDeadlineAndNoListenerStillWaitsForAClosedOrigin() throws IOException {
+      script.status(503, "Retry-After", "99999999").status(200);
+      OkHttpClient c = client(quietRetry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
+      assertThat(code(c, get())).isEqualTo(503);
+      assertThat(code(c, get())).isEqualTo(200);
+      assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(2));
     }
   }
 }

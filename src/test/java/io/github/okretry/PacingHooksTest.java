@@ -7,6 +7,7 @@ import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -144,5 +145,113 @@ class PacingHooksTest {
     assertThat(retry.policy().originGate.size()).isZero();
     assertThat(LogicalCall.canDeferState(retry.policy(), toB, 0))
         .as("calls make their first attempt without state again").isTrue();
+  }
+
+  static final String ORIGIN = "https://a.test:443";
+  static final long LONG_RETRY_AFTER = 60_000 * MS;
+
+  /** What the origin's pacer hands out next at {@code nowNanos}: the turn of a retry asking then. */
+  long nextTurn(RetryInterceptor retry, long nowNanos) {
+    return retry.policy().originGate.reserve(ORIGIN, nowNanos, Long.MAX_VALUE / 4);
+  }
+
+  /**
+   * A call that is not paced reports its send to the pacers of a paced origin and, once admitted,
+   * its admission: a crowd's refused turn then counts its gap from that admission, not from the
+   * crowd's own last one.
+   */
+  @Test
+  void aCallThatIsNotPacedReportsWhenItWasSentAndAdmitted() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(20));
+    teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now
+    long taught = time.nanoTime();
+    time.advance(Duration.ofMillis(100));
+    long sent = time.nanoTime();
+    LogicalCall other = new LogicalCall(retry.policy(), get("https://a.test/other"), 0, 0);
+    assertThat(other.beforeAttempt()).isEqualTo(Admission.go());
+    other.attemptStarting(null);
+    assertThat(other.afterAttempt(response(other.request(), 200, null), null, null)).isEqualTo(Decision.deliver());
+    // A turn refused 360 ms after the other call's admission (460 ms after the crowd's last one).
+    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
+    assertThat(nextTurn(retry, sent + 1)).as("lo 360 ms: turns 450 ms apart").isEqualTo(taught + 450 * MS);
+  }
+
+  @Test
+  void aTurnRefusedWhileACallThatIsNotPacedIsInFlightTeachesNothing() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(20));
+    teach(retry, ORIGIN, 400);
+    long taught = time.nanoTime();
+    time.advance(Duration.ofMillis(100));
+    long sent = time.nanoTime();
+    LogicalCall other = new LogicalCall(retry.policy(), get("https://a.test/other"), 0, 0);
+    other.beforeAttempt();
+    other.attemptStarting(null); // sent, not answered yet
+    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
+    assertThat(nextTurn(retry, sent + 1)).as("still 400 ms apart: the refusal may be the other call's doing")
+        .isEqualTo(taught + 400 * MS);
+  }
+
+  @Test
+  void aRefusedTurnTeachesThePacerOfTheOriginThatRefusedIt() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(20));
+    Request request = get("https://a.test/");
+    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
+    call.attemptStarting(null);
+    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).delayNanos()).isEqualTo(1_000 * MS);
+    time.advance(Duration.ofSeconds(1));
+    teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now
+    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(400 * MS);
+    time.advance(Duration.ofMillis(400));
+    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    call.attemptStarting(null);
+    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).isRetry()).isTrue();
+    // Refused 400 ms after the last admission: lo 400 ms, turns 500 ms apart from this one.
+    long now = time.nanoTime();
+    assertThat(nextTurn(retry, now)).isEqualTo(now + 500 * MS);
+  }
+
+  @Test
+  void aTurnThatEndsInAnExceptionEndsThePacingAndTheNextAttemptIsAnotherCall() throws IOException {
+    RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).retryAfterSpread(0).jitter(Jitter.NONE)
+        .maxRetries(5).maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget).build();
+    Request request = get("https://a.test/");
+    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
+    call.attemptStarting(null);
+    call.afterAttempt(response(request, 429, "1"), null, null);
+    time.advance(Duration.ofSeconds(1));
+    teach(retry, ORIGIN, 400);
+    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(400 * MS);
+    time.advance(Duration.ofMillis(400));
+    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    call.attemptStarting(null);
+    Decision backoff = call.afterAttempt(null, new SocketTimeoutException("timeout"), null);
+    assertThat(backoff.delayNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
+    time.advance(Duration.ofNanos(backoff.delayNanos()));
+    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    long sent = time.nanoTime();
+    call.attemptStarting(null);
+    call.afterAttempt(response(request, 200, null), null, null);
+    // Its admission counts as another call's: a turn refused 360 ms later teaches lo = 360 ms.
+    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
+    long lastTurn = sent - 400 * MS; // the turn that ended in the exception
+    assertThat(nextTurn(retry, sent + 1)).isEqualTo(lastTurn + 450 * MS);
+  }
+
+  /** A call the origin-wide gate held joins the crowd: once the gate opens it takes a turn. */
+  @Test
+  void aCallHeldAtTheOriginGateTakesItsTurnWhenTheGateOpens() throws IOException {
+    RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).retryAfterSpread(0).maxRetries(5)
+        .maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget)
+        .originWideRetryAfter(true).build();
+    Request request = get("https://a.test/");
+    long start = time.nanoTime();
+    retry.policy().originGate.close(request.url(), start, start + 1_000 * MS, 503);
+    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
+    assertThat(call.beforeAttempt()).isEqualTo(Admission.waitFor(1_000 * MS));
+    time.advance(Duration.ofSeconds(1));
+    teach(retry, ORIGIN, 400);
+    assertThat(call.beforeAttempt()).as("the gate is open: the pacer's next turn").isEqualTo(Admission.waitFor(400 * MS));
+    time.advance(Duration.ofMillis(400));
+    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
   }
 }

@@ -177,6 +177,24 @@ class RetryBudgetTest {
   }
 
   @Test
+  void theEdgesOfEachSettingAreAcceptedAndTheValuesPastThemRejected() {
+    RetryBudget nothingBack = RetryBudget.builder().percentCanRetry(0).maxTokens(1).minRetriesPerSecond(0).build();
+    assertThat(nothingBack.availableTokens()).isEqualTo(1.0);
+    assertThat(nothingBack.tryWithdraw(0)).isTrue();
+    nothingBack.deposit();
+    assertThat(nothingBack.availableTokens()).as("percentCanRetry 0: successes pay nothing in").isZero();
+    RetryBudget wholeToken = RetryBudget.builder().percentCanRetry(1).maxTokens(1_000_000).minRetriesPerSecond(1_000_000).build();
+    assertThat(wholeToken.availableTokens()).isEqualTo(1_000_000.0);
+    assertThat(wholeToken.tryWithdraw(0)).isTrue();
+    wholeToken.deposit();
+    assertThat(wholeToken.availableTokens()).as("percentCanRetry 1: a whole token per success").isEqualTo(1_000_000.0);
+    assertThatThrownBy(() -> RetryBudget.builder().percentCanRetry(-0.01)).hasMessage("percentCanRetry must be in [0, 1]: -0.01");
+    assertThatThrownBy(() -> RetryBudget.builder().maxTokens(1_000_001)).hasMessage("maxTokens not in [1, 1000000]: 1000001");
+    assertThatThrownBy(() -> RetryBudget.builder().minRetriesPerSecond(1_000_001))
+        .hasMessage("minRetriesPerSecond not in [0, 1000000]: 1000001");
+  }
+
+  @Test
   void aNewBudgetStartsFullAndARetryAfterRetryAfterCostsHalfAToken() {
     assertThat(RetryBudget.create().availableTokens()).isEqualTo(100.0);
     RetryBudget budget = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();

@@ -124,6 +124,7 @@ class RetryListenerTest extends ScriptedTest {
       assertThat(Events.describe(null, new IOException("a\rb"))).isEqualTo("IOException: a\\rb");
       assertThat(Events.describe(null, new IOException())).isEqualTo("IOException");
       assertThat(Events.describe(null, new java.io.EOFException())).isEqualTo("EOFException");
+      assertThat(Events.describe(null, null)).isEqualTo("no outcome");
       assertThat(Events.describe(null, new SocketTimeoutException("one"))).isEqualTo("SocketTimeoutException: one");
       IOException anonymous = new IOException("x") {};
       assertThat(Events.describe(null, anonymous)).isEqualTo(anonymous.getClass().getName() + ": x");
@@ -133,6 +134,8 @@ class RetryListenerTest extends ScriptedTest {
     @CsvSource(delimiter = '|', value = {
       "200 | 2 | succeeded on attempt 2 (HTTP 200)",
       "204 | 3 | succeeded on attempt 3 (HTTP 204)",
+      "299 | 2 | succeeded on attempt 2 (HTTP 299)",
+      "300 | 2 | returned HTTP 300 from attempt 2 (not retryable)",
       "500 | 2 | returned HTTP 500 from attempt 2 (not retryable)",
       "404 | 4 | returned HTTP 404 from attempt 4 (not retryable)",
       "304 | 2 | returned HTTP 304 from attempt 2 (not retryable)",

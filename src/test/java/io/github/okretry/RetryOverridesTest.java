@@ -52,6 +52,24 @@ class RetryOverridesTest extends ScriptedTest {
       assertThat(script.attempts()).isEqualTo(2);
       assertThat(time.sleeps()).isEmpty();
     }
+
+    @Test
+    void anOverrideOfTheRetryCountAloneKeepsThePolicysDeadline() throws IOException {
+      script.status(503).status(200);
+      OkHttpClient client = client(retry().jitter(Jitter.NONE).deadline(Duration.ofMillis(150)));
+      assertThat(code(client, with(RetryOverrides.builder().maxRetries(5).build()))).isEqualTo(503);
+      assertThat(script.seen().get(0).readTimeoutMillis()).isEqualTo(150);
+      assertThat(events.lines("gaveUp")).containsExactly("gaveUp 1 DEADLINE_EXCEEDED HTTP 503");
+    }
+
+    @Test
+    void aPerRequestDeadlineBoundsTheFirstAttemptEvenWithoutAPolicyDeadline() throws IOException {
+      script.status(503).status(200);
+      OkHttpClient client = client(quietRetry().jitter(Jitter.NONE));
+      assertThat(code(client, with(RetryOverrides.builder().deadline(Duration.ofMillis(700)).build()))).isEqualTo(200);
+      assertThat(script.seen().get(0).readTimeoutMillis()).as("the call starts with its deadline").isEqualTo(700);
+      assertThat(script.seen().get(1).readTimeoutMillis()).as("200 ms later").isEqualTo(500);
+    }
   }
 
   @Nested
@@ -63,7 +81,7 @@ class RetryOverridesTest extends ScriptedTest {
       assertThat(o.deadlineNanos()).isEqualTo(1_500_000_000L);
       assertThat(o).isEqualTo(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
           .hasSameHashCodeAs(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
-          .isNotEqualTo(RetryOverrides.noRetries());
+          .isNotEqualTo(RetryOverrides.noRetries()).isNotEqualTo("RetryOverrides");
       assertThat(o.toString()).isEqualTo("RetryOverrides{maxRetries=2, deadlineNanos=1500000000}");
       assertThat(RetryOverrides.builder().build().maxRetries()).isNull();
       assertThat(RetryOverrides.builder().build().deadlineNanos()).isNull();

@@ -10,6 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
@@ -28,6 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The non-blocking factory: asynchronous retries wait on a scheduler, not on a dispatcher thread
@@ -37,6 +42,8 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("integration")
 class RetryingCallFactoryTest {
+  @RegisterExtension final LogCapture log = LogCapture.okretry();
+
   MockWebServer server;
   OkHttpClient client;
   RetryingCallFactory calls;
@@ -59,6 +66,7 @@ class RetryingCallFactoryTest {
 
   @AfterEach
   void tearDown() {
+    release.countDown(); // answers held back by serve()
     if (calls != null) calls.close();
     client.dispatcher().executorService().shutdown();
     client.connectionPool().evictAll();
@@ -232,6 +240,300 @@ class RetryingCallFactoryTest {
     assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
     assertThat(call.isCanceled()).isTrue();
     assertThatThrownBy(() -> call.enqueue(new Outcome())).isInstanceOf(IllegalStateException.class);
+  }
+
+  /** Holds the answers to {@code /slow} until released, so a test can act while an attempt is in flight. */
+  final CountDownLatch release = new CountDownLatch(1);
+
+  /**
+   * Answers {@code /slow} with {@code slow} once released, {@code /flaky} with 503 "busy" then 200,
+   * {@code /busy} and {@code /hostile} with 503 and a long Retry-After, anything else with 200.
+   */
+  void serve(MockResponse slow) {
+    AtomicInteger flaky = new AtomicInteger();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        switch (request.getUrl().encodedPath()) {
+          case "/slow":
+            release.await(10, TimeUnit.SECONDS);
+            return slow;
+          case "/flaky":
+            return flaky.incrementAndGet() == 1
+                ? new MockResponse.Builder().code(503).body("busy").build()
+                : new MockResponse.Builder().body("ok").build();
+          case "/busy":
+            return new MockResponse.Builder().code(503).addHeader("Retry-After", "30").body("busy").build();
+          case "/hostile": // more seconds than an int holds: OkHttp 5.5.1 would throw parsing it
+            return new MockResponse.Builder().code(503).addHeader("Retry-After", "99999999999").body("busy").build();
+          default:
+            return new MockResponse.Builder().body("healthy").build();
+        }
+      }
+    });
+  }
+
+  Request to(String path) {
+    return new Request.Builder().url(server.url(path)).build();
+  }
+
+  void awaitRequests(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (server.getRequestCount() < n) {
+      assertThat(System.nanoTime()).as("%d requests arrived", n).isLessThan(deadline);
+      Thread.sleep(2);
+    }
+  }
+
+  boolean allConnectionsIdle() throws InterruptedException {
+    Thread.sleep(100); // a released connection reaches the pool a moment after the callback
+    return client.connectionPool().connectionCount() == client.connectionPool().idleConnectionCount();
+  }
+
+  /** The {@link Call} a factory hands out behaves as OkHttp's own does. */
+  @Nested
+  class TheCall {
+    @Test
+    void executeRunsWithTheCallsListenersAndReportsItWasExecuted() throws Exception {
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      List<String> events = new CopyOnWriteArrayList<>();
+      Call call = calls.newCall(to("/ok"));
+      call.addEventListener(new okhttp3.EventListener() {
+        @Override
+        public void callEnd(Call c) {
+          events.add("callEnd");
+        }
+      });
+      assertThat(call.isExecuted()).isFalse();
+      try (Response r = call.execute()) {
+        assertThat(r.body().string()).isEqualTo("healthy");
+      }
+      assertThat(call.isExecuted()).isTrue();
+      assertThat(call.isCanceled()).isFalse();
+      assertThat(events).containsExactly("callEnd");
+    }
+
+    @Test
+    void eachAsynchronousAttemptRunsWithTheCallsListeners() throws Exception {
+      serve(null);
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().baseDelay(10, TimeUnit.MILLISECONDS).build());
+      List<String> events = new CopyOnWriteArrayList<>();
+      Call call = calls.newCall(to("/flaky"));
+      call.addEventListener(new okhttp3.EventListener() {
+        @Override
+        public void callStart(Call c) {
+          events.add("callStart");
+        }
+      });
+      Outcome outcome = new Outcome();
+      call.enqueue(outcome);
+      assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isEqualTo("200 ok");
+      assertThat(events).as("one OkHttp call per attempt").containsExactly("callStart", "callStart");
+    }
+
+    @Test
+    void aCallCanceledBeforeExecuteSendsNothing() {
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      Call call = calls.newCall(to("/ok"));
+      call.cancel();
+      assertThatThrownBy(call::execute).isInstanceOf(IOException.class).hasMessage("Canceled");
+      assertThat(server.getRequestCount()).isZero();
+    }
+
+    @Test
+    void aTagIsComputedOnceAndThenReadBack() {
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      Call call = calls.newCall(to("/ok"));
+      assertThat(call.tag(String.class)).isNull();
+      assertThat(call.tag(String.class, () -> "first")).isEqualTo("first");
+      assertThat(call.tag(String.class, () -> "second")).isEqualTo("first");
+      assertThat(call.tag(String.class)).isEqualTo("first");
+    }
+
+    @Test
+    void cancelEndsTheAttemptInFlight() throws Exception {
+      serve(new MockResponse.Builder().body("late").build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      Call call = calls.newCall(to("/slow"));
+      Outcome outcome = new Outcome();
+      call.enqueue(outcome);
+      awaitRequests(1);
+      call.cancel();
+      assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+      assertThat(call.isCanceled()).isTrue();
+    }
+  }
+
+  /** Every response the factory does not deliver is closed, so its connection goes back to the pool. */
+  @Nested
+  class Responses {
+    @Test
+    void aRetriedResponseIsClosedBeforeTheWait() throws Exception {
+      serve(null);
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().baseDelay(10, TimeUnit.MILLISECONDS).build());
+      Outcome outcome = new Outcome();
+      calls.newCall(to("/flaky")).enqueue(outcome);
+      assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isEqualTo("200 ok");
+      assertThat(allConnectionsIdle()).isTrue();
+    }
+
+    @Test
+    void aBugInTheRetryDecisionEndsTheCallWithOneFailureAndClosesTheResponse() throws Exception {
+      serve(null);
+      IllegalStateException bug = new IllegalStateException("random source bug");
+      RetryPolicy policy = RetryPolicy.builder().random(() -> {
+        throw bug;
+      }).build();
+      calls = RetryingCallFactory.create(client, policy);
+      Outcome outcome = new Outcome();
+      calls.newCall(to("/flaky")).enqueue(outcome);
+      assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(IOException.class, e -> {
+        assertThat(e).hasMessage("okretry: retry decision failed");
+        assertThat(e.getCause()).isSameAs(bug);
+      });
+      assertThat(server.getRequestCount()).isEqualTo(1);
+      assertThat(allConnectionsIdle()).isTrue();
+    }
+
+    @Test
+    void aCallbackThatThrowsIsLoggedAndItsResponseClosed() throws Exception {
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      IOException thrown = new IOException("callback bug");
+      CountDownLatch called = new CountDownLatch(1);
+      calls.newCall(to("/ok")).enqueue(new Callback() {
+        @Override
+        public void onFailure(Call call, IOException e) {}
+
+        @Override
+        public void onResponse(Call call, Response response) throws IOException {
+          called.countDown();
+          throw thrown;
+        }
+      });
+      assertThat(called.await(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(allConnectionsIdle()).isTrue();
+      assertThat(log.warnings()).singleElement().satisfies(w -> {
+        assertThat(w.message()).startsWith("Callback.onResponse threw");
+        assertThat(w.thrown()).isSameAs(thrown);
+      });
+    }
+
+    @Test
+    void aHostileRetryAfterIsSaturatedOnTheFactorysClients() throws Exception {
+      serve(null);
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      Outcome outcome = new Outcome();
+      calls.newCall(to("/hostile")).enqueue(outcome);
+      assertThat(outcome.result.get(5, TimeUnit.SECONDS)).as("too long to wait: returned as it is").isEqualTo("503 busy");
+    }
+  }
+
+  /** Closing the factory, and the scheduler the retries wait on. */
+  @Nested
+  class Scheduling {
+    @Test
+    void anAttemptInFlightWhenTheFactoryClosesIsNotRetried() throws Exception {
+      serve(new MockResponse.Builder().code(503).addHeader("Retry-After", "5").body("busy").build());
+      ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
+      try {
+        calls = RetryingCallFactory.create(client, RetryPolicy.create(), own);
+        Outcome outcome = new Outcome();
+        calls.newCall(to("/slow")).enqueue(outcome);
+        awaitRequests(1);
+        calls.close();
+        release.countDown();
+        assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOfSatisfying(IOException.class,
+            e -> assertThat(e).hasMessage("RetryingCallFactory is closed"));
+        assertThat(server.getRequestCount()).isEqualTo(1);
+        assertThat(own.isShutdown()).as("a scheduler the caller passed keeps running").isFalse();
+      } finally {
+        own.shutdownNow();
+      }
+    }
+
+    @Test
+    void aSchedulerThatRefusesTheRetryEndsTheCall() throws Exception {
+      serve(null);
+      ScheduledExecutorService stopped = Executors.newSingleThreadScheduledExecutor();
+      stopped.shutdown();
+      calls = RetryingCallFactory.create(client, RetryPolicy.create(), stopped);
+      Outcome outcome = new Outcome();
+      calls.newCall(to("/busy")).enqueue(outcome);
+      assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(IOException.class, e -> {
+        assertThat(e).hasMessage("RetryingCallFactory is closed");
+        assertThat(e.getCause()).isInstanceOf(RejectedExecutionException.class);
+      });
+    }
+
+    @Test
+    void theFactoryStopsOnlyTheSchedulerItMade() throws Exception {
+      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      Thread thread = calls.scheduler.schedule(Thread::currentThread, 0, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
+      assertThat(thread.getName()).isEqualTo("okretry scheduler");
+      assertThat(thread.isDaemon()).as("never keeps the JVM alive").isTrue();
+      calls.close();
+      assertThat(calls.scheduler.isShutdown()).isTrue();
+    }
+
+    @Test
+    void createRejectsNullsNamingThem() {
+      RetryPolicy policy = RetryPolicy.create();
+      RetryInterceptor retry = RetryInterceptor.create(policy);
+      ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+      try {
+        assertThatThrownBy(() -> RetryingCallFactory.create(null, policy)).hasMessage("client == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryPolicy) null)).hasMessage("policy == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(null, policy, scheduler)).hasMessage("client == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryPolicy) null, scheduler)).hasMessage("policy == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, null)).hasMessage("scheduler == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryInterceptor) null)).hasMessage("retry == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryInterceptor) null, scheduler)).hasMessage("retry == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, retry, null)).hasMessage("scheduler == null");
+      } finally {
+        scheduler.shutdownNow();
+      }
+    }
+  }
+
+  /** The origin-wide gate holds and throttles the factory's calls as it does the interceptor's. */
+  @Nested
+  class OriginGate {
+    @Test
+    void aCallThatCannotWaitForTheOriginGetsTheLocalResponse() throws Exception {
+      serve(null);
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build());
+      Outcome first = new Outcome();
+      calls.newCall(to("/busy")).enqueue(first);
+      assertThat(first.result.get(5, TimeUnit.SECONDS)).as("30 s does not fit 5 s").isEqualTo("503 busy");
+      Outcome second = new Outcome();
+      calls.newCall(to("/ok")).enqueue(second);
+      assertThat(second.result.get(5, TimeUnit.SECONDS)).isEqualTo("503 ");
+      assertThat(server.getRequestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aCallThatCanWaitForTheOriginWaitsOnTheScheduler() throws Exception {
+      List<Long> arrivals = new CopyOnWriteArrayList<>();
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          arrivals.add(System.nanoTime());
+          return arrivals.size() == 1
+              ? new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build()
+              : new MockResponse.Builder().body("healthy").build();
+        }
+      });
+      // 30 s is over the 200 ms ceiling: the first call ends at once and closes the origin for 200 ms.
+      calls = RetryingCallFactory.create(client,
+          RetryPolicy.builder().originWideRetryAfter(true).maxRetryAfter(200, TimeUnit.MILLISECONDS).build());
+      Outcome first = new Outcome();
+      calls.newCall(to("/busy")).enqueue(first);
+      assertThat(first.result.get(5, TimeUnit.SECONDS)).isEqualTo("503 ");
+      Outcome second = new Outcome();
+      calls.newCall(to("/ok")).enqueue(second);
+      assertThat(second.result.get(5, TimeUnit.SECONDS)).isEqualTo("200 healthy");
+      assertThat(arrivals.get(1) - arrivals.get(0)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+    }
   }
 
   /**

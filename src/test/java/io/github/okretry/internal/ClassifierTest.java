@@ -79,8 +79,14 @@ class ClassifierTest {
   void permanentExceptions() {
     assertThat(plain.isRetryable(new IOException("plain"))).isFalse();
     assertThat(plain.isRetryable(new ProtocolException("bad"))).isFalse();
+    ProtocolException badStatusLine = new ProtocolException("Unexpected status line");
+    badStatusLine.initCause(new EOFException());
+    assertThat(plain.isRetryable(badStatusLine)).as("a protocol error, whatever it met on the way").isFalse();
     assertThat(plain.isRetryable(new UnknownServiceException("cleartext"))).isFalse();
     assertThat(plain.isRetryable(new InterruptedIOException("interrupted"))).isFalse();
+    InterruptedIOException whileConnecting = new InterruptedIOException("interrupted");
+    whileConnecting.initCause(new SocketException("closed by the interrupt"));
+    assertThat(plain.isRetryable(whileConnecting)).as("an interrupt, whatever it broke").isFalse();
     assertThat(plain.isRetryable(new SSLHandshakeException("tls"))).isFalse();
     assertThat(plain.isRetryable(new SocketException("wraps tls") {{ initCause(new SSLHandshakeException("x")); }})).isFalse();
     assertThat(plain.isRetryable(new IOException(new CertificateException("bad cert")))).isFalse();

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -37,11 +38,30 @@ class LogTextTest {
     assertThat(LogText.safe(in)).isEqualTo(out);
   }
 
+  /** The first and last character of each escaped range, and its neighbours, which pass. */
+  @ParameterizedTest(name = "U+{0}: escaped {1}")
+  @CsvSource({
+    "001f, true", "0020, false", "007e, false", "007f, true", "009f, true", "00a0, false",
+    "061b, false", "061c, true", "061d, false",
+    "200a, false", "200b, true", "200f, true", "2010, false",
+    "2027, false", "2028, true", "202e, true", "202f, false",
+    "205f, false", "2060, true", "206f, true", "2070, false",
+    "fefe, false", "feff, true", "ff00, false",
+    "fff8, false", "fff9, true", "fffb, true", "fffc, false",
+  })
+  void theEdgesOfEachEscapedRange(String hex, boolean escaped) {
+    char c = (char) Integer.parseInt(hex, 16);
+    String text = "a" + c + "b";
+    assertThat(LogText.safe(text)).isEqualTo(escaped ? "a\\u" + hex + "b" : text);
+  }
+
   @Test
   void nullStaysNullAndCleanTextIsNotCopied() {
     assertThat(LogText.safe(null)).isNull();
     String clean = "SocketTimeoutException: timeout";
     assertThat(LogText.safe(clean)).isSameAs(clean);
+    String atTheCap = "x".repeat(LogText.MAX_CHARS);
+    assertThat(LogText.safe(atTheCap)).isSameAs(atTheCap);
   }
 
   @Test

@@ -1,10 +1,13 @@
 package io.github.okretry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import okhttp3.HttpUrl;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The per-origin table: gate semantics, its bound, LRU eviction and amortised expiry. */
 @Tag("unit")
@@ -72,7 +75,9 @@ class OriginGateTest {
     for (int i = 0; i < 10; i++) gate.close(url("old" + i + ".test"), 0, 1 * S, 503);
     assertThat(gate.size()).isEqualTo(10);
     // Past their time, each new origin removes up to two expired ones from the old end.
-    for (int i = 0; i < 5; i++) gate.close(url("new" + i + ".test"), 2 * S, 100 * S, 503);
+    gate.close(url("new0.test"), 2 * S, 100 * S, 503);
+    assertThat(gate.size()).as("two removed, one added").isEqualTo(9);
+    for (int i = 1; i < 5; i++) gate.close(url("new" + i + ".test"), 2 * S, 100 * S, 503);
     assertThat(gate.size()).isEqualTo(5);
     // A live entry at the old end stops the sweep: expiry never costs more than two looks.
     gate.close(url("new5.test"), 2 * S, 100 * S, 503);
@@ -117,5 +122,77 @@ class OriginGateTest {
     gate.released(a, 40_000_000L, false, S, 41_000_000L); // a learns a 50 ms gap
     assertThat(gate.reserve(a, 42_000_000L, FAR)).isEqualTo(50_000_000L);
     assertThat(gate.reserve(b, 42_000_000L, FAR)).as("b knows nothing").isEqualTo(42_000_000L);
+  }
+
+  @Test
+  void aGateThatEndsExactlyNowIsExpired() {
+    OriginGate gate = new OriginGate();
+    gate.close(url("a.test"), 0, 1 * S, 503);
+    gate.close(url("b.test"), 1 * S, 2 * S, 503); // a's time is up as b is added: a goes
+    assertThat(gate.size()).isEqualTo(1);
+  }
+
+  @Test
+  void aTableOfOneOriginIsAllowed() {
+    OriginGate gate = new OriginGate(1);
+    gate.close(url("a.test"), 0, 10 * S, 503);
+    gate.close(url("b.test"), 0, 10 * S, 429);
+    assertThat(gate.size()).isEqualTo(1);
+    assertThat(gate.check(url("a.test"), 1)).isNull();
+    assertThat(gate.check(url("b.test"), 1).code()).isEqualTo(429);
+    assertThatThrownBy(() -> new OriginGate(0)).isInstanceOf(IllegalArgumentException.class).hasMessage("maxOrigins < 1: 0");
+  }
+
+  @ParameterizedTest(name = "origin {0}")
+  @ValueSource(longs = {0, -FAR, FAR})
+  void anEarlierTimeNeverShortensTheGateAtAnyClockOrigin(long o) {
+    OriginGate gate = new OriginGate();
+    gate.close(url("a.test"), o, o + 10 * S, 503);
+    gate.close(url("a.test"), o + 1 * S, o + 5 * S, 429);
+    assertThat(gate.check(url("a.test"), o + 6 * S).notBeforeNanos()).isEqualTo(o + 10 * S);
+    assertThat(gate.check(url("a.test"), o + 6 * S).code()).isEqualTo(503);
+  }
+
+  /** Turns of {@code origin} at {@code now}: the gap between two retries asking at once. */
+  static long gapBetweenTurns(OriginGate gate, String origin, long now) {
+    long first = gate.reserve(origin, now, FAR);
+    return gate.reserve(origin, now, FAR) - first;
+  }
+
+  @Test
+  void reportsOfCallsThatAreNotPacedReachTheOriginsPacer() {
+    OriginGate gate = new OriginGate();
+    String a = OriginGate.origin(url("a.test"));
+    gate.reserve(a, 0, FAR);
+    gate.released(a, 0, true, RetryAfter.ABSENT, 1);
+    gate.sent(url("a.test"), 20_000_000L);
+    gate.admitted(url("a.test"), 20_000_000L);
+    gate.released(a, 40_000_000L, false, S, 41_000_000L); // 20 ms after the other call's admission
+    assertThat(gapBetweenTurns(gate, a, 42_000_000L)).isEqualTo(25_000_000L);
+
+    OriginGate inFlight = new OriginGate();
+    inFlight.reserve(a, 0, FAR);
+    inFlight.released(a, 0, true, RetryAfter.ABSENT, 1);
+    inFlight.sent(url("a.test"), 20_000_000L); // not answered yet
+    inFlight.released(a, 40_000_000L, false, S, 41_000_000L);
+    assertThat(gapBetweenTurns(inFlight, a, 42_000_000L)).as("the refusal may be the other call's doing").isZero();
+  }
+
+  @Test
+  void reportsAboutAnOriginWithAGateButNoPacerChangeNothing() {
+    OriginGate gate = new OriginGate();
+    gate.close(url("a.test"), 0, 10 * S, 503);
+    gate.sent(url("a.test"), 1);
+    gate.admitted(url("a.test"), 1);
+    assertThat(gate.size()).isEqualTo(1);
+    assertThat(gate.check(url("a.test"), 2).code()).isEqualTo(503);
+  }
+
+  @Test
+  void anAdmissionReportAboutAnOriginWithNothingLeftToRememberRemovesIt() {
+    OriginGate gate = new OriginGate();
+    gate.reserve(OriginGate.origin(url("a.test")), 0, FAR);
+    gate.admitted(url("a.test"), Tuning.PACING_MEMORY_NANOS);
+    assertThat(gate.size()).isZero();
   }
 }

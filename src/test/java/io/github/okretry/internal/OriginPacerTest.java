@@ -1,14 +1,21 @@
 package io.github.okretry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The pacer on fake time: what it learns from each answer, and a crowd against a limiter. */
@@ -159,6 +166,304 @@ class OriginPacerTest {
     assertThat(pacer.reserve(later, NO_LIMIT)).isEqualTo(later);
     assertThat(pacer.intervalNanos()).isZero();
     assertThat(new OriginPacer().isIdle(0)).as("a new pacer holds nothing").isTrue();
+  }
+
+  /** The refusal that teaches {@code lo}: 40 ms after an admitted release, so turns go 50 ms apart. */
+  static OriginPacer learnedFiftyMs() {
+    OriginPacer pacer = new OriginPacer();
+    pacer.reserve(0, NO_LIMIT);
+    pacer.released(0, true, ABSENT, 1 * MS);
+    pacer.released(40 * MS, false, RETRY_AFTER, 41 * MS);
+    assertThat(pacer.intervalNanos()).isEqualTo(50 * MS);
+    return pacer;
+  }
+
+  /** Each setting's edge is accepted, and the first value past it rejected, naming it. */
+  @Nested
+  class Validation {
+    @Test
+    void growthMarginAndSlackOfExactlyOneAreAccepted() {
+      OriginPacer pacer = new OriginPacer(1.0, 1.0, Tuning.PACING_MEMORY_NANOS, Tuning.PACING_RATE_WINDOW_NANOS, 1.0);
+      pacer.reserve(0, NO_LIMIT);
+      pacer.released(0, true, ABSENT, 1 * MS);
+      pacer.released(40 * MS, false, RETRY_AFTER, 41 * MS);
+      assertThat(pacer.intervalNanos()).as("growth 1: lo itself").isEqualTo(40 * MS);
+      pacer.released(80 * MS, true, ABSENT, 81 * MS);
+      pacer.released(130 * MS, true, ABSENT, 131 * MS); // back to back, 50 ms apart
+      assertThat(pacer.intervalNanos()).as("margin 1: hi itself").isEqualTo(50 * MS);
+      assertThat(pacer.intervalNanos(131 * MS)).as("slack 1: at most the mean gap, 1 s / 3").isEqualTo(50 * MS);
+    }
+
+    @Test
+    void aMemoryAndARateWindowOfOneNanosecondAreAccepted() {
+      OriginPacer pacer = new OriginPacer(Tuning.PACING_GROWTH, Tuning.PACING_MARGIN, 1, 1, Tuning.PACING_RATE_SLACK);
+      pacer.reserve(0, NO_LIMIT);
+      pacer.released(0, true, ABSENT, 1 * MS);
+      pacer.released(40 * MS, false, RETRY_AFTER, 41 * MS);
+      assertThat(pacer.intervalNanos()).as("everything forgotten 1 ns later: nothing learned").isZero();
+      assertThat(pacer.isIdle(41 * MS + 1)).isTrue();
+    }
+
+    static Stream<Arguments> badSettings() {
+      long memory = Tuning.PACING_MEMORY_NANOS;
+      long window = Tuning.PACING_RATE_WINDOW_NANOS;
+      return Stream.of(
+          Arguments.of(Named.of("growth below 1", (Executable) () -> new OriginPacer(0.99, 1, memory, window, 1)), "growth < 1: 0.99"),
+          Arguments.of(Named.of("infinite growth", (Executable) () -> new OriginPacer(Double.POSITIVE_INFINITY, 1, memory, window, 1)), "growth < 1: Infinity"),
+          Arguments.of(Named.of("margin below 1", (Executable) () -> new OriginPacer(1, 0.5, memory, window, 1)), "margin < 1: 0.5"),
+          Arguments.of(Named.of("margin NaN", (Executable) () -> new OriginPacer(1, Double.NaN, memory, window, 1)), "margin < 1: NaN"),
+          Arguments.of(Named.of("no memory", (Executable) () -> new OriginPacer(1, 1, 0, window, 1)), "memoryNanos <= 0: 0"),
+          Arguments.of(Named.of("no rate window", (Executable) () -> new OriginPacer(1, 1, memory, 0, 1)), "rateWindowNanos <= 0: 0"),
+          Arguments.of(Named.of("slack below 1", (Executable) () -> new OriginPacer(1, 1, memory, window, 0.9)), "rateSlack < 1: 0.9"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSettings")
+    void badSettingsAreRejectedNamingThem(Executable make, String message) {
+      assertThatThrownBy(make::execute).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
+  }
+
+  /** The exact edges of what an answer teaches and of when a turn is taken. */
+  @Nested
+  class Boundaries {
+    @Test
+    void aTurnThatFallsExactlyOnTheRetrysLatestTimeIsTaken() {
+      OriginPacer pacer = new OriginPacer();
+      pacer.reserve(0, NO_LIMIT);
+      pacer.released(0, true, ABSENT, 1 * MS);
+      pacer.released(400 * MS, false, RETRY_AFTER, 401 * MS); // interval 500 ms
+      assertThat(pacer.reserve(402 * MS, NO_LIMIT)).isEqualTo(500 * MS);
+      assertThat(pacer.reserve(403 * MS, 1_000 * MS)).as("its turn is its latest time").isEqualTo(1_000 * MS);
+      assertThat(pacer.reserve(404 * MS, NO_LIMIT)).as("so the next turn is one interval later").isEqualTo(1_500 * MS);
+    }
+
+    @Test
+    void aRefusalExactlyItsRetryAfterAfterTheLastAdmissionTeachesNothing() {
+      OriginPacer pacer = new OriginPacer();
+      pacer.reserve(0, NO_LIMIT);
+      pacer.released(0, true, ABSENT, 1 * MS);
+      pacer.released(RETRY_AFTER, false, RETRY_AFTER, RETRY_AFTER + 1 * MS);
+      assertThat(pacer.intervalNanos()).as("gap == Retry-After: spacing could not have helped").isZero();
+
+      OriginPacer justBelow = new OriginPacer();
+      justBelow.reserve(0, NO_LIMIT);
+      justBelow.released(0, true, ABSENT, 1 * MS);
+      justBelow.released(RETRY_AFTER - 1 * MS, false, RETRY_AFTER, RETRY_AFTER);
+      assertThat(justBelow.intervalNanos()).as("999 ms × 1.25").isEqualTo(1_248_750_000L);
+    }
+
+    @Test
+    void twoReleasesAtTheSameInstantSayNothingAboutTheGap() {
+      OriginPacer pacer = learnedFiftyMs();
+      pacer.released(90 * MS, true, ABSENT, 91 * MS);
+      pacer.released(90 * MS, true, ABSENT, 92 * MS);
+      assertThat(pacer.intervalNanos()).isEqualTo(50 * MS);
+    }
+
+    @Test
+    void aRefusalExactlyAtTheUpperBoundMakesItTheLowerBoundAndDropsTheUpper() {
+      OriginPacer pacer = learnedFiftyMs(); // lo = 40
+      pacer.released(90 * MS, true, ABSENT, 91 * MS);
+      pacer.released(140 * MS, true, ABSENT, 141 * MS); // hi = 50
+      assertThat(pacer.intervalNanos()).isEqualTo(55 * MS);
+      pacer.released(190 * MS, false, RETRY_AFTER, 191 * MS); // refused 50 ms after an admission
+      assertThat(pacer.intervalNanos()).as("lo = hi = 50: hi dropped, 50 × 1.25").isEqualTo(62_500_000L);
+    }
+
+    @Test
+    void whenTheOriginSpeedsUpToTheLowerBoundTheLowerBoundDropsBelowIt() {
+      OriginPacer pacer = learnedFiftyMs(); // lo = 40
+      pacer.released(90 * MS, true, ABSENT, 91 * MS);
+      pacer.released(130 * MS, true, ABSENT, 131 * MS); // hi = 40 = lo: lo drops to 30
+      assertThat(pacer.intervalNanos()).isEqualTo(44 * MS);
+      pacer.released(170 * MS, false, RETRY_AFTER, 171 * MS); // refused 40 ms after: above lo again
+      assertThat(pacer.intervalNanos()).as("lo = hi = 40: hi dropped, 40 × 1.25").isEqualTo(50 * MS);
+    }
+
+    @Test
+    void aMemoryLongPauseBeforeAnAnswerForgetsWhatWasLearned() {
+      OriginPacer pacer = learnedFiftyMs();
+      long later = 41 * MS + Tuning.PACING_MEMORY_NANOS;
+      pacer.released(later, true, ABSENT, later);
+      assertThat(pacer.intervalNanos()).isZero();
+    }
+
+    @Test
+    void refusalsAreNotCountedAsAdmissions() {
+      OriginPacer pacer = new OriginPacer();
+      pacer.reserve(0, NO_LIMIT);
+      pacer.released(0, true, ABSENT, 1 * MS);
+      pacer.released(400 * MS, false, RETRY_AFTER, 401 * MS); // interval 500 ms
+      for (long t = 401; t <= 404; t++) pacer.released(t * MS, false, ABSENT, t * MS + 1);
+      assertThat(pacer.intervalNanos(405 * MS)).as("one admission in the window: capped at 2 s, not 2 s / 5").isEqualTo(500 * MS);
+    }
+  }
+
+  /**
+   * Reports come in the order their threads take the lock, not the order of their times: each one
+   * counts by the time it carries, so a late report of an earlier event changes nothing.
+   */
+  @Nested
+  class ReportsOutOfOrder {
+    @Test
+    void aLateAnswerForAnEarlierReleaseIsNotTheLatestRelease() {
+      OriginPacer pacer = learnedFiftyMs();
+      pacer.released(140 * MS, true, ABSENT, 141 * MS);
+      pacer.released(90 * MS, true, ABSENT, 142 * MS); // answered late
+      pacer.released(190 * MS, true, ABSENT, 191 * MS);
+      assertThat(pacer.intervalNanos()).as("back to back with 140, 50 ms: hi = 50").isEqualTo(55 * MS);
+    }
+
+    @Test
+    void aLateAdmissionOfAnEarlierReleaseIsNotTheLatestAdmission() {
+      OriginPacer pacer = learnedFiftyMs();
+      pacer.released(140 * MS, true, ABSENT, 141 * MS);
+      pacer.released(90 * MS, true, ABSENT, 142 * MS); // answered late
+      pacer.released(200 * MS, false, RETRY_AFTER, 201 * MS);
+      assertThat(pacer.intervalNanos()).as("refused 60 ms after the admission at 140: 60 × 1.25").isEqualTo(75 * MS);
+    }
+
+    @Test
+    void aLateReportOfAnEarlierSendIsNotTheLatestSend() {
+      OriginPacer pacer = new OriginPacer();
+      pacer.reserve(100 * MS, NO_LIMIT);
+      pacer.released(100 * MS, true, ABSENT, 101 * MS);
+      pacer.sent(50 * MS);
+      pacer.sent(120 * MS); // still in flight when the next release is refused
+      pacer.sent(60 * MS); // reported late
+      pacer.released(140 * MS, false, RETRY_AFTER, 141 * MS);
+      assertThat(pacer.intervalNanos()).as("another call was sent since the admission: nothing learned").isZero();
+    }
+
+    @Test
+    void aLateReportOfAnEarlierAdmissionIsNotTheLatestAdmission() {
+      OriginPacer pacer = new OriginPacer();
+      pacer.reserve(100 * MS, NO_LIMIT);
+      pacer.released(100 * MS, true, ABSENT, 101 * MS);
+      pacer.admitted(50 * MS);
+      pacer.admitted(120 * MS);
+      pacer.admitted(60 * MS); // reported late
+      pacer.released(140 * MS, false, RETRY_AFTER, 141 * MS);
+      assertThat(pacer.intervalNanos()).as("refused 20 ms after the admission at 120: 20 × 1.25").isEqualTo(25 * MS);
+    }
+
+    @Test
+    void anAdmissionOfAnotherCallBeforeTheLastReleaseDoesNotMoveTheGapsStart() {
+      OriginPacer pacer = new OriginPacer();
+      pacer.reserve(0, NO_LIMIT);
+      pacer.sent(5 * MS);
+      pacer.admitted(5 * MS);
+      pacer.released(10 * MS, true, ABSENT, 11 * MS);
+      pacer.released(50 * MS, false, RETRY_AFTER, 51 * MS);
+      assertThat(pacer.intervalNanos()).as("40 ms after the release at 10, not 45 after the call at 5").isEqualTo(50 * MS);
+    }
+  }
+
+  /**
+   * {@code System.nanoTime()} has an arbitrary origin, possibly negative, and a client may have
+   * run for days: the pacer compares only differences, so it answers the same at any origin.
+   */
+  @Nested
+  class AnyClockOrigin {
+    static final long DAYS = 1_000_000_000_000_000L; // about 11.6 days of nanoseconds
+
+    @ParameterizedTest(name = "origin {0}")
+    @ValueSource(longs = {0, DAYS, -DAYS})
+    void theSameAnswersAtAnyOrigin(long o) {
+      OriginPacer pacer = new OriginPacer();
+      assertThat(pacer.reserve(o, o + NO_LIMIT)).isEqualTo(o);
+      pacer.released(o, true, ABSENT, o + 1 * MS);
+      pacer.sent(o + 5 * MS);
+      pacer.admitted(o + 5 * MS); // another call, before the next release left
+      pacer.released(o + 45 * MS, false, RETRY_AFTER, o + 46 * MS); // 40 ms after that admission
+      assertThat(pacer.reserve(o + 47 * MS, o + NO_LIMIT)).as("turns 50 ms apart").isEqualTo(o + 50 * MS);
+      assertThat(pacer.reserve(o + 48 * MS, o + NO_LIMIT)).isEqualTo(o + 100 * MS);
+      long later = o + 48 * MS + Tuning.PACING_MEMORY_NANOS;
+      assertThat(pacer.reserve(later, o + NO_LIMIT)).as("forgotten after its memory").isEqualTo(later);
+      assertThat(pacer.intervalNanos()).isZero();
+    }
+
+    @Test
+    void aPacerThatOnlyHeardAnswersForgetsThemAfterItsMemory() {
+      long o = DAYS;
+      OriginPacer pacer = new OriginPacer(); // an answer may reach a pacer that handed out no turn
+      pacer.released(o, true, ABSENT, o + 1 * MS);
+      pacer.released(o + 40 * MS, false, RETRY_AFTER, o + 41 * MS);
+      assertThat(pacer.intervalNanos()).isEqualTo(50 * MS);
+      long later = o + 41 * MS + Tuning.PACING_MEMORY_NANOS;
+      assertThat(pacer.reserve(later, o + NO_LIMIT)).isEqualTo(later);
+      assertThat(pacer.intervalNanos()).isZero();
+    }
+
+    @Test
+    void admissionsOfOtherCallsBeforeTheFirstTurnCountTowardTheRate() {
+      long o = DAYS;
+      OriginPacer pacer = new OriginPacer();
+      for (int i = 0; i < 40; i++) pacer.admitted(o);
+      pacer.reserve(o + 1 * MS, o + NO_LIMIT);
+      pacer.released(o + 1 * MS, true, ABSENT, o + 2 * MS);
+      pacer.released(o + 41 * MS, false, RETRY_AFTER, o + 42 * MS); // learned: 50 ms
+      assertThat(pacer.intervalNanos(o + 42 * MS)).as("41 admissions in the window: 2 s / 41").isEqualTo(2_000 * MS / 41);
+    }
+  }
+
+  /**
+   * The cap by the rate of admissions: counted in a sliding window of two fixed ones, the previous
+   * window weighted by the part of it still inside the sliding one. A 100 ms window and slack 1
+   * here, so the cap is 100 ms / admissions.
+   */
+  @Nested
+  class RateWindow {
+    static final long WINDOW = 100 * MS;
+
+    /** A pacer that learned a 500 ms interval at {@code o}; its window is empty from {@code o + 450 ms}. */
+    static OriginPacer learned(long o) {
+      OriginPacer pacer = new OriginPacer(Tuning.PACING_GROWTH, Tuning.PACING_MARGIN, Tuning.PACING_MEMORY_NANOS, WINDOW, 1.0);
+      pacer.reserve(o, o + NO_LIMIT);
+      pacer.released(o, true, ABSENT, o + 1 * MS);
+      pacer.released(o + 400 * MS, false, RETRY_AFTER, o + 401 * MS);
+      assertThat(pacer.intervalNanos(o + 450 * MS)).as("the admission at o is out of the window").isEqualTo(500 * MS);
+      return pacer;
+    }
+
+    @ParameterizedTest(name = "origin {0}")
+    @ValueSource(longs = {0, -AnyClockOrigin.DAYS})
+    void oneAdmissionInTheWindowCapsTheInterval(long o) {
+      OriginPacer pacer = learned(o);
+      pacer.admitted(o + 450 * MS);
+      assertThat(pacer.intervalNanos(o + 450 * MS)).isEqualTo(WINDOW);
+    }
+
+    @ParameterizedTest(name = "origin {0}")
+    @ValueSource(longs = {0, -AnyClockOrigin.DAYS})
+    void thePreviousWindowCountsByTheShareOfItStillInside(long o) {
+      OriginPacer pacer = learned(o);
+      long s = o + 450 * MS;
+      pacer.admitted(s);
+      pacer.admitted(s + 50 * MS);
+      assertThat(pacer.intervalNanos(s + 150 * MS)).as("2 × 0.5 + 0").isEqualTo(WINDOW);
+      pacer.admitted(s + 150 * MS);
+      assertThat(pacer.intervalNanos(s + 175 * MS)).as("2 × 0.25 + 1").isEqualTo((long) (WINDOW / 1.5));
+    }
+
+    @Test
+    void anAdmissionExactlyOneWindowLaterOpensTheNextWindow() {
+      OriginPacer pacer = learned(0);
+      long s = 450 * MS;
+      pacer.admitted(s);
+      pacer.admitted(s + WINDOW);
+      assertThat(pacer.intervalNanos(s + 150 * MS)).as("1 × 0.5 + 1").isEqualTo((long) (WINDOW / 1.5));
+    }
+
+    @Test
+    void anAdmissionExactlyTwoWindowsLaterStartsAfresh() {
+      OriginPacer pacer = learned(0);
+      long s = 450 * MS;
+      pacer.admitted(s);
+      pacer.admitted(s + 2 * WINDOW);
+      assertThat(pacer.intervalNanos(s + 250 * MS)).as("0 × 0.5 + 1").isEqualTo(WINDOW);
+    }
   }
 
   // ---- A crowd against a limiter, on fake time: the same model as the nginx benchmark ----

@@ -126,6 +126,13 @@ class RetryAfterTest {
     }
 
     @Test
+    void theSystemWallClockIsTheLocalClock() {
+      String inAnHour = java.time.format.DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+          .format(Instant.now().plusSeconds(3_600).atZone(ZoneOffset.UTC)); // IMF-fixdate
+      assertThat(RetryAfter.parse(inAnHour, Headers.of(), WallClock.SYSTEM)).isBetween(3_590 * S, 3_600 * S);
+    }
+
+    @Test
     void serverDateWinsOverTheLocalClockUnlessItIsGarbage() {
       Headers h = Headers.of("Date", "Thu, 01 Jan 2026 00:00:10 GMT");
       assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:15 GMT", h, NEW_YEAR_2026::millis)).isEqualTo(5_000_000_000L);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.Jitter;
+import java.io.IOException;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -43,6 +44,8 @@ class RetryRulesTest {
     assertThatThrownBy(() -> new RetryRules(none, 1, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
     assertThat(new RetryRules(none, 1, 1.0).retryAfterSpread()).isEqualTo(1.0);
     assertThat(new RetryRules(none, 1, 0.0).retryAfterSpread()).isEqualTo(0.0);
+    assertThat(new RetryRules(none, 1, 0.0).maxRetryAfterNanos()).isEqualTo(1);
+    assertThat(new RetryRules(none, 1, 0.0).backoff()).isSameAs(none);
   }
 
   @Nested
@@ -141,6 +144,22 @@ class RetryRulesTest {
       assertThat(Decision.retryAfter(0).isRetry()).isTrue();
       assertThat(Decision.giveUp(GiveUpReason.CANCELED).isRetry()).isFalse();
       assertThat(Decision.giveUp(GiveUpReason.CANCELED).delayNanos()).isZero();
+    }
+
+    @Test
+    void decisionsAreValues() {
+      IOException failure = new IOException("replaced");
+      assertThat(Decision.deliver()).isEqualTo(Decision.deliver()).isNotEqualTo(Decision.retryAfter(0)).isNotEqualTo("DELIVER");
+      assertThat(Decision.retryAfter(5)).isEqualTo(Decision.retryAfter(5)).hasSameHashCodeAs(Decision.retryAfter(5))
+          .isNotEqualTo(Decision.retryAfter(6));
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED)).isEqualTo(Decision.giveUp(GiveUpReason.CANCELED))
+          .isNotEqualTo(Decision.giveUp(GiveUpReason.INTERRUPTED))
+          .isNotEqualTo(Decision.giveUp(GiveUpReason.CANCELED, failure));
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED, failure)).isEqualTo(Decision.giveUp(GiveUpReason.CANCELED, failure))
+          .isNotEqualTo(Decision.giveUp(GiveUpReason.CANCELED, new IOException("replaced")));
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED, failure).failure()).isSameAs(failure);
+      assertThat(Decision.giveUp(GiveUpReason.CANCELED).failure()).isNull();
+      assertThat(Decision.retryAfter(5).reason()).isNull();
     }
   }
 }

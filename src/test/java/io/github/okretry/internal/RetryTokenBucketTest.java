@@ -41,6 +41,43 @@ class RetryTokenBucketTest {
   }
 
   @Test
+  void withDefaultsTakesThePublicSettingsInTokens() {
+    RetryTokenBucket bucket = RetryTokenBucket.withDefaults(0.5, 2, 0);
+    assertThat(bucket.balanceMilli()).as("starts full").isEqualTo(2_000);
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.tryWithdraw(false, 0)).as("no reserve").isFalse();
+    bucket.deposit();
+    assertThat(bucket.balanceMilli()).as("half a token per success").isEqualTo(500);
+  }
+
+  @Test
+  void theReserveRefillsInProportionToItsRate() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 10, 1_000, 500);
+    for (int i = 0; i < 10; i++) assertThat(bucket.tryWithdraw(false, 0)).as("the reserve's 10 tokens").isTrue();
+    assertThat(bucket.tryWithdraw(false, 0)).isFalse();
+    assertThat(bucket.tryWithdraw(false, 99 * MS)).as("0.99 tokens after 99 ms at 10 per second").isFalse();
+    assertThat(bucket.tryWithdraw(false, 100 * MS)).isTrue();
+  }
+
+  @Test
+  void timeTooShortToRefillAnythingIsNotLost() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500);
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.tryWithdraw(true, MS / 2)).as("nothing refilled in 0.5 ms").isFalse();
+    assertThat(bucket.tryWithdraw(true, 500 * MS)).as("0.5 tokens since 0, not since 0.5 ms").isTrue();
+  }
+
+  @ParameterizedTest(name = "origin {0}")
+  @ValueSource(longs = {0, -1_000_000_000_000_000L, 1_000_000_000_000_000L})
+  void theReserveRefillsFromItsFirstUseAtAnyClockOrigin(long o) {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500);
+    assertThat(bucket.tryWithdraw(false, o)).as("the reserve's one token").isTrue();
+    assertThat(bucket.tryWithdraw(true, o + 499 * MS)).isFalse();
+    assertThat(bucket.tryWithdraw(true, o + 500 * MS)).isTrue();
+  }
+
+  @Test
   void refusesBadSettings() {
     assertThatThrownBy(() -> new RetryTokenBucket(-1, 1_000, 0, 0, 1_000, 500)).hasMessageContaining("depositMilli");
     assertThatThrownBy(() -> new RetryTokenBucket(0, 999, 0, 0, 1_000, 500)).hasMessageContaining("capacityMilli");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -70,5 +71,27 @@ class TimeSourceTest {
     assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(10_000_000_000L, call)).hasMessage("Canceled");
     assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
     canceler.join();
+  }
+
+  /** The cancel wakes the parked thread through the call's event listener, not at the next poll. */
+  @Test
+  void aCancelEndsASystemSleepAtOnce() throws Exception {
+    Call call = client.newCall(REQUEST);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread sleeper = new Thread(() -> {
+      try {
+        TimeSource.SYSTEM.sleep(10_000_000_000L, call);
+      } catch (Throwable t) {
+        thrown.set(t);
+      }
+    }, "sleeper");
+    sleeper.start();
+    while (sleeper.getState() != Thread.State.TIMED_WAITING) Thread.onSpinWait();
+    long canceledAt = System.nanoTime();
+    call.cancel();
+    sleeper.join(5_000);
+    long wokeAfterMs = (System.nanoTime() - canceledAt) / 1_000_000;
+    assertThat(thrown.get()).isExactlyInstanceOf(IOException.class).hasMessage("Canceled");
+    assertThat(wokeAfterMs).as("well before the %d ms poll", TimeSource.CANCEL_POLL_NANOS / 1_000_000).isLessThan(300);
   }
 }
