@@ -2,7 +2,7 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
 #   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed.
 # bench/goaway.sh (real nginx, HTTP/2 GOAWAY) is separate: it needs nginx.
@@ -52,7 +52,7 @@ case "$what" in
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;
   waiting)  main waiting io.github.okretry.bench.WaitingCost "$@" ;;
   suppressed) main suppressed io.github.okretry.bench.SuppressedMemory "$@" ;;
-  logs)     java -Dorg.slf4j.simpleLogger.log.io.github.okretry=debug -cp "$cp" io.github.okretry.bench.HostileStatusLineLog 2>"$out/logs.txt"
+  logs)     java -Dokretry.logLevel=DEBUG -cp "$cp" io.github.okretry.bench.HostileStatusLineLog 2>"$out/logs.txt"
             python3 -c 'import sys; t = open(sys.argv[1], encoding="utf-8").read(); ls = [l for l in t.split("\n") if "RetryInterceptor" in l]; bad = [hex(ord(c)) for l in ls for c in l if ord(c) < 32 or 127 <= ord(c) <= 159 or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]; print(len(ls), "debug lines, longest", max(map(len, ls)), "chars, control characters:", bad, ", CR in the output:", t.count(chr(13)))' "$out/logs.txt" ;;
   origins)  main origins io.github.okretry.bench.OriginScaling "$@" ;;
   crowd)    main "crowd-${1:-burst}" io.github.okretry.bench.CrowdBench "$@" ;;

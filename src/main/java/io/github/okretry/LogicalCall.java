@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Admission;
+import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.AttemptFacts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
@@ -12,7 +13,6 @@ import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
@@ -277,7 +277,7 @@ final class LogicalCall {
       paced.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
       IOException e = error != null ? error : new IOException("no outcome");
       if (cutShort == GiveUpReason.DEADLINE_EXCEEDED) {
-        return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), deadlineTimeout(e));
+        return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
       }
       if (cutShort == null && hasDeadline() && remainingNanos() <= 0) {
         // The attempt ran into the deadline through its shrunk timeouts.
@@ -370,7 +370,7 @@ final class LogicalCall {
     String failure =
         lastFailure != null ? lastFailure : deadlinePassed ? "deadline" : Events.describe(null, e);
     policy.events.gaveUp(request, attempt, reason, failure);
-    return withHistory(deadlinePassed ? deadlineTimeout(e) : e);
+    return withHistory(deadlinePassed ? CallTimeouts.deadlineTimeout(e) : e);
   }
 
   /**
@@ -395,16 +395,5 @@ final class LogicalCall {
       earlier = null;
     }
     return last;
-  }
-
-  /**
-   * The exception for an attempt okretry itself cut short at the deadline: a {@link
-   * SocketTimeoutException}, as OkHttp's own timeouts are, with the cancel as its cause.
-   */
-  static IOException deadlineTimeout(IOException cause) {
-    if (cause instanceof SocketTimeoutException) return cause;
-    SocketTimeoutException timeout = new SocketTimeoutException("okretry deadline exceeded");
-    timeout.initCause(cause);
-    return timeout;
   }
 }

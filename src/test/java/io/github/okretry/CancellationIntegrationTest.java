@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,7 +56,9 @@ class CancellationIntegrationTest {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
       server.start();
       Call call = client().newCall(new Request.Builder().url(server.url("/")).build());
-      CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+      // The test owns its caller thread: a common-pool worker started here would outlive the test
+      // and read as a thread okretry left behind.
+      FutureTask<Throwable> outcome = new FutureTask<>(() -> {
         try {
           call.execute().close();
           return null;
@@ -64,12 +66,15 @@ class CancellationIntegrationTest {
           return t;
         }
       });
+      Thread caller = new Thread(outcome, "cancel-during-wait caller");
+      caller.start();
       server.takeRequest();
       Thread.sleep(100); // now in the 30 s wait
       long canceledAt = System.nanoTime();
       call.cancel();
       Throwable t = outcome.get(5, TimeUnit.SECONDS);
       long reactionMs = (System.nanoTime() - canceledAt) / 1_000_000;
+      caller.join(5_000);
       Diagnostics.println("cancel during a wait: call ended " + reactionMs + " ms after cancel()");
       assertThat(t).isInstanceOf(IOException.class).hasMessageContaining("Canceled");
       assertThat(reactionMs).isLessThan(500); // typically ≤ 10 ms; wide for a loaded CI machine
@@ -253,7 +258,9 @@ class CancellationIntegrationTest {
             // By design no wait starts that would end past the deadline, and callTimeout is one: the
             // 5 s Retry-After does not fit, so the caller gets the 503 at once, before the timeout.
             // (A timeout of a few ms can instead expire during the first attempt: an IOException.)
-            assertThat(end - start).as(what).isLessThan(TimeUnit.MILLISECONDS.toNanos(stopAfterMs));
+            // A 503 that arrives just as the timeout expires can still be handed back, because the
+            // timer fires a little late on a busy machine; what matters is that no 5 s wait began.
+            assertThat(end - start).as(what).isLessThan(TimeUnit.MILLISECONDS.toNanos(stopAfterMs) + MAX_LATENCY.toNanos());
             continue;
           }
           assertThat(latency).as(what).isGreaterThan(-TimeUnit.MILLISECONDS.toNanos(5)); // not before the stop

@@ -13,7 +13,7 @@ import okhttp3.Request;
 /**
  * Issue 15.6: okretry's DEBUG lines for a peer whose status line carries ESC, a bare CR, a C1 CSI,
  * an RTL override, a NUL and 100 000 more characters. Run with
- * {@code -Dorg.slf4j.simpleLogger.log.io.github.okretry=debug}; the lines go to stderr, where a
+ * {@code -Dokretry.logLevel=DEBUG} (the test classpath's logback-test.xml); the lines go to stderr, where a
  * byte-level check finds no control character and no line longer than a few hundred characters.
  */
 public final class HostileStatusLineLog {

@@ -1,5 +1,7 @@
 package io.github.okretry.internal;
 
+import java.io.IOException;
+import java.net.SocketTimeoutException;
 import okio.Timeout;
 
 /**
@@ -25,5 +27,16 @@ public final class CallTimeouts {
       nanos = nanos == 0 ? untilDeadline : Math.min(nanos, untilDeadline);
     }
     return nanos;
+  }
+
+  /**
+   * The exception for an attempt okretry itself cut short at the deadline: a {@link
+   * SocketTimeoutException}, as OkHttp's own timeouts are, with the cancel as its cause.
+   */
+  public static IOException deadlineTimeout(IOException cause) {
+    if (cause instanceof SocketTimeoutException) return cause;
+    SocketTimeoutException timeout = new SocketTimeoutException("okretry deadline exceeded");
+    timeout.initCause(cause);
+    return timeout;
   }
 }
