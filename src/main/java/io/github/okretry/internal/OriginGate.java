@@ -140,6 +140,18 @@ public final class OriginGate {
    * OriginPacer#sent}. Only if the origin has a pacer; adds nothing.
    */
   public void sent(HttpUrl url, long sentNanos) {
+    report(url, sentNanos, false);
+  }
+
+  /**
+   * The origin of {@code answeredUrl} admitted a call that was not paced, sent at {@code
+   * sentNanos}: see {@link OriginPacer#admitted}. Only if the origin has a pacer; adds nothing.
+   */
+  public void admitted(HttpUrl answeredUrl, long sentNanos) {
+    report(answeredUrl, sentNanos, true);
+  }
+
+  private void report(HttpUrl url, long sentNanos, boolean admitted) {
     if (size == 0) return;
     String key = origin(url);
     synchronized (this) {
@@ -151,26 +163,12 @@ public final class OriginGate {
         return;
       }
       // Once nothing is left to remember, the entry goes, so calls stop paying for reports.
-      if (entry.isEmpty(sentNanos)) remove(key);
-      else if (entry.pacer != null) entry.pacer.sent(sentNanos);
-    }
-  }
-
-  /**
-   * The origin of {@code answeredUrl} admitted a call that was not paced, sent at {@code
-   * sentNanos}: see {@link OriginPacer#admitted}. Only if the origin has a pacer; adds nothing.
-   */
-  public void admitted(HttpUrl answeredUrl, long sentNanos) {
-    if (size == 0) return;
-    String key = origin(answeredUrl);
-    synchronized (this) {
-      Entry entry = entries.get(key);
-      if (entry == null) {
-        expireLeastRecentlyUsed(sentNanos);
-        return;
+      if (entry.isEmpty(sentNanos)) {
+        remove(key);
+      } else if (entry.pacer != null) {
+        if (admitted) entry.pacer.admitted(sentNanos);
+        else entry.pacer.sent(sentNanos);
       }
-      if (entry.isEmpty(sentNanos)) remove(key);
-      else if (entry.pacer != null) entry.pacer.admitted(sentNanos);
     }
   }
 
