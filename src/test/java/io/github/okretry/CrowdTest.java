@@ -114,6 +114,15 @@ class CrowdTest {
     }
   }
 
+  /** The client for the burst: nothing set but these; the default budget. */
+  static RetryInterceptor burstRetry() {
+    return RetryInterceptor.builder()
+        .maxRetries(20)
+        .deadline(Duration.ofSeconds(20))
+        .maxRetryAfter(Duration.ofSeconds(5))
+        .build();
+  }
+
   static void shutdown(OkHttpClient client) {
     client.dispatcher().executorService().shutdown();
     client.connectionPool().evictAll();
@@ -126,12 +135,7 @@ class CrowdTest {
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(limiter);
       server.start();
-      // The client: nothing set but these; the default budget.
-      RetryInterceptor retry = RetryInterceptor.builder()
-          .maxRetries(20)
-          .deadline(Duration.ofSeconds(20))
-          .maxRetryAfter(Duration.ofSeconds(5))
-          .build();
+      RetryInterceptor retry = burstRetry();
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
       ExecutorService pool = Executors.newFixedThreadPool(40);
       CountDownLatch go = new CountDownLatch(1);
@@ -170,11 +174,7 @@ class CrowdTest {
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(limiter);
       server.start();
-      RetryInterceptor retry = RetryInterceptor.builder()
-          .maxRetries(20)
-          .deadline(Duration.ofSeconds(20))
-          .maxRetryAfter(Duration.ofSeconds(5))
-          .build();
+      RetryInterceptor retry = burstRetry();
       OkHttpClient client = new OkHttpClient.Builder().build();
       client.dispatcher().setMaxRequestsPerHost(64);
       RetryingCallFactory calls = RetryingCallFactory.create(client, retry);
