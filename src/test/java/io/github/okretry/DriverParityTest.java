@@ -209,4 +209,65 @@ class DriverParityTest {
       }
     }
   }
+
+  /**
+   * Issue 15.2 on the async path: A answers 302 to B, B answers 503 Retry-After: 30. The gate
+   * closes B, the origin that answered, not A (the blocking twin is in OriginWideRetryAfterTest).
+   */
+  @Test
+  void afterARedirectTheAsyncPathClosesTheOriginThatAnswered() throws Exception {
+    try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
+      b.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
+      b.start();
+      a.enqueue(new MockResponse.Builder().code(302).addHeader("Location", b.url("/moved")).build());
+      a.enqueue(new MockResponse.Builder().body("a is fine").build());
+      a.start();
+      OkHttpClient client = new OkHttpClient.Builder().build();
+      RetryPolicy policy = RetryPolicy.builder().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build();
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        Outcome first = new Outcome();
+        calls.newCall(get(a.url("/start").toString())).enqueue(first);
+        assertThat(first.result.get(5, TimeUnit.SECONDS)).isEqualTo(503);
+        Outcome again = new Outcome();
+        calls.newCall(get(a.url("/again").toString())).enqueue(again);
+        assertThat(again.result.get(5, TimeUnit.SECONDS)).isEqualTo(200);
+        assertThat(a.getRequestCount()).isEqualTo(2);
+        Outcome direct = new Outcome();
+        calls.newCall(get(b.url("/direct").toString())).enqueue(direct);
+        assertThat(direct.result.get(5, TimeUnit.SECONDS)).isEqualTo(503);
+        assertThat(b.getRequestCount()).isEqualTo(1);
+      } finally {
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+      }
+    }
+  }
+
+  /**
+   * Issue 15.3 on the async path: the POST was processed, then the connection dropped before the
+   * answer; a blank Idempotency-Key is no key, so it is not sent again (the blocking twin is in
+   * IdempotencyKeyIntegrationTest).
+   */
+  @Test
+  void aPostWithABlankKeyWhoseResponseIsLostReachesTheServerOnceOnTheAsyncPath() throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(new MockResponse.Builder().onResponseStart(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build());
+      server.enqueue(new MockResponse.Builder().body("charged again").build());
+      server.start();
+      OkHttpClient client = new OkHttpClient.Builder().build();
+      EventLog events = new EventLog();
+      RetryPolicy policy = RetryPolicy.builder().baseDelay(1, TimeUnit.MILLISECONDS).listener(events).build();
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        Outcome outcome = new Outcome();
+        calls.newCall(new Request.Builder().url(server.url("/pay")).header("Idempotency-Key", " ")
+            .post(okhttp3.RequestBody.create("{}", okhttp3.MediaType.get("application/json"))).build()).enqueue(outcome);
+        assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+        assertThat(server.getRequestCount()).as("requests that reached the server").isEqualTo(1);
+        assertThat(events.lines("gaveUp")).singleElement().asString().startsWith("gaveUp 1 NOT_SAFE_TO_REPEAT");
+      } finally {
+        client.dispatcher().executorService().shutdown();
+        client.connectionPool().evictAll();
+      }
+    }
+  }
 }
