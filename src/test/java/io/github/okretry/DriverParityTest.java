@@ -217,11 +217,7 @@ class DriverParityTest {
   @Test
   void afterARedirectTheAsyncPathClosesTheOriginThatAnswered() throws Exception {
     try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
-      b.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
-      b.start();
-      a.enqueue(new MockResponse.Builder().code(302).addHeader("Location", b.url("/moved")).build());
-      a.enqueue(new MockResponse.Builder().body("a is fine").build());
-      a.start();
+      OriginWideRetryAfterTest.startRedirectToThrottled(a, b);
       OkHttpClient client = new OkHttpClient.Builder().build();
       RetryPolicy policy = RetryPolicy.builder().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build();
       try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {

@@ -86,11 +86,7 @@ class OriginWideRetryAfterTest {
   @Test
   void afterARedirectTheOriginThatAnsweredIsClosedNotTheOneFirstAsked() throws Exception {
     try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
-      b.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
-      b.start();
-      a.enqueue(new MockResponse.Builder().code(302).addHeader("Location", b.url("/moved")).build());
-      a.enqueue(new MockResponse.Builder().body("a is fine").build());
-      a.start();
+      startRedirectToThrottled(a, b);
       RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build();
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       try {
@@ -116,6 +112,18 @@ class OriginWideRetryAfterTest {
         client.connectionPool().evictAll();
       }
     }
+  }
+
+  /**
+   * A answers its first call with 302 to B, its second with 200 "a is fine"; B answers 503
+   * Retry-After: 30. Shared with the async twin in DriverParityTest.
+   */
+  static void startRedirectToThrottled(MockWebServer a, MockWebServer b) throws IOException {
+    b.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
+    b.start();
+    a.enqueue(new MockResponse.Builder().code(302).addHeader("Location", b.url("/moved")).build());
+    a.enqueue(new MockResponse.Builder().body("a is fine").build());
+    a.start();
   }
 
   static int call(OkHttpClient client, MockWebServer server) throws Exception {
