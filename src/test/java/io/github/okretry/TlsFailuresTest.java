@@ -7,14 +7,11 @@ import java.io.IOException;
 import java.security.cert.CertificateException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLHandshakeException;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
@@ -105,10 +102,7 @@ class TlsFailuresTest {
   @ParameterizedTest(name = "{0}")
   @EnumSource(Driver.class)
   void aGetWhoseResponseIsLostIsRetried(Driver driver) throws Exception {
-    server.setProtocols(List.of(Protocol.HTTP_1_1)); // HTTP/2: the same, but the server logs the close
-    front = new TlsFront(server, Act.CLOSE_AWAITING_RESPONSE);
-    server.enqueue(new MockResponse.Builder().headersDelay(500, TimeUnit.MILLISECONDS).body("lost").build());
-    server.enqueue(new MockResponse.Builder().body("ok").build());
+    startLosingTheFirstResponse("ok");
 
     Object outcome = run(driver, trustingServer(), request(Method.GET));
 
@@ -120,16 +114,24 @@ class TlsFailuresTest {
   @ParameterizedTest(name = "{0}")
   @EnumSource(Driver.class)
   void aKeylessPostWhoseResponseIsLostIsNotRetried(Driver driver) throws Exception {
-    server.setProtocols(List.of(Protocol.HTTP_1_1)); // HTTP/2: the same, but the server logs the close
-    front = new TlsFront(server, Act.CLOSE_AWAITING_RESPONSE);
-    server.enqueue(new MockResponse.Builder().headersDelay(500, TimeUnit.MILLISECONDS).body("lost").build());
-    server.enqueue(new MockResponse.Builder().body("twice").build());
+    startLosingTheFirstResponse("twice");
 
     Object outcome = run(driver, trustingServer(), request(Method.KEYLESS_POST));
 
     assertThat(outcome).as("the server may have processed it").isInstanceOf(IOException.class);
     assertThat(server.getRequestCount()).as("requests that reached the server").isEqualTo(1);
     assertThat(waits(driver)).isZero();
+  }
+
+  /**
+   * The first request reaches the server and its response is lost (held back, then the front
+   * closes the connection); the second gets {@code secondBody}.
+   */
+  void startLosingTheFirstResponse(String secondBody) throws IOException {
+    server.setProtocols(List.of(Protocol.HTTP_1_1)); // HTTP/2: the same, but the server logs the close
+    front = new TlsFront(server, Act.CLOSE_AWAITING_RESPONSE);
+    server.enqueue(new MockResponse.Builder().headersDelay(500, TimeUnit.MILLISECONDS).body("lost").build());
+    server.enqueue(new MockResponse.Builder().body(secondBody).build());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -190,21 +192,9 @@ class TlsFailuresTest {
       }
     }).build();
     try (RetryingCallFactory calls = RetryingCallFactory.create(LeakCheck.track(base), policy)) {
-      CompletableFuture<Object> outcome = new CompletableFuture<>();
-      calls.newCall(request).enqueue(new Callback() {
-        @Override
-        public void onFailure(Call call, IOException e) {
-          outcome.complete(e);
-        }
-
-        @Override
-        public void onResponse(Call call, Response response) throws IOException {
-          try (response) {
-            outcome.complete(response.code() + " " + response.body().string());
-          }
-        }
-      });
-      return outcome.get(20, TimeUnit.SECONDS);
+      RetryingCallFactoryTest.Outcome outcome = new RetryingCallFactoryTest.Outcome();
+      calls.newCall(request).enqueue(outcome);
+      return outcome.result.get(20, TimeUnit.SECONDS);
     }
   }
 }
