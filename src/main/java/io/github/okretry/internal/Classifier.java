@@ -9,9 +9,11 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.UnknownServiceException;
-import java.security.cert.CertificateException;
+import java.security.GeneralSecurityException;
+import java.util.Locale;
 import java.util.Set;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -20,11 +22,35 @@ import org.jspecify.annotations.Nullable;
  * failures prove the server never processed the request.
  *
  * <p>Retryable by default: timeouts, connection failures (refused, reset, no route, unknown
- * host, unexpected end of stream, an HTTP/2 stream reset or shutdown) and the configured status
- * codes (429 and 503 unless extended). Never retried by default: TLS and certificate failures,
- * {@link ProtocolException}, {@link UnknownServiceException} (e.g. cleartext not permitted) and any
- * other exception, unless the configured predicate accepts it. Interruption and cancellation are
- * handled before this class is asked.
+ * host, unexpected end of stream, an HTTP/2 stream reset or shutdown), a TLS failure that only
+ * reports such a broken connection, and the configured status codes (429 and 503 unless
+ * extended). Never retried by default: {@link ProtocolException}, {@link UnknownServiceException}
+ * (e.g. cleartext not permitted), a TLS problem that will not heal, and any other exception,
+ * unless the configured predicate accepts it. Interruption and cancellation are handled before
+ * this class is asked.
+ *
+ * <p>TLS failures are told apart by type first. Will not heal: a certificate or trust failure (a
+ * {@link java.security.cert.CertificateException}, or any other {@link
+ * java.security.GeneralSecurityException}, anywhere in the cause chain), an {@link
+ * SSLPeerUnverifiedException} (OkHttp's hostname verification and {@code CertificatePinner}), and
+ * every other {@link SSLException} (no protocol or cipher suite in common, a disabled protocol, a
+ * fatal alert, a plaintext peer). A broken connection: an {@link SSLException} with a socket
+ * failure ({@link SocketException}, {@link EOFException}, {@link SocketTimeoutException}) among
+ * its causes, as the JDK throws "Remote host terminated the handshake" or "Connection reset"; or,
+ * for the forms that carry no cause (Conscrypt on Android: "Read error: ssl=0x…: I/O error during
+ * system call, Connection reset by peer", "SSL handshake aborted: …", "Connection closed by
+ * peer"), a message naming the broken connection.
+ *
+ * <p>Compared with OkHttp's {@code RetryAndFollowUpInterceptor.isRecoverable}, which refuses only
+ * an {@code SSLHandshakeException} directly caused by a {@code CertificateException} and an {@code
+ * SSLPeerUnverifiedException} and recovers from every other TLS failure: OkHttp tries another route
+ * or connection spec at once, so an unknown TLS failure costs it nothing; okretry tries the same
+ * origin again after a backoff, so it retries only the TLS failures that show a broken connection
+ * and treats the rest (a configuration mismatch, mostly) as permanent rather than add waits before
+ * the same failure. It also finds the certificate failure at any depth, since wrappers (and
+ * Android's {@code CertPathValidatorException} inside a {@code CertificateException}) add layers.
+ * Whether a request with a TLS failure may be repeated is not decided here: a failed handshake is
+ * before any request was written, which {@link SendTracker} sees.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -34,6 +60,29 @@ public final class Classifier {
   private static final String STREAM_RESET = "okhttp3.internal.http2.StreamResetException";
   private static final String CONNECTION_SHUTDOWN = "okhttp3.internal.http2.ConnectionShutdownException";
   private static final String REFUSED_STREAM_MESSAGE = "stream was reset: REFUSED_STREAM";
+
+  private static final int NOT_TLS = 0;
+  private static final int TLS_BROKEN_CONNECTION = 1;
+  private static final int TLS_WILL_NOT_HEAL = 2;
+
+  /**
+   * Lower-case phrases by which a TLS stack reports, in an {@link SSLException} with no cause, that
+   * the connection under it broke. Conscrypt (Android) writes BoringSSL's {@code SSL_ERROR_SYSCALL}
+   * as "I/O error during system call" followed by the socket's error ("Connection reset by peer",
+   * "Broken pipe", "Connection timed out", "Software caused connection abort", or "Success" for an
+   * end of stream), and a close during the handshake as "Connection closed by peer"; the JDK's own
+   * phrases are here for wrappers that drop its cause.
+   */
+  private static final String[] BROKEN_CONNECTION_PHRASES = {
+    "i/o error during system call",
+    "connection reset",
+    "broken pipe",
+    "connection timed out",
+    "software caused connection abort",
+    "connection closed by peer",
+    "remote host terminated the handshake", // JDK 11+, cause EOFException
+    "remote host closed connection during handshake", // JDK 8, cause EOFException
+  };
 
   private final boolean[] retryableStatus = new boolean[1000];
   private final @Nullable RetryPredicate<Response> responsePredicate;
@@ -115,11 +164,7 @@ public final class Classifier {
 
   /** True for a failure that will not heal by itself, or that is not the peer's doing. */
   static boolean isPermanent(IOException e) {
-    Throwable t = e;
-    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
-      // A TLS or certificate problem anywhere in the chain will not heal by itself.
-      if (t instanceof SSLException || t instanceof CertificateException) return true;
-    }
+    if (tlsVerdict(e) == TLS_WILL_NOT_HEAL) return true;
     if (e instanceof ProtocolException || e instanceof UnknownServiceException) return true;
     // an interrupt or OkHttp's call timeout, not a slow peer
     return e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException);
@@ -127,19 +172,80 @@ public final class Classifier {
 
   static boolean isTransient(IOException e) {
     if (isPermanent(e)) return false;
+    // Conscrypt's broken connections carry no cause: only the TLS verdict sees them.
+    if (tlsVerdict(e) == TLS_BROKEN_CONNECTION) return true;
     Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
-      if (t instanceof SocketTimeoutException
-          || t instanceof SocketException // refused, reset, broken pipe, no route
-          || t instanceof EOFException // OkHttp's "unexpected end of stream"
-          || t instanceof UnknownHostException) {
-        return true;
-      }
+      if (isBrokenConnection(t) || t instanceof UnknownHostException) return true;
       String name = t.getClass().getName();
       // OkHttp's HTTP/2 failures: a reset stream or a connection the server is shutting down.
       if (name.equals(STREAM_RESET) || name.equals(CONNECTION_SHUTDOWN)) {
         return true;
       }
+    }
+    return false;
+  }
+
+  /**
+   * What the TLS layer says about {@code e}: {@code NOT_TLS} if no {@link SSLException} or
+   * security failure is in sight; {@code TLS_WILL_NOT_HEAL} for a certificate, trust, pinning or
+   * hostname failure anywhere in the chain, or a TLS failure that is not a broken connection (no
+   * protocol or cipher suite in common, a protocol disabled, an alert, a plaintext peer);
+   * {@code TLS_BROKEN_CONNECTION} for an {@link SSLException} that only wraps or reports a
+   * connection that broke under it (see {@link #brokeUnder}).
+   *
+   * <p>Only the outermost {@link SSLException} and what lies under it count: a socket failure
+   * reported above a TLS failure (a wrapper's) does not make the TLS failure transient.
+   */
+  private static int tlsVerdict(IOException e) {
+    Throwable ssl = null;
+    int sslDepth = 0;
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
+      // The peer's certificate or name was checked and refused (CertificateException from the trust
+      // manager, SSLPeerUnverifiedException from OkHttp's hostname verifier or CertificatePinner),
+      // or the local crypto setup failed: asking again gets the same answer.
+      if (t instanceof SSLPeerUnverifiedException || t instanceof GeneralSecurityException) {
+        return TLS_WILL_NOT_HEAL;
+      }
+      if (ssl == null && t instanceof SSLException) {
+        ssl = t;
+        sslDepth = depth;
+      }
+    }
+    if (ssl == null) return NOT_TLS;
+    return brokeUnder(ssl, MAX_CAUSE_DEPTH - sslDepth) ? TLS_BROKEN_CONNECTION : TLS_WILL_NOT_HEAL;
+  }
+
+  /**
+   * True if the connection broke under a TLS failure {@code ssl}: a socket failure in its causes
+   * (the JDK: "Remote host terminated the handshake" caused by an {@link EOFException}, "Connection
+   * reset" by a {@link SocketException}, a handshake read timing out), or, for the forms that carry
+   * no cause, a TLS failure in the chain whose message names the broken connection (Conscrypt on
+   * Android: "Read error: ssl=0x…: I/O error during system call, Connection reset by peer"). Types
+   * first; the messages only for what has no other sign, and only at the TLS layer.
+   */
+  private static boolean brokeUnder(Throwable ssl, int depthLeft) {
+    Throwable t = ssl;
+    for (int depth = 0; t != null && depth < depthLeft; depth++, t = t.getCause()) {
+      if (isBrokenConnection(t)) return true;
+      if (t instanceof SSLException && namesBrokenConnection(t.getMessage())) return true;
+    }
+    return false;
+  }
+
+  /** A failure of the socket itself: refused, reset, broken pipe, no route, end of stream, timeout. */
+  private static boolean isBrokenConnection(Throwable t) {
+    return t instanceof SocketTimeoutException
+        || t instanceof SocketException // refused, reset, broken pipe, no route
+        || t instanceof EOFException; // OkHttp's "unexpected end of stream", the JDK's TLS EOF
+  }
+
+  private static boolean namesBrokenConnection(@Nullable String message) {
+    if (message == null) return false;
+    String lower = message.toLowerCase(Locale.ROOT);
+    for (String phrase : BROKEN_CONNECTION_PHRASES) {
+      if (lower.contains(phrase)) return true;
     }
     return false;
   }

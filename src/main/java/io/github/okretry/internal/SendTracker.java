@@ -15,7 +15,9 @@ import okhttp3.Request;
  * requestHeadersStart}, hands the headers to the connection, and reports {@code
  * requestHeadersEnd} only if that returned; on HTTP/2 the stream is opened in between, so a
  * connection already shut down by a GOAWAY ({@code ConnectionShutdownException}) fails after the
- * start and before the end, with nothing sent. A failure after the end proves nothing either way.
+ * start and before the end, with nothing sent. A TLS handshake the server closed or reset fails
+ * earlier still, while connecting: nothing sent either. A failure after the end proves nothing
+ * either way.
  *
  * <p>Attached only when needed (a non-idempotent request without a key, or a listener that wants
  * network requests), so the common path pays nothing. Internal API: not covered by compatibility

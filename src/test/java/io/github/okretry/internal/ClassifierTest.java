@@ -11,9 +11,16 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.UnknownServiceException;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
 import java.util.Set;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLProtocolException;
 import okhttp3.Headers;
 import okhttp3.Protocol;
 import okhttp3.Request;
@@ -21,11 +28,14 @@ import okhttp3.Response;
 import okhttp3.internal.http2.ConnectionShutdownException;
 import okhttp3.internal.http2.ErrorCode;
 import okhttp3.internal.http2.StreamResetException;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link Classifier}: which statuses and exceptions are retryable (by default and with extra
@@ -173,6 +183,113 @@ class ClassifierTest {
       assertThat(plain.isRetryable(tls)).isFalse();
       // a refusal deeper down (the suppressed of a suppressed) is not this exchange's: not read
       assertThat(Classifier.provesNotProcessed(closedWith(closedWith(new StreamResetException(ErrorCode.REFUSED_STREAM))))).isFalse();
+    }
+  }
+
+  /**
+   * TLS failures as the JDK and Conscrypt (Android) throw them: a broken connection under TLS is
+   * transient, a TLS problem that will not heal stays permanent, whatever its message says.
+   * Through real TLS: {@code TlsFailuresTest}.
+   */
+  @Nested
+  class TlsFailures {
+    static final String SSL = "ssl=0x7b8c4a2e08";
+
+    static <T extends Throwable> T causedBy(T e, Throwable cause) {
+      e.initCause(cause);
+      return e;
+    }
+
+    static Stream<Arguments> brokenConnections() {
+      return Stream.of(
+          named("JDK 11+: handshake closed by the peer",
+              causedBy(new SSLHandshakeException("Remote host terminated the handshake"), new EOFException("SSL peer shut down incorrectly"))),
+          named("JDK 8: handshake closed by the peer",
+              causedBy(new SSLHandshakeException("Remote host closed connection during handshake"), new EOFException("SSL peer shut down incorrectly"))),
+          named("JDK: reset while reading",
+              new SSLException("Connection reset", new SocketException("Connection reset"))),
+          named("JDK: broken pipe while writing",
+              new SSLException("Broken pipe (Write failed)", new SocketException("Broken pipe (Write failed)"))),
+          named("JDK: handshake read timed out",
+              causedBy(new SSLHandshakeException("Read timed out"), new SocketTimeoutException("Read timed out"))),
+          named("a wrapper over a TLS failure over a reset",
+              new IOException("wrapped", new SSLException("x", new IOException("y", new SocketException("Connection reset"))))),
+          named("JDK phrase with the cause dropped by a wrapper",
+              new SSLHandshakeException("Remote host terminated the handshake")),
+          named("Conscrypt: reset while reading",
+              new SSLException("Read error: " + SSL + ": I/O error during system call, Connection reset by peer")),
+          named("Conscrypt: reset during the handshake",
+              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": I/O error during system call, Connection reset by peer")),
+          named("Conscrypt: broken pipe while writing",
+              new SSLException("Write error: " + SSL + ": I/O error during system call, Broken pipe")),
+          named("Conscrypt: connection timed out",
+              new SSLException("Read error: " + SSL + ": I/O error during system call, Connection timed out")),
+          named("Conscrypt: network changed",
+              new SSLException("Read error: " + SSL + ": I/O error during system call, Software caused connection abort")),
+          named("Conscrypt: end of stream during the handshake",
+              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": I/O error during system call, Success")),
+          named("Conscrypt: handshake closed by the peer",
+              new SSLHandshakeException("Connection closed by peer")));
+    }
+
+    static Stream<Arguments> willNotHeal() {
+      return Stream.of(
+          named("JDK: untrusted certificate",
+              causedBy(new SSLHandshakeException("PKIX path building failed: unable to find valid certification path"),
+                  new CertificateException("PKIX path building failed", new CertPathBuilderException("no path")))),
+          named("JDK: expired certificate",
+              causedBy(new SSLHandshakeException("certificate expired"), new CertificateExpiredException("NotAfter"))),
+          named("Android: untrusted certificate",
+              causedBy(new SSLHandshakeException("java.security.cert.CertPathValidatorException: Trust anchor for certification path not found."),
+                  new CertificateException(new CertPathValidatorException("Trust anchor for certification path not found.")))),
+          named("a certificate failure deeper than the direct cause",
+              new IOException("wrapped", causedBy(new SSLHandshakeException("x"), new SSLException("y", new CertificateException("bad"))))),
+          named("a certificate failure whatever the message says",
+              causedBy(new SSLHandshakeException("Connection reset"), new CertificateException("bad"))),
+          named("a certificate failure whatever else broke",
+              causedBy(new SSLHandshakeException("x"), new CertificateException("bad", new SocketException("Connection reset")))),
+          named("OkHttp: hostname not verified",
+              new SSLPeerUnverifiedException("Hostname example.com not verified:\n    certificate: sha256/AAAA")),
+          named("OkHttp: certificate pinning failure",
+              new SSLPeerUnverifiedException("Certificate pinning failure!\n  Peer certificate chain:")),
+          named("JDK: no protocol in common",
+              new SSLHandshakeException("No appropriate protocol (protocol is disabled or cipher suites are inappropriate)")),
+          named("JDK: the server refused the handshake",
+              new SSLHandshakeException("Received fatal alert: handshake_failure")),
+          named("JDK: the server does not speak this protocol version",
+              new SSLHandshakeException("Received fatal alert: protocol_version")),
+          named("JDK: a plaintext peer",
+              new SSLException("Unsupported or unrecognized SSL message")),
+          named("Conscrypt: unsupported protocol",
+              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": Failure in SSL library, usually a protocol error\n"
+                  + "error:100000f0:SSL routines:OPENSSL_internal:UNSUPPORTED_PROTOCOL")),
+          named("Conscrypt: no cipher suite in common",
+              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": Failure in SSL library, usually a protocol error\n"
+                  + "error:10000410:SSL routines:OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE")),
+          named("Conscrypt: a plaintext peer",
+              new SSLProtocolException("Read error: " + SSL + ": Failure in SSL library, usually a protocol error\n"
+                  + "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER")),
+          named("a socket failure reported above a TLS failure",
+              new SocketException("wraps tls") {{ initCause(new SSLHandshakeException("Received fatal alert: handshake_failure")); }}));
+    }
+
+    static Arguments named(String name, IOException e) {
+      return Arguments.of(Named.of(name, e));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenConnections")
+    void aBrokenConnectionUnderTlsIsRetried(IOException e) {
+      assertThat(plain.isRetryable(e)).isTrue();
+      // Whether it may be repeated is the SendTracker's to say: the type proves nothing either way.
+      assertThat(Classifier.provesNotProcessed(e)).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("willNotHeal")
+    void aTlsProblemThatWillNotHealIsNotRetried(IOException e) {
+      assertThat(plain.isRetryable(e)).isFalse();
+      assertThat(new Classifier(Set.of(429, 503), null, x -> x == e).isRetryable(e)).as("unless the predicate says so").isTrue();
     }
   }
 }
