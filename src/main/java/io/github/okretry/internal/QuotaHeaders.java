@@ -263,12 +263,10 @@ public final class QuotaHeaders {
    * in the past is unknown (as Envoy does), not "now".
    */
   private static long reset(Headers headers, @Nullable String value, WallClock clock) {
-    if (value == null) return -1;
-    value = value.trim();
-    int dot = value.indexOf('.');
-    long whole = integer(dot < 0 ? value : value.substring(0, dot));
-    long fraction = fractionNanos(value, dot);
-    if (whole < 0 || fraction < 0) return -1;
+    long[] decimal = decimal(value);
+    if (decimal == null) return -1;
+    long whole = decimal[0];
+    long fraction = decimal[1];
     if (whole < EPOCH_SECONDS_FROM) return boundedReset(whole * NANOS_PER_SECOND + fraction);
     // whole < 10^15 (integer's bound), so whole * 1000 cannot overflow.
     long epochMillis = whole >= EPOCH_MILLIS_FROM ? whole : whole * 1000 + fraction / 1_000_000L;
@@ -316,14 +314,20 @@ public final class QuotaHeaders {
    * #MAX_RESET_NANOS}, which callers bound anyway.
    */
   private static long decimalNanos(@Nullable String value) {
-    if (value == null) return -1;
+    long[] decimal = decimal(value);
+    if (decimal == null) return -1;
+    if (decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return Long.MAX_VALUE;
+    return decimal[0] * NANOS_PER_SECOND + decimal[1];
+  }
+
+  // {whole seconds (≤ 15 digits), fraction in nanoseconds} of a non-negative decimal, or null.
+  private static long @Nullable [] decimal(@Nullable String value) {
+    if (value == null) return null;
     value = value.trim();
     int dot = value.indexOf('.');
     long whole = integer(dot < 0 ? value : value.substring(0, dot));
     long fraction = fractionNanos(value, dot);
-    if (whole < 0 || fraction < 0) return -1;
-    if (whole > MAX_RESET_NANOS / NANOS_PER_SECOND) return Long.MAX_VALUE;
-    return whole * NANOS_PER_SECOND + fraction;
+    return whole < 0 || fraction < 0 ? null : new long[] {whole, fraction};
   }
 
   // The digits after value[dot] as nanoseconds (rounded up past the ninth); 0 without a dot; -1 if
