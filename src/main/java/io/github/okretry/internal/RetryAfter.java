@@ -15,6 +15,18 @@ import okhttp3.Response;
  * does not stretch or shrink the wait; a past date means 0. Anything else ({@code -1},
  * {@code 1.5}, {@code soon}, empty) is "absent", never an exception, so backoff applies.
  *
+ * <p>Also the millisecond forms {@code retry-after-ms} (Azure, OpenAI) and {@code
+ * x-ms-retry-after-ms} (Azure, Cosmos DB): non-negative decimal milliseconds, a fraction allowed
+ * (OpenAI's and Azure JS's parsers take one; a fraction of a nanosecond rounds up, so the server's
+ * wait is never shortened), saturating like delta-seconds. A valid one takes precedence over
+ * {@code Retry-After}, as in all three clients that read them (azure-core Java {@code
+ * ImplUtils.getRetryAfterFromHeaders}, azure-core JS {@code throttlingRetryStrategy}, openai-python
+ * {@code _parse_retry_after_header}): it is the same instruction at a finer grain. Those clients
+ * disagree on which of the two ms names comes first (Java: {@code x-ms-retry-after-ms}; JS: {@code
+ * retry-after-ms}); here the longer valid one wins, as for several {@code Retry-After} fields. An
+ * invalid ms value ({@code -1}, {@code 1e3}, {@code soon}) is ignored and {@code Retry-After}
+ * is read instead, as azure-core Java and openai-python do for an unparseable one.
+ *
  * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class RetryAfter {
@@ -23,6 +35,9 @@ public final class RetryAfter {
   public static final long ABSENT = -1L;
 
   private static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
+  private static final long MAX_MILLIS = Long.MAX_VALUE / 1_000_000L;
+  /** The millisecond forms, each read like the other. */
+  private static final String[] MILLIS_FIELDS = {"retry-after-ms", "x-ms-retry-after-ms"};
 
   private RetryAfter() {}
 
@@ -30,11 +45,13 @@ public final class RetryAfter {
    * The wait the response asks for, in nanoseconds (≥ 0), or {@link #ABSENT}.
    *
    * <p>Several {@code Retry-After} fields are allowed by lenient servers; the longest valid one
-   * wins, because honoring the most conservative request is the kind choice for a busy server.
+   * wins, because honoring the most conservative request is the kind choice for a busy server. A
+   * valid {@code retry-after-ms} or {@code x-ms-retry-after-ms} takes precedence over them all.
    */
   public static long delayNanos(Response response, WallClock clock) {
+    long best = millisDelayNanos(response.headers());
+    if (best != ABSENT) return best;
     List<String> values = response.headers("Retry-After");
-    long best = ABSENT;
     for (int i = 0, n = values.size(); i < n; i++) {
       best = Math.max(best, parse(values.get(i), response.headers(), clock));
     }
@@ -53,6 +70,55 @@ public final class RetryAfter {
     if (start == end) return ABSENT;
     if (isAsciiDigit(value.charAt(start))) return parseSeconds(value, start, end);
     return parseDate(value.substring(start, end), responseHeaders, clock);
+  }
+
+  /**
+   * The longest valid {@code retry-after-ms} / {@code x-ms-retry-after-ms} of these headers, in
+   * nanoseconds (≥ 0), or {@link #ABSENT}.
+   */
+  public static long millisDelayNanos(Headers headers) {
+    long best = ABSENT;
+    for (String name : MILLIS_FIELDS) {
+      List<String> values = headers.values(name);
+      for (int i = 0, n = values.size(); i < n; i++) best = Math.max(best, parseMillis(values.get(i)));
+    }
+    return best;
+  }
+
+  /**
+   * Parses one {@code retry-after-ms} value: ASCII digits, optionally a {@code .} and more digits,
+   * padded with spaces or tabs; in nanoseconds (≥ 0, saturated at {@link Long#MAX_VALUE}), or
+   * {@link #ABSENT} for anything else (a sign, an exponent, a unit, an empty fraction).
+   */
+  public static long parseMillis(String value) {
+    if (value == null) return ABSENT;
+    int start = 0;
+    int end = value.length();
+    while (start < end && isSpaceOrTab(value.charAt(start))) start++;
+    while (end > start && isSpaceOrTab(value.charAt(end - 1))) end--;
+    long millis = 0;
+    int i = start;
+    for (; i < end && isAsciiDigit(value.charAt(i)); i++) {
+      if (millis < MAX_MILLIS) millis = Math.min(MAX_MILLIS, millis * 10 + (value.charAt(i) - '0'));
+    }
+    if (i == start) return ABSENT; // "", "-1", "+5", ".5", "soon"
+    long fractionNanos = 0;
+    if (i < end && value.charAt(i) == '.') {
+      int digits = 0;
+      boolean more = false; // a non-zero digit past the nanosecond
+      for (i++; i < end && isAsciiDigit(value.charAt(i)); i++, digits++) {
+        int d = value.charAt(i) - '0';
+        if (digits < 6) fractionNanos = fractionNanos * 10 + d;
+        else if (d != 0) more = true;
+      }
+      if (digits == 0) return ABSENT; // "5."
+      for (int k = digits; k < 6; k++) fractionNanos *= 10;
+      if (more) fractionNanos++; // round up: never shorter than the server asked
+    }
+    if (i != end) return ABSENT; // "1e3", "10ms", "1.5.2", "1 2"
+    if (millis >= MAX_MILLIS) return Long.MAX_VALUE;
+    long nanos = millis * 1_000_000L; // millis < MAX_MILLIS, so nanos + 999_999 still fits
+    return nanos + fractionNanos;
   }
 
   private static long parseSeconds(String value, int start, int end) {

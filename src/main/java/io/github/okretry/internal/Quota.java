@@ -1,0 +1,191 @@
+package io.github.okretry.internal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One quota a response published, as {@link QuotaHeaders} parsed it: how many requests are left
+ * for one policy of the server, and when more arrive. Immutable; every number already bounded
+ * (see {@link QuotaHeaders}), so a consumer needs no checks of its own.
+ *
+ * <p>Key: the caller's origin plus {@link #policy()} and {@link #partitionKey()} (either may be
+ * null; two quotas of one response never share both). Time: {@link #resetAtNanos()} is on the
+ * monotonic clock the caller passed as "now" when the response arrived; wall-clock resets were
+ * converted to a delta first.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class Quota {
+
+  /** Which family of fields the quota came from, most standard first. */
+  public enum Form {
+    /** {@code RateLimit} / {@code RateLimit-Policy} as Lists of named items (draft -08 to -10). */
+    IETF_LIST,
+    /** {@code RateLimit: limit=…, remaining=…, reset=…} as a Dictionary (draft -07). */
+    DRAFT_DICTIONARY,
+    /** Separate {@code RateLimit-Limit}, {@code -Remaining}, {@code -Reset} (drafts -00 to -06). */
+    DRAFT_FIELDS,
+    /** {@code X-RateLimit-*} (GitHub, Discord, Envoy, many others). */
+    X_RATELIMIT,
+    /** {@code X-Rate-Limit-*} (X/Twitter, Okta). */
+    X_RATE_LIMIT
+  }
+
+  private final Form form;
+  @Nullable private final String policy;
+  @Nullable private final String partitionKey;
+  private final long remaining;
+  private final boolean hasLimit;
+  private final long limit;
+  private final long windowNanos;
+  private final long receivedAtNanos;
+  private final boolean hasReset;
+  private final long resetAfterNanos;
+
+  Quota(
+      Form form,
+      @Nullable String policy,
+      @Nullable String partitionKey,
+      long remaining,
+      boolean hasLimit,
+      long limit,
+      long windowNanos,
+      long receivedAtNanos,
+      boolean hasReset,
+      long resetAfterNanos) {
+    if (form == null) throw new NullPointerException("form == null");
+    if (remaining < 0) throw new IllegalArgumentException("remaining < 0: " + remaining);
+    if (hasLimit && (limit < 0 || remaining > limit)) {
+      throw new IllegalArgumentException("limit " + limit + " with remaining " + remaining);
+    }
+    if (windowNanos < 0) throw new IllegalArgumentException("windowNanos < 0: " + windowNanos);
+    if (hasReset && resetAfterNanos < 0) throw new IllegalArgumentException("resetAfterNanos < 0: " + resetAfterNanos);
+    this.form = form;
+    this.policy = policy;
+    this.partitionKey = partitionKey;
+    this.remaining = remaining;
+    this.hasLimit = hasLimit;
+    this.limit = hasLimit ? limit : 0;
+    this.windowNanos = windowNanos;
+    this.receivedAtNanos = receivedAtNanos;
+    this.hasReset = hasReset;
+    this.resetAfterNanos = hasReset ? resetAfterNanos : 0;
+  }
+
+  /** The family of fields this came from. */
+  public Form form() {
+    return form;
+  }
+
+  /**
+   * The server's name for the policy (IETF item name), Discord's {@code X-RateLimit-Bucket}, or
+   * GitHub's {@code X-RateLimit-Resource}; null when the server names none. At most 128 visible
+   * ASCII characters.
+   */
+  @Nullable
+  public String policy() {
+    return policy;
+  }
+
+  /**
+   * The IETF partition key {@code pk}, as the base64 text of its Byte Sequence (at most 128
+   * characters), or null.
+   */
+  @Nullable
+  public String partitionKey() {
+    return partitionKey;
+  }
+
+  /** Requests left in this quota when the response was made; ≥ 0 and ≤ {@link #limit()} if known. */
+  public long remaining() {
+    return remaining;
+  }
+
+  /** Whether the server said how large the quota is. */
+  public boolean hasLimit() {
+    return hasLimit;
+  }
+
+  /** The quota's size in requests ({@code q}, {@code limit}); 0 when {@link #hasLimit()} is false. */
+  public long limit() {
+    return limit;
+  }
+
+  /** The policy's window ({@code w}) in nanoseconds, 1 s to 366 days; 0 when none was published. */
+  public long windowNanos() {
+    return windowNanos;
+  }
+
+  /** The monotonic time (the caller's "now") at which the response was parsed. */
+  public long receivedAtNanos() {
+    return receivedAtNanos;
+  }
+
+  /**
+   * Whether the response said when more quota arrives, within {@link QuotaHeaders#MAX_RESET_NANOS}.
+   * False means unknown: none was sent, or it was beyond the bound, in the past, or malformed.
+   */
+  public boolean hasReset() {
+    return hasReset;
+  }
+
+  /** Nanoseconds from {@link #receivedAtNanos()} until more quota arrives; 0 when {@link #hasReset()} is false. */
+  public long resetAfterNanos() {
+    return resetAfterNanos;
+  }
+
+  /**
+   * When more quota arrives, on the caller's monotonic clock ({@code receivedAtNanos +
+   * resetAfterNanos}, compared by subtraction as {@link System#nanoTime()} values are); only
+   * meaningful when {@link #hasReset()}.
+   */
+  public long resetAtNanos() {
+    return receivedAtNanos + resetAfterNanos;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) return true;
+    if (!(o instanceof Quota)) return false;
+    Quota q = (Quota) o;
+    return form == q.form
+        && eq(policy, q.policy)
+        && eq(partitionKey, q.partitionKey)
+        && remaining == q.remaining
+        && hasLimit == q.hasLimit
+        && limit == q.limit
+        && windowNanos == q.windowNanos
+        && receivedAtNanos == q.receivedAtNanos
+        && hasReset == q.hasReset
+        && resetAfterNanos == q.resetAfterNanos;
+  }
+
+  private static boolean eq(@Nullable Object a, @Nullable Object b) {
+    return a == null ? b == null : a.equals(b);
+  }
+
+  @Override
+  public int hashCode() {
+    int h = form.hashCode();
+    h = 31 * h + (policy == null ? 0 : policy.hashCode());
+    h = 31 * h + (partitionKey == null ? 0 : partitionKey.hashCode());
+    h = 31 * h + (int) (remaining ^ (remaining >>> 32));
+    h = 31 * h + (hasLimit ? (int) (limit ^ (limit >>> 32)) : -1);
+    h = 31 * h + (int) (windowNanos ^ (windowNanos >>> 32));
+    h = 31 * h + (int) (receivedAtNanos ^ (receivedAtNanos >>> 32));
+    h = 31 * h + (hasReset ? (int) (resetAfterNanos ^ (resetAfterNanos >>> 32)) : -1);
+    return h;
+  }
+
+  /** E.g. {@code Quota{IETF_LIST "default" remaining=0/20 w=1s reset in 1000ms}}; server text escaped. */
+  @Override
+  public String toString() {
+    StringBuilder b = new StringBuilder("Quota{").append(form);
+    if (policy != null) b.append(" \"").append(LogText.safe(policy)).append('"');
+    if (partitionKey != null) b.append(" pk=:").append(partitionKey).append(':');
+    b.append(" remaining=").append(remaining);
+    if (hasLimit) b.append('/').append(limit);
+    if (windowNanos > 0) b.append(" w=").append(windowNanos / 1_000_000_000L).append('s');
+    b.append(hasReset ? " reset in " + resetAfterNanos / 1_000_000L + "ms" : " reset unknown");
+    return b.append('}').toString();
+  }
+}

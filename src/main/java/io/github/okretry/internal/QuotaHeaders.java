@@ -1,0 +1,395 @@
+package io.github.okretry.internal;
+
+import io.github.okretry.internal.Quota.Form;
+import io.github.okretry.internal.StructuredFields.Item;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import okhttp3.Headers;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the quota a response publishes: the IETF {@code RateLimit} / {@code RateLimit-Policy}
+ * fields (draft-ietf-httpapi-ratelimit-headers -08 to -10, and the -07 Dictionary), the separate
+ * {@code RateLimit-Limit/-Remaining/-Reset} of the earlier drafts, and the {@code X-RateLimit-*}
+ * and {@code X-Rate-Limit-*} families. Pure: time comes in as arguments; never throws; null when
+ * nothing usable was published. What each form means and every bound: docs/semantics.md,
+ * "Published quotas".
+ *
+ * <p>One family per response, the first present and valid in this order: IETF List, -07
+ * Dictionary, {@code RateLimit-*} fields, {@code X-RateLimit-*}, {@code X-Rate-Limit-*}. A
+ * malformed IETF field is ignored whole (the draft's MUST, and RFC 9651 §4.2), as if absent.
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class QuotaHeaders {
+  /**
+   * The longest reset believed: 10 minutes, the draft's own example threshold (§8.5.1 "implementing
+   * retries when the reset parameter exceeds ten minutes"). A later one is reported as unknown, so
+   * a hostile or mistaken value can never park calls.
+   */
+  public static final long MAX_RESET_NANOS = 600_000_000_000L;
+
+  /** The longest window ({@code w}) kept: 366 days; a longer one is dropped as absurd. */
+  public static final long MAX_WINDOW_SECONDS = 366L * 86_400L;
+
+  /** Policies kept from one response (the draft sets no limit; memory must have one). */
+  public static final int MAX_QUOTAS = 16;
+
+  /** The longest policy name, bucket id or partition key kept; a longer one drops its quota. */
+  public static final int MAX_KEY_CHARS = 128;
+
+  private static final long NANOS_PER_SECOND = 1_000_000_000L;
+  /** A reset value at or above this is epoch seconds (2001-09-09), below it delta seconds. */
+  static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
+  /** A reset value at or above this is epoch milliseconds. */
+  static final long EPOCH_MILLIS_FROM = 1_000_000_000_000L;
+
+  private QuotaHeaders() {}
+
+  /**
+   * The quotas {@code response} published, or null. A response served from OkHttp's cache
+   * ({@code cacheResponse} without {@code networkResponse}) publishes nothing; a conditional hit
+   * revalidated by the network does.
+   *
+   * @param nowNanos the caller's monotonic time when the response arrived
+   * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
+   */
+  @Nullable
+  public static List<Quota> parse(Response response, long nowNanos, WallClock clock) {
+    boolean fromCache = response.cacheResponse() != null && response.networkResponse() == null;
+    return parse(response.headers(), response.code(), fromCache, nowNanos, clock);
+  }
+
+  /**
+   * The quotas these headers publish, or null.
+   *
+   * <p>Nothing is read from a response that came from a cache ({@code fromCache}, or an {@code
+   * Age} above 0: the draft's "positive current_age"), nor from a 401 or 407, whose quota fields
+   * are placeholders of an unauthenticated caller, not this client's quota.
+   *
+   * @param code the response's status
+   * @param fromCache whether the response was served from a cache rather than by the origin
+   * @param nowNanos the caller's monotonic time when the response arrived
+   * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
+   */
+  @Nullable
+  public static List<Quota> parse(Headers headers, int code, boolean fromCache, long nowNanos, WallClock clock) {
+    if (fromCache || code == 401 || code == 407 || hasPositiveAge(headers)) return null;
+    List<Quota> quotas = ietf(headers, nowNanos);
+    if (quotas == null) quotas = draftDictionary(headers, nowNanos);
+    if (quotas == null) quotas = fields(headers, "RateLimit-", Form.DRAFT_FIELDS, nowNanos, clock);
+    if (quotas == null) quotas = fields(headers, "X-RateLimit-", Form.X_RATELIMIT, nowNanos, clock);
+    if (quotas == null) quotas = fields(headers, "X-Rate-Limit-", Form.X_RATE_LIMIT, nowNanos, clock);
+    return quotas;
+  }
+
+  // Age is delta-seconds; a garbage one says nothing, so it does not count as cached.
+  private static boolean hasPositiveAge(Headers headers) {
+    String age = headers.get("Age");
+    if (age == null) return false;
+    age = age.trim();
+    if (age.isEmpty()) return false;
+    boolean positive = false;
+    for (int i = 0; i < age.length(); i++) {
+      char c = age.charAt(i);
+      if (c < '0' || c > '9') return false;
+      if (c != '0') positive = true;
+    }
+    return positive;
+  }
+
+  // ---- IETF List form -------------------------------------------------------------------------
+
+  @Nullable
+  private static List<Quota> ietf(Headers headers, long nowNanos) {
+    List<Item> limits = StructuredFields.parseList(StructuredFields.combine(headers.values("RateLimit")));
+    if (limits == null || limits.isEmpty()) return null;
+    for (int i = 0; i < limits.size(); i++) {
+      if (!validServiceLimit(limits.get(i))) return null; // one bad member: the field is malformed
+    }
+    // RateLimit-Policy is informative (§7): a malformed one is ignored and RateLimit stands alone.
+    List<Item> policies = StructuredFields.parseList(StructuredFields.combine(headers.values("RateLimit-Policy")));
+    if (policies != null) {
+      for (int i = 0; i < policies.size(); i++) {
+        if (!validPolicy(policies.get(i))) {
+          policies = null;
+          break;
+        }
+      }
+    }
+    Merged merged = new Merged();
+    for (int i = 0; i < limits.size(); i++) {
+      Item item = limits.get(i);
+      String name = item.text;
+      String pk = bytes(item.param("pk"));
+      if (name.length() > MAX_KEY_CHARS || (pk != null && pk.length() > MAX_KEY_CHARS)) continue;
+      Item policy = policies == null ? null : findPolicy(policies, name, pk);
+      if (policy != null && !countsRequests(policy)) continue; // a quota of bytes says nothing of requests
+      long remaining = item.param("r").integer;
+      boolean hasLimit = policy != null;
+      long limit = hasLimit ? policy.param("q").integer : 0;
+      if (hasLimit) remaining = Math.min(remaining, limit); // r > q: believe the smaller
+      long windowNanos = 0;
+      Item w = policy == null ? null : policy.param("w");
+      if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
+      Item t = item.param("t");
+      long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
+      merged.add(new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
+          resetNanos >= 0, Math.max(0, resetNanos)));
+    }
+    return merged.result();
+  }
+
+  // §5: a String (or Token: draft issue #158 is open) naming the policy; r a non-negative Integer,
+  // REQUIRED; t a non-negative Integer; pk a Byte Sequence. Other parameters are comments.
+  private static boolean validServiceLimit(Item item) {
+    if (!isName(item)) return false;
+    Item r = item.param("r");
+    if (r == null || !nonNegativeInteger(r)) return false;
+    Item t = item.param("t");
+    if (t != null && !nonNegativeInteger(t)) return false;
+    Item pk = item.param("pk");
+    return pk == null || pk.type == StructuredFields.BYTES;
+  }
+
+  // §4: q a non-negative Integer, REQUIRED; qu a String; w a positive Integer; pk a Byte Sequence.
+  private static boolean validPolicy(Item item) {
+    if (!isName(item)) return false;
+    Item q = item.param("q");
+    if (q == null || !nonNegativeInteger(q)) return false;
+    Item qu = item.param("qu");
+    if (qu != null && qu.type != StructuredFields.STRING) return false;
+    Item w = item.param("w");
+    if (w != null && (w.type != StructuredFields.INTEGER || w.integer <= 0)) return false;
+    Item pk = item.param("pk");
+    return pk == null || pk.type == StructuredFields.BYTES;
+  }
+
+  private static boolean isName(Item item) {
+    return item.type == StructuredFields.STRING || item.type == StructuredFields.TOKEN;
+  }
+
+  private static boolean nonNegativeInteger(Item item) {
+    return item.type == StructuredFields.INTEGER && item.integer >= 0;
+  }
+
+  @Nullable
+  private static String bytes(@Nullable Item item) {
+    return item == null ? null : item.text;
+  }
+
+  // The policy of the same name whose pk matches, or that has none (it then covers every pk).
+  @Nullable
+  private static Item findPolicy(List<Item> policies, String name, @Nullable String pk) {
+    Item fallback = null;
+    for (int i = 0; i < policies.size(); i++) {
+      Item p = policies.get(i);
+      if (!name.equals(p.text)) continue;
+      String ppk = bytes(p.param("pk"));
+      if (ppk == null) {
+        if (fallback == null) fallback = p;
+      } else if (ppk.equals(pk)) {
+        return p;
+      }
+    }
+    return fallback;
+  }
+
+  // The registry says "requests", the IANA table of -10 "request": both count requests.
+  private static boolean countsRequests(Item policy) {
+    Item qu = policy.param("qu");
+    return qu == null || "requests".equals(qu.text) || "request".equals(qu.text);
+  }
+
+  // ---- draft -07 Dictionary -------------------------------------------------------------------
+
+  @Nullable
+  private static List<Quota> draftDictionary(Headers headers, long nowNanos) {
+    Map<String, Item> dict = StructuredFields.parseDictionary(StructuredFields.combine(headers.values("RateLimit")));
+    if (dict == null) return null;
+    Item remaining = dict.get("remaining");
+    Item limit = dict.get("limit");
+    Item reset = dict.get("reset");
+    // -07 §3: each a non-negative Integer; any other type makes the field malformed.
+    if (remaining == null || !nonNegativeInteger(remaining)) return null;
+    if (limit != null && !nonNegativeInteger(limit)) return null;
+    if (reset != null && !nonNegativeInteger(reset)) return null;
+    long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
+    long resetNanos = reset == null ? -1 : boundedReset(reset.integer * NANOS_PER_SECOND);
+    Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,
+        0, nowNanos, resetNanos >= 0, Math.max(0, resetNanos));
+    return Collections.singletonList(q);
+  }
+
+  // ---- separate fields: RateLimit-*, X-RateLimit-*, X-Rate-Limit-* ----------------------------
+
+  @Nullable
+  private static List<Quota> fields(Headers headers, String prefix, Form form, long nowNanos, WallClock clock) {
+    long remaining = integer(headers.get(prefix + "Remaining"));
+    if (remaining < 0) return null; // absent, negative, fractional or garbage: no quota
+    long limit = integer(firstMember(headers.get(prefix + "Limit")));
+    if (limit >= 0) remaining = Math.min(remaining, limit);
+    String policy = null;
+    if (form == Form.X_RATELIMIT) {
+      String bucket = headers.get("X-RateLimit-Bucket"); // Discord
+      if (bucket == null) bucket = headers.get("X-RateLimit-Resource"); // GitHub
+      if (bucket != null) {
+        policy = bucket.trim();
+        if (!isKeyText(policy)) return null; // an unusable id: keying it would merge or split buckets
+      }
+    }
+    long resetNanos = -1;
+    String after = form == Form.X_RATELIMIT ? headers.get("X-RateLimit-Reset-After") : null;
+    if (after != null) {
+      resetNanos = boundedReset(decimalNanos(after)); // Discord: relative, so immune to clock skew
+    } else {
+      resetNanos = reset(headers, headers.get(prefix + "Reset"), clock);
+    }
+    Quota q = new Quota(form, policy, null, remaining, limit >= 0, Math.max(0, limit), 0, nowNanos,
+        resetNanos >= 0, Math.max(0, resetNanos));
+    return Collections.singletonList(q);
+  }
+
+  /**
+   * A reset as the separate fields send it, in nanoseconds from now, or -1. Decided by magnitude,
+   * since the same names carry both (delta at Envoy and in the early drafts; epoch seconds at
+   * GitHub, X, Okta, Discord, Bluesky, GitLab): ≥ 10^12 is epoch milliseconds, ≥ 10^9 (2001) epoch
+   * seconds, anything smaller delta seconds (10^9 s is 31 years: never a delta). An epoch is
+   * measured against the response's {@code Date}, else the local wall clock (as hub4j does); one
+   * in the past is unknown (as Envoy does), not "now".
+   */
+  private static long reset(Headers headers, @Nullable String value, WallClock clock) {
+    long[] decimal = decimal(value);
+    if (decimal == null) return -1;
+    long whole = decimal[0];
+    long fraction = decimal[1];
+    if (whole < EPOCH_SECONDS_FROM) return boundedReset(whole * NANOS_PER_SECOND + fraction);
+    // whole < 10^15 (integer's bound), so whole * 1000 cannot overflow.
+    long epochMillis = whole >= EPOCH_MILLIS_FROM ? whole : whole * 1000 + fraction / 1_000_000L;
+    Date serverNow = headers.getDate("Date");
+    long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();
+    long deltaMillis = epochMillis - nowMillis;
+    // Negative: in the past, or (for an absurd clock far before 1970) an overflow past any bound.
+    if (deltaMillis < 0 || deltaMillis > MAX_RESET_NANOS / 1_000_000L) return -1;
+    return deltaMillis * 1_000_000L;
+  }
+
+  private static long boundedReset(long nanos) {
+    return nanos < 0 || nanos > MAX_RESET_NANOS ? -1 : nanos;
+  }
+
+  // A non-negative integer of at most 15 digits (sf-integer's bound), padded by spaces; else -1.
+  private static long integer(@Nullable String value) {
+    if (value == null) return -1;
+    value = value.trim();
+    if (value.isEmpty() || value.length() > 15) return -1;
+    long n = 0;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') return -1;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+
+  // Envoy and draft -02 send "10, 10;w=1": the first member's number is the limit.
+  @Nullable
+  private static String firstMember(@Nullable String value) {
+    if (value == null) return null;
+    int end = value.length();
+    int comma = value.indexOf(',');
+    if (comma >= 0) end = comma;
+    int semi = value.indexOf(';');
+    if (semi >= 0 && semi < end) end = semi;
+    return value.substring(0, end);
+  }
+
+  /**
+   * Non-negative decimal seconds ({@code 1.5}, at most 15 integer digits) as nanoseconds, digits
+   * past the nanosecond rounded up; -1 for anything else; saturated past {@link
+   * #MAX_RESET_NANOS}, which callers bound anyway.
+   */
+  private static long decimalNanos(@Nullable String value) {
+    long[] decimal = decimal(value);
+    if (decimal == null) return -1;
+    if (decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return Long.MAX_VALUE;
+    return decimal[0] * NANOS_PER_SECOND + decimal[1];
+  }
+
+  // {whole seconds (≤ 15 digits), fraction in nanoseconds} of a non-negative decimal, or null.
+  private static long @Nullable [] decimal(@Nullable String value) {
+    if (value == null) return null;
+    value = value.trim();
+    int dot = value.indexOf('.');
+    long whole = integer(dot < 0 ? value : value.substring(0, dot));
+    long fraction = fractionNanos(value, dot);
+    return whole < 0 || fraction < 0 ? null : new long[] {whole, fraction};
+  }
+
+  // The digits after value[dot] as nanoseconds (rounded up past the ninth); 0 without a dot; -1 if
+  // they are empty or not all ASCII digits.
+  private static long fractionNanos(String value, int dot) {
+    if (dot < 0) return 0;
+    int n = value.length() - dot - 1;
+    if (n == 0) return -1;
+    long fraction = 0;
+    boolean more = false;
+    for (int i = 0; i < n; i++) {
+      char c = value.charAt(dot + 1 + i);
+      if (c < '0' || c > '9') return -1;
+      if (i < 9) fraction = fraction * 10 + (c - '0');
+      else if (c != '0') more = true;
+    }
+    for (int i = n; i < 9; i++) fraction *= 10;
+    return more ? fraction + 1 : fraction;
+  }
+
+  // A key part okretry can compare and log: 1..128 visible ASCII characters.
+  private static boolean isKeyText(String s) {
+    if (s.isEmpty() || s.length() > MAX_KEY_CHARS) return false;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x21 || c > 0x7e) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Quotas by key (policy, pk), at most {@link #MAX_QUOTAS}. The same key twice keeps the more
+   * conservative reading: fewer remaining, and the later reset.
+   */
+  private static final class Merged {
+    final List<Quota> quotas = new ArrayList<>();
+
+    void add(Quota q) {
+      for (int i = 0; i < quotas.size(); i++) {
+        Quota old = quotas.get(i);
+        if (eq(old.policy(), q.policy()) && eq(old.partitionKey(), q.partitionKey())) {
+          boolean hasReset = old.hasReset() || q.hasReset();
+          long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
+          boolean hasLimit = old.hasLimit() || q.hasLimit();
+          long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
+          long remaining = Math.min(old.remaining(), q.remaining());
+          if (hasLimit) remaining = Math.min(remaining, limit);
+          quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
+              Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
+          return;
+        }
+      }
+      if (quotas.size() < MAX_QUOTAS) quotas.add(q);
+    }
+
+    @Nullable
+    List<Quota> result() {
+      return quotas.isEmpty() ? null : Collections.unmodifiableList(new ArrayList<>(quotas));
+    }
+
+    private static boolean eq(@Nullable String a, @Nullable String b) {
+      return a == null ? b == null : a.equals(b);
+    }
+  }
+}
