@@ -170,6 +170,7 @@ class RetryBudgetTest {
     RetryBudget unlimited = RetryBudget.unlimited();
     for (int i = 0; i < 1_000; i++) assertThat(unlimited.tryWithdraw(0)).isTrue();
     assertThat(unlimited.isUnlimited()).isTrue();
+    assertThat(unlimited.availableTokens()).as("documented: never runs out").isEqualTo(Double.POSITIVE_INFINITY);
     assertThatThrownBy(() -> RetryBudget.builder().percentCanRetry(1.5)).hasMessageContaining("percentCanRetry");
     assertThatThrownBy(() -> RetryBudget.builder().minRetriesPerSecond(-1)).hasMessageContaining("minRetriesPerSecond");
     assertThatThrownBy(() -> RetryBudget.builder().maxTokens(0)).hasMessageContaining("maxTokens");
