@@ -1,6 +1,7 @@
 package okretry.modulepath;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
@@ -17,7 +18,7 @@ public final class Main {
     AtomicInteger attempts = new AtomicInteger();
     OkHttpClient client =
         new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.builder().maxRetries(1).build())
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(1).build()))
             .addInterceptor(chain -> { // inside the retry loop: sees every attempt
               attempts.incrementAndGet();
               return chain.proceed(chain.request());

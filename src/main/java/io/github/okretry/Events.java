@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Events {
 
-  // The name users configure; it predates the split of RetryInterceptor into policy and driver.
-  private static final Logger log = LoggerFactory.getLogger("io.github.okretry.RetryInterceptor");
+  // Named after the class that writes it, as RetryingCall's is; "io.github.okretry" covers both.
+  private static final Logger log = LoggerFactory.getLogger(Events.class);
 
   private final RetryListener listener;
 

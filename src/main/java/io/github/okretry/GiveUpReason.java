@@ -26,8 +26,8 @@ public enum GiveUpReason {
   BUDGET_EXHAUSTED,
   /**
    * The origin is closed by an earlier 429/503 {@code Retry-After} (see {@link
-   * RetryPolicyBuilder#originWideRetryAfter}) for longer than this call can wait; the
-   * caller receives a local response with that status and no request is sent.
+   * RetryPolicy.Builder#originWideRetryAfter}) for longer than this call can wait; the caller
+   * receives a local response with that status and no request is sent.
    */
   ORIGIN_THROTTLED,
   /**

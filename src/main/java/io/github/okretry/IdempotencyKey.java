@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Without a tag, POST and PATCH get a generated key and other methods none (see {@link
- * RetryInterceptor.Builder#generateIdempotencyKeys(boolean)}). The same key is sent unchanged on
+ * RetryPolicy.Builder#generateIdempotencyKeys(boolean)}). The same key is sent unchanged on
  * every attempt of one logical call, so a server can de-duplicate a request whose response was
  * lost. A key header the caller set on the request itself always wins over the tag.
  *

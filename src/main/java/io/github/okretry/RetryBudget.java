@@ -85,9 +85,11 @@ public final class RetryBudget {
 
   /**
    * Tokens in the balance, ignoring the reserve; for metrics. A new budget holds {@link
-   * Builder#maxTokens}.
+   * Builder#maxTokens}; {@link #unlimited()} never runs out and reports {@link
+   * Double#POSITIVE_INFINITY}.
    *
-   * @return tokens in the balance, ignoring the reserve; for metrics
+   * @return tokens in the balance, 0 or more; {@link Double#POSITIVE_INFINITY} for {@link
+   *     #unlimited()}
    */
   public double availableTokens() {
     return unlimited ? Double.POSITIVE_INFINITY : bucket.balanceMilli() / (double) RetryTokenBucket.MILLI;

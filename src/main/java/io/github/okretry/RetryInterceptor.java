@@ -3,12 +3,8 @@ package io.github.okretry;
 import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Decision;
-import io.github.okretry.internal.SuppressSignatureCheck;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.Set;
 import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
@@ -22,10 +18,10 @@ import org.jspecify.annotations.Nullable;
  * idempotency key so a repeated POST is safe, and keeps the whole logical call within a deadline.
  *
  * <pre>{@code
- * RetryInterceptor retry = RetryInterceptor.builder()
+ * RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
  *     .maxRetries(3)
  *     .deadline(10, TimeUnit.SECONDS)
- *     .build();
+ *     .build());
  * OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
  * }</pre>
  *
@@ -47,15 +43,6 @@ public final class RetryInterceptor implements Interceptor {
 
   private RetryInterceptor(RetryPolicy policy) {
     this.policy = policy;
-  }
-
-  /**
-   * A builder with the defaults listed on each of its setters.
-   *
-   * @return a new builder
-   */
-  public static Builder builder() {
-    return new Builder();
   }
 
   /**
@@ -87,16 +74,6 @@ public final class RetryInterceptor implements Interceptor {
    */
   public RetryPolicy policy() {
     return policy;
-  }
-
-  /**
-   * A builder holding this interceptor's policy, for making a variation of it. The variation
-   * shares this policy's {@link RetryBudget} unless given another.
-   *
-   * @return a new builder
-   */
-  public Builder toBuilder() {
-    return new Builder(policy);
   }
 
   /**
@@ -223,115 +200,8 @@ public final class RetryInterceptor implements Interceptor {
     }
   }
 
-  // Getters from before RetryPolicy; they remain for code written against them.
-
-  /**
-   * @return {@code policy().maxRetries()}
-   * @deprecated use {@link #policy()}
-   */
-  @Deprecated
-  public int maxRetries() {
-    return policy.maxRetries();
-  }
-
-  /**
-   * @return the base delay
-   * @deprecated needs java.time; use {@link #policy()}
-   */
-  @Deprecated
-  @SuppressSignatureCheck
-  public Duration baseDelay() {
-    return Duration.ofNanos(policy.baseDelayNanos());
-  }
-
-  /**
-   * @return the cap on any one computed wait
-   * @deprecated needs java.time; use {@link #policy()}
-   */
-  @Deprecated
-  @SuppressSignatureCheck
-  public Duration maxDelay() {
-    return Duration.ofNanos(policy.maxDelayNanos());
-  }
-
-  /**
-   * @return {@code policy().multiplier()}
-   * @deprecated use {@link #policy()}
-   */
-  @Deprecated
-  public double multiplier() {
-    return policy.multiplier();
-  }
-
-  /**
-   * @return {@code policy().jitter()}
-   * @deprecated use {@link #policy()}
-   */
-  @Deprecated
-  public Jitter jitter() {
-    return policy.jitter();
-  }
-
-  /**
-   * @return the deadline, or empty for none
-   * @deprecated needs java.time; use {@link #policy()}
-   */
-  @Deprecated
-  @SuppressSignatureCheck
-  public Optional<Duration> deadline() {
-    return policy.deadlineNanos() == 0 ? Optional.<Duration>empty() : Optional.of(Duration.ofNanos(policy.deadlineNanos()));
-  }
-
-  /**
-   * @return the longest Retry-After honored
-   * @deprecated needs java.time; use {@link #policy()}
-   */
-  @Deprecated
-  @SuppressSignatureCheck
-  public Duration maxRetryAfter() {
-    return Duration.ofNanos(policy.maxRetryAfterNanos());
-  }
-
-  /**
-   * @return {@code policy().retryStatuses()}
-   * @deprecated use {@link #policy()}
-   */
-  @Deprecated
-  public Set<Integer> retryStatuses() {
-    return policy.retryStatuses();
-  }
-
-  /**
-   * @return {@code policy().idempotencyKeyHeader()}
-   * @deprecated use {@link #policy()}
-   */
-  @Deprecated
-  public String idempotencyKeyHeader() {
-    return policy.idempotencyKeyHeader();
-  }
-
   @Override
   public String toString() {
     return "RetryInterceptor{" + policy + "}";
-  }
-
-  /** Builds a {@link RetryInterceptor}; the setters and their defaults are in {@link RetryPolicyBuilder}. */
-  public static final class Builder extends RetryPolicyBuilder<Builder> {
-    Builder() {}
-
-    Builder(RetryPolicy policy) {
-      super(policy);
-    }
-
-    /**
-     * An interceptor with an immutable policy made of this builder's settings.
-     *
-     * @return a new interceptor
-     * @throws IllegalStateException if the OkHttp on the classpath is older than 5.4.0, which
-     *     okretry needs
-     */
-    public RetryInterceptor build() {
-      return new RetryInterceptor(buildPolicy());
-    }
   }
 }

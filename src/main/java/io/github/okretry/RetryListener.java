@@ -1,8 +1,5 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.JavaTime;
-import io.github.okretry.internal.SuppressSignatureCheck;
-import java.time.Duration;
 import okhttp3.Request;
 import okhttp3.Response;
 
@@ -53,34 +50,13 @@ public interface RetryListener {
   /**
    * Attempt {@code attempt} failed and will be retried after {@code delayNanos}.
    *
-   * <p>The default passes the event on to {@link #onRetryScheduled(Request, int, String,
-   * Duration)} where {@code java.time} exists, so listeners written against that form keep
-   * working; on Android below API 26 override this one. A listener that forwards events to
-   * others should forward this form, which every listener receives.
-   *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first
    * @param reason a short description of the failure such as {@code "HTTP 503"} or
    *     {@code "SocketTimeoutException: timeout"}, never containing header values
    * @param delayNanos the wait before the next attempt in nanoseconds, zero or positive
    */
-  @SuppressSignatureCheck
-  default void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-    if (JavaTime.AVAILABLE) onRetryScheduled(request, attempt, reason, Duration.ofNanos(delayNanos));
-  }
-
-  /**
-   * Attempt {@code attempt} failed and will be retried after {@code delay}; called by the default
-   * {@link #onRetryScheduled(Request, int, String, long)}, so
-   * never on Android below API 26, which lacks {@code java.time}.
-   *
-   * @param request the request as sent, including any idempotency key header
-   * @param attempt the attempt, 1 for the first
-   * @param reason a short description of the failure such as {@code "HTTP 503"}
-   * @param delay the wait before the next attempt, zero or positive
-   */
-  @SuppressSignatureCheck
-  default void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {}
+  default void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {}
 
   /**
    * The call ends on a failure after {@code attempts} attempts; the caller receives the last

@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
  *     .build();
  * }</pre>
  *
- * <p>Anything not set keeps the policy's value. A per-request deadline replaces the policy's
- * deadline; OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are
- * immutable.
+ * <p>Anything not set keeps the policy's value, and its getter returns null: null here means
+ * "not overridden", never "none" (a policy's {@link RetryPolicy#deadlineNanos()} uses 0 for no
+ * deadline, as OkHttp's timeouts do). A per-request deadline replaces the policy's deadline;
+ * OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are immutable.
  */
 public final class RetryOverrides {
 
@@ -51,18 +52,21 @@ public final class RetryOverrides {
   }
 
   /**
-   * The overridden retry count (not counting the first attempt), or null if not overridden.
+   * The overridden retry count (not counting the first attempt), or null if not overridden, in
+   * which case the policy's {@link RetryPolicy#maxRetries()} applies.
    *
-   * @return the retry count, or null
+   * @return the retry count, 0 or more, or null if not overridden
    */
   public @Nullable Integer maxRetries() {
     return maxRetries < 0 ? null : maxRetries;
   }
 
   /**
-   * The overridden deadline for the whole logical call, or null if not overridden.
+   * The overridden deadline for the whole logical call, or null if not overridden, in which case
+   * the policy's {@link RetryPolicy#deadlineNanos()} applies (and its 0, no deadline). Never 0:
+   * an override sets a deadline, it cannot remove the policy's.
    *
-   * @return the deadline in nanoseconds, or null
+   * @return the deadline in nanoseconds, positive, or null if not overridden
    */
   public @Nullable Long deadlineNanos() {
     return deadlineNanos == 0 ? null : deadlineNanos;

@@ -2,14 +2,22 @@ package io.github.okretry;
 
 import io.github.okretry.internal.Backoff;
 import io.github.okretry.internal.Classifier;
+import io.github.okretry.internal.Durations;
+import io.github.okretry.internal.KeyGenerator;
+import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.RetryRules;
+import io.github.okretry.internal.SuppressSignatureCheck;
 import io.github.okretry.internal.TimeSource;
 import io.github.okretry.internal.WallClock;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>The settings are fixed at {@link Builder#build()}; every setting's default is on its setter
- * in {@link RetryPolicyBuilder}. A policy also holds the state that its calls share by design: the
+ * on {@link Builder}. A policy also holds the state that its calls share by design: the
  * {@link RetryBudget}, and a bounded per-origin table that paces retries waiting on an origin's
  * {@code Retry-After} and, when enabled, holds the origin-wide gate. Both are thread-safe. So one
  * policy should serve one client (or several that call the same servers), and {@link
@@ -231,23 +239,387 @@ public final class RetryPolicy {
         + ", originWideRetryAfter=" + s.originWideRetryAfter + "}";
   }
 
-  /** Builds a {@link RetryPolicy}; the setters and their defaults are in {@link RetryPolicyBuilder}. */
-  public static final class Builder extends RetryPolicyBuilder<Builder> {
-    Builder() {}
+  /**
+   * Builds a {@link RetryPolicy}. Each setter rejects a bad value at once, naming the setting and
+   * the value ({@link NullPointerException} for null, {@link IllegalArgumentException} for a
+   * value out of range), and documents its default; {@link #build()} takes an immutable
+   * snapshot, so a builder can be reused and changed afterwards. Not thread-safe.
+   *
+   * <p>Durations are set as {@code (amount, TimeUnit)}, as OkHttp's own builders do, or as a
+   * {@link Duration} where {@code java.time} exists (Java 8+, Android API 26+).
+   */
+  public static final class Builder {
+
+    private final Settings s;
+
+    Builder() {
+      s = new Settings();
+    }
 
     Builder(RetryPolicy policy) {
-      super(policy);
+      s = new Settings(policy.settings);
     }
 
     /**
-     * An immutable policy with this builder's settings.
+     * Retries after the first attempt: at most {@code maxRetries + 1} attempts in all; 0 means a
+     * single attempt. Default 3.
+     *
+     * @param maxRetries retries after the first attempt, 0 or more
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxRetries} is negative
+     */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0) throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
+      s.maxRetries = maxRetries;
+      return this;
+    }
+
+    /**
+     * The wait before retry 1, which is its upper bound when jittered. Default 200 ms.
+     *
+     * @param amount the wait cap before retry 1, positive, at most 24 hours
+     * @param unit the unit of {@code amount}
+     * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    public Builder baseDelay(long amount, TimeUnit unit) {
+      s.baseDelayNanos = Durations.checkedNanos("baseDelay", amount, unit);
+      return this;
+    }
+
+    /**
+     * The wait before retry 1, as a {@link Duration}; see {@link #baseDelay(long, TimeUnit)}.
+     *
+     * @param baseDelay the wait cap before retry 1, positive, at most 24 hours
+     * @return this builder
+     * @throws NullPointerException if {@code baseDelay} is null
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    @SuppressSignatureCheck
+    public Builder baseDelay(Duration baseDelay) {
+      s.baseDelayNanos = Durations.checkedNanos("baseDelay", baseDelay);
+      return this;
+    }
+
+    /**
+     * The cap on any single computed wait. Default 10 s. It may be below the base delay.
+     *
+     * @param amount the cap on any single wait, positive, at most 24 hours
+     * @param unit the unit of {@code amount}
+     * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    public Builder maxDelay(long amount, TimeUnit unit) {
+      s.maxDelayNanos = Durations.checkedNanos("maxDelay", amount, unit);
+      return this;
+    }
+
+    /**
+     * The cap on any single computed wait, as a {@link Duration}; see {@link #maxDelay(long,
+     * TimeUnit)}.
+     *
+     * @param maxDelay the cap on any single wait, positive, at most 24 hours
+     * @return this builder
+     * @throws NullPointerException if {@code maxDelay} is null
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    @SuppressSignatureCheck
+    public Builder maxDelay(Duration maxDelay) {
+      s.maxDelayNanos = Durations.checkedNanos("maxDelay", maxDelay);
+      return this;
+    }
+
+    /**
+     * Growth of the wait cap per retry: cap(n) = {@code baseDelay × multiplier^(n-1)}. Default 2.
+     *
+     * @param multiplier growth of the wait cap per retry, finite and above 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code multiplier} is NaN, infinite, or not above 1
+     */
+    public Builder multiplier(double multiplier) {
+      if (!(multiplier > 1.0) || Double.isInfinite(multiplier)) {
+        throw new IllegalArgumentException("multiplier must be finite and > 1: " + multiplier);
+      }
+      s.multiplier = multiplier;
+      return this;
+    }
+
+    /**
+     * How each wait is drawn from its cap. Default {@link Jitter#FULL}.
+     *
+     * @param jitter how each wait is drawn from its cap
+     * @return this builder
+     * @throws NullPointerException if {@code jitter} is null
+     */
+    public Builder jitter(Jitter jitter) {
+      s.jitter = notNull(jitter, "jitter");
+      return this;
+    }
+
+    /**
+     * A deadline for each whole logical call (all attempts and waits), measured on a monotonic
+     * clock from when okretry first sees the call. Default: none, though OkHttp's {@code
+     * callTimeout} always bounds the call. Per request, {@link RetryOverrides} replaces it.
+     *
+     * @param amount the time allowed for all attempts and waits, positive, at most 24 hours
+     * @param unit the unit of {@code amount}
+     * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    public Builder deadline(long amount, TimeUnit unit) {
+      s.deadlineNanos = Durations.checkedNanos("deadline", amount, unit);
+      return this;
+    }
+
+    /**
+     * A deadline for each whole logical call, as a {@link Duration}; see {@link #deadline(long,
+     * TimeUnit)}.
+     *
+     * @param deadline the time allowed for all attempts and waits, positive, at most 24 hours
+     * @return this builder
+     * @throws NullPointerException if {@code deadline} is null
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    @SuppressSignatureCheck
+    public Builder deadline(Duration deadline) {
+      s.deadlineNanos = Durations.checkedNanos("deadline", deadline);
+      return this;
+    }
+
+    /**
+     * Removes the deadline. The default.
+     *
+     * @return this builder
+     */
+    public Builder noDeadline() {
+      s.deadlineNanos = 0;
+      return this;
+    }
+
+    /**
+     * The longest {@code Retry-After} honored; a longer one ends the call at once with that
+     * response. Default 60 s.
+     *
+     * @param amount the longest Retry-After to wait for, positive, at most 24 hours
+     * @param unit the unit of {@code amount}
+     * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    public Builder maxRetryAfter(long amount, TimeUnit unit) {
+      s.maxRetryAfterNanos = Durations.checkedNanos("maxRetryAfter", amount, unit);
+      return this;
+    }
+
+    /**
+     * The longest {@code Retry-After} honored, as a {@link Duration}; see {@link
+     * #maxRetryAfter(long, TimeUnit)}.
+     *
+     * @param maxRetryAfter the longest Retry-After to wait for, positive, at most 24 hours
+     * @return this builder
+     * @throws NullPointerException if {@code maxRetryAfter} is null
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    @SuppressSignatureCheck
+    public Builder maxRetryAfter(Duration maxRetryAfter) {
+      s.maxRetryAfterNanos = Durations.checkedNanos("maxRetryAfter", maxRetryAfter);
+      return this;
+    }
+
+    /**
+     * Spreads a server's {@code Retry-After} upward by a random extra of up to {@code fraction} of
+     * it, so callers told the same instant do not all return at once: never shorter than asked,
+     * never past {@code maxRetryAfter} or the deadline. Default 0.5, as Envoy does; 0 is exact.
+     *
+     * @param fraction the largest extra, as a fraction of the Retry-After, in [0, 1]
+     * @return this builder
+     * @throws IllegalArgumentException if {@code fraction} is not in {@code [0, 1]}
+     */
+    public Builder retryAfterSpread(double fraction) {
+      if (!(fraction >= 0 && fraction <= 1)) {
+        throw new IllegalArgumentException("retryAfterSpread must be in [0, 1]: " + fraction);
+      }
+      s.retryAfterSpread = fraction;
+      return this;
+    }
+
+    /**
+     * Also retries responses with these status codes, on top of the default 429 and 503. A POST
+     * without an idempotency key is still repeated only on 429 and 503, which prove it was not
+     * processed.
+     *
+     * @param codes HTTP status codes in [100, 999]
+     * @return this builder
+     * @throws NullPointerException if {@code codes} is null
+     * @throws IllegalArgumentException if a code is outside {@code [100, 999]}
+     */
+    public Builder retryOnStatus(int... codes) {
+      for (int code : notNull(codes, "codes")) {
+        if (code < 100 || code > 999) {
+          throw new IllegalArgumentException("retryOnStatus code not in [100, 999]: " + code);
+        }
+      }
+      for (int code : codes) s.retryStatuses.add(code);
+      return this;
+    }
+
+    /**
+     * Also retries responses that match {@code predicate}; several add up (any one matching is
+     * enough). {@link Response#peekBody} reads the body and leaves it readable.
+     *
+     * @param predicate returns true for what should also be retried
+     * @return this builder
+     * @throws NullPointerException if {@code predicate} is null
+     */
+    public Builder retryOnResponse(RetryPredicate<Response> predicate) {
+      s.responsePredicate = or(s.responsePredicate, notNull(predicate, "predicate"));
+      return this;
+    }
+
+    /**
+     * Also retries exceptions that match {@code predicate}; several add up. A canceled call or an
+     * interrupted thread is never retried, whatever the predicate says.
+     *
+     * @param predicate returns true for what should also be retried
+     * @return this builder
+     * @throws NullPointerException if {@code predicate} is null
+     */
+    public Builder retryOnException(RetryPredicate<IOException> predicate) {
+      s.exceptionPredicate = or(s.exceptionPredicate, notNull(predicate, "predicate"));
+      return this;
+    }
+
+    private static <T> RetryPredicate<T> or(@Nullable RetryPredicate<T> a, RetryPredicate<T> b) {
+      return a == null ? b : value -> a.test(value) || b.test(value);
+    }
+
+    private static <T> T notNull(@Nullable T value, String name) {
+      if (value == null) throw new NullPointerException(name + " == null");
+      return value;
+    }
+
+    /**
+     * The header that carries the idempotency key. Default {@code Idempotency-Key}.
+     *
+     * @param name an HTTP header name (a token)
+     * @return this builder
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is not a valid header name
+     */
+    public Builder idempotencyKeyHeader(String name) {
+      if (name == null) throw new NullPointerException("idempotencyKeyHeader == null");
+      if (name.isEmpty()) throw new IllegalArgumentException("idempotencyKeyHeader is empty");
+      for (int i = 0; i < name.length(); i++) {
+        char c = name.charAt(i);
+        if (c <= 0x20 || c >= 0x7f || "\"(),/:;<=>?@[\\]{}".indexOf(c) >= 0) {
+          throw new IllegalArgumentException("idempotencyKeyHeader is not a token: " + name);
+        }
+      }
+      s.idempotencyKeyHeader = name;
+      return this;
+    }
+
+    /**
+     * Sends the key as a Structured-Field string ({@code "…"}), as the IETF {@code
+     * Idempotency-Key} draft specifies, instead of the bare value Stripe-style APIs expect.
+     * Default false (bare).
+     *
+     * @param quote true to send the key as a quoted sf-string
+     * @return this builder
+     */
+    public Builder quoteIdempotencyKey(boolean quote) {
+      s.quoteIdempotencyKey = quote;
+      return this;
+    }
+
+    /**
+     * Whether POST and PATCH without an {@link IdempotencyKey} tag get a generated key (a random
+     * UUID v4, about 0.2 µs per POST). Default true. When false, such requests are repeated only
+     * after failures that prove the server did not process them.
+     *
+     * @param generate true to generate keys for POST and PATCH
+     * @return this builder
+     */
+    public Builder generateIdempotencyKeys(boolean generate) {
+      s.generateIdempotencyKeys = generate;
+      return this;
+    }
+
+    /**
+     * Receives events for every call. Default {@link RetryListener#NONE}.
+     *
+     * @param listener receives every call's events
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public Builder listener(RetryListener listener) {
+      s.listener = notNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * The budget that bounds retries across calls. Default: a fresh {@link RetryBudget#create()}
+     * per policy built; share one instance between policies, or {@link RetryBudget#unlimited()}.
+     *
+     * @param budget the budget to draw retries from
+     * @return this builder
+     * @throws NullPointerException if {@code budget} is null
+     */
+    public Builder retryBudget(RetryBudget budget) {
+      s.budget = notNull(budget, "budget");
+      return this;
+    }
+
+    /**
+     * When a server answers 429 or 503 with a {@code Retry-After}, every call to that origin
+     * (scheme, host, port) under this policy waits for the same "not before" time if its deadline
+     * and {@code maxRetryAfter} allow, or else gets at once a local response with that status and
+     * sends nothing. Default false: many servers rate-limit per endpoint, not per origin.
+     *
+     * @param enabled true to share Retry-After across calls to an origin
+     * @return this builder
+     */
+    public Builder originWideRetryAfter(boolean enabled) {
+      s.originWideRetryAfter = enabled;
+      return this;
+    }
+
+    /** Test seam: monotonic time and sleeping. */
+    Builder timeSource(TimeSource time) {
+      s.time = notNull(time, "time");
+      return this;
+    }
+
+    /** Test seam: the wall clock that HTTP-dates in Retry-After are compared with. */
+    Builder clock(WallClock clock) {
+      s.clock = notNull(clock, "clock");
+      return this;
+    }
+
+    /** Test seam: the random source of the jitter; called from many threads unless a test's. */
+    Builder random(RandomSource random) {
+      s.random = notNull(random, "random");
+      return this;
+    }
+
+    /** Test seam: generates idempotency keys. */
+    Builder keyGenerator(KeyGenerator keyGenerator) {
+      s.keyGenerator = notNull(keyGenerator, "keyGenerator");
+      return this;
+    }
+
+    /**
+     * An immutable policy with this builder's settings. The builder keeps its settings and can be
+     * changed and built again; policies already built do not change.
      *
      * @return a new policy
      * @throws IllegalStateException if the OkHttp on the classpath is older than 5.4.0, which
      *     okretry needs
      */
     public RetryPolicy build() {
-      return buildPolicy();
+      OkHttpVersion.check(); // here, with a clear message, not NoSuchMethodError on a retry
+      Settings snapshot = new Settings(s);
+      if (snapshot.budget == null) snapshot.budget = RetryBudget.create();
+      return new RetryPolicy(snapshot);
     }
   }
 }

@@ -2,7 +2,7 @@ package io.github.okretry;
 
 /**
  * A test on an attempt's response or exception that says "retry this too", for {@link
- * RetryPolicyBuilder#retryOnResponse} and {@link RetryPolicyBuilder#retryOnException}. A lambda
+ * RetryPolicy.Builder#retryOnResponse} and {@link RetryPolicy.Builder#retryOnException}. A lambda
  * fits: {@code response -> response.code() == 500}. okretry's own interface because {@code
  * java.util.function.Predicate} is missing on Android API 21 to 23.
  *

@@ -106,38 +106,6 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     return new RetryingCallFactory(client, policy, scheduler, false);
   }
 
-  /**
-   * A factory over {@code client} with its own scheduler that runs calls under {@code retry}'s
-   * policy; the same as {@code create(client, retry.policy())}.
-   *
-   * @param client the client that sends each attempt; it must not have a RetryInterceptor
-   * @param retry the interceptor whose policy to apply
-   * @return a new factory
-   * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
-   */
-  public static RetryingCallFactory create(OkHttpClient client, RetryInterceptor retry) {
-    if (retry == null) throw new NullPointerException("retry == null");
-    return create(client, retry.policy());
-  }
-
-  /**
-   * A factory over {@code client} that schedules retries on {@code scheduler} under {@code
-   * retry}'s policy; the same as {@code create(client, retry.policy(), scheduler)}.
-   *
-   * @param client the client that sends each attempt; it must not have a RetryInterceptor
-   * @param retry the interceptor whose policy to apply
-   * @param scheduler runs the delayed attempts
-   * @return a factory using {@code scheduler}
-   * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
-   */
-  public static RetryingCallFactory create(
-      OkHttpClient client, RetryInterceptor retry, ScheduledExecutorService scheduler) {
-    if (retry == null) throw new NullPointerException("retry == null");
-    return create(client, retry.policy(), scheduler);
-  }
-
   private static void checkNotNull(OkHttpClient client, RetryPolicy policy) {
     if (client == null) throw new NullPointerException("client == null");
     if (policy == null) throw new NullPointerException("policy == null");

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * Every setting of a {@link RetryPolicy} as a plain field with its default: the builder's working
  * copy, and the private snapshot each policy keeps (nobody changes a snapshot, which is what makes
  * the policy immutable). Declared once here, so a new setting is one field, one setter in {@link
- * RetryPolicyBuilder} and, if public, one getter in {@link RetryPolicy}.
+ * RetryPolicy.Builder} and, if public, one getter in {@link RetryPolicy}.
  */
 final class Settings {
   int maxRetries = 3;
@@ -37,7 +37,7 @@ final class Settings {
   @Nullable RetryBudget budget; // null until build(): then a fresh default budget
   boolean originWideRetryAfter;
 
-  // Test seams, set through RetryPolicyBuilder's package-private methods.
+  // Test seams, set through RetryPolicy.Builder's package-private methods.
   TimeSource time = TimeSource.SYSTEM;
   WallClock clock = WallClock.SYSTEM;
   RandomSource random = RandomSource.THREAD_LOCAL;

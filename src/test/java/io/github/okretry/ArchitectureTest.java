@@ -33,7 +33,7 @@ class ArchitectureTest {
   };
   static final String[] CALL_STATE = {"LogicalCall"};
   static final String[] POLICY = {
-    "RetryPolicy", "RetryPolicyBuilder", "Settings", "RetryBudget", "RetryOverrides",
+    "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
     "Jitter", "Events", "RequestTags"
   };

@@ -47,7 +47,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CancellationIntegrationTest {
 
   static OkHttpClient client() {
-    return LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5)).addInterceptor(RetryInterceptor.builder().build()).build());
+    return LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5)).addInterceptor(RetryInterceptor.create(RetryPolicy.builder().build())).build());
   }
 
   @Test
@@ -198,7 +198,7 @@ class CancellationIntegrationTest {
         OkHttpClient base =
             LeakCheck.track(
                 new OkHttpClient.Builder()
-                    .addInterceptor(RetryInterceptor.builder().maxRetries(3).build())
+                    .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).build()))
                     .connectTimeout(Duration.ofSeconds(10))
                     .readTimeout(Duration.ofSeconds(10))
                     .build());
@@ -293,7 +293,7 @@ class CancellationIntegrationTest {
       try (MockWebServer server = new MockWebServer()) {
         server.start();
         OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.builder().listener(listener).build()).build());
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().listener(listener).build())).build());
         Throwable thrown;
         boolean flag;
         Thread.currentThread().interrupt(); // before the call: the fresh client must connect first

@@ -78,7 +78,7 @@ class ConcurrencyTest {
           }
 
           @Override
-          public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+          public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
             retriesScheduled.increment();
           }
 
@@ -93,7 +93,7 @@ class ConcurrencyTest {
           }
         };
     RetryInterceptor retry =
-        RetryInterceptor.builder()
+        RetryInterceptor.create(RetryPolicy.builder()
             .maxRetries(MAX_RETRIES)
             .baseDelay(Duration.ofMillis(1))
             .maxDelay(Duration.ofMillis(5))
@@ -101,7 +101,7 @@ class ConcurrencyTest {
             // own behaviour under concurrency is RetryBudgetTest's subject.
             .retryBudget(RetryBudget.unlimited())
             .listener(books)
-            .build();
+            .build());
 
     Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
     AtomicIntegerArray finalCode = new AtomicIntegerArray(calls);

@@ -116,11 +116,11 @@ class CrowdTest {
 
   /** The client for the burst: nothing set but these; the default budget. */
   static RetryInterceptor burstRetry() {
-    return RetryInterceptor.builder()
+    return RetryInterceptor.create(RetryPolicy.builder()
         .maxRetries(20)
         .deadline(Duration.ofSeconds(20))
         .maxRetryAfter(Duration.ofSeconds(5))
-        .build();
+        .build());
   }
 
   static void shutdown(OkHttpClient client) {
@@ -177,7 +177,7 @@ class CrowdTest {
       RetryInterceptor retry = burstRetry();
       OkHttpClient client = new OkHttpClient.Builder().build();
       client.dispatcher().setMaxRequestsPerHost(64);
-      RetryingCallFactory calls = RetryingCallFactory.create(client, retry);
+      RetryingCallFactory calls = RetryingCallFactory.create(client, retry.policy());
       java.util.concurrent.ConcurrentLinkedQueue<Integer> codes = new java.util.concurrent.ConcurrentLinkedQueue<>();
       CountDownLatch done = new CountDownLatch(40);
       long start = System.nanoTime();
@@ -220,7 +220,7 @@ class CrowdTest {
       server.start();
       TestClock clock = new TestClock();
       AtomicInteger refused = new AtomicInteger();
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(14)
           .timeSource(clock)
           .listener(new RetryListener() {
@@ -229,7 +229,7 @@ class CrowdTest {
               if (reason == GiveUpReason.BUDGET_EXHAUSTED) refused.incrementAndGet();
             }
           })
-          .build();
+          .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
       int ok = 0;
       try {
@@ -265,7 +265,7 @@ class CrowdTest {
       TestClock clock = new TestClock();
       RetryBudget budget = RetryBudget.create();
       AtomicIntegerArray attempts = new AtomicIntegerArray(seconds * perSecond);
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .timeSource(clock)
           .retryBudget(budget)
           .listener(new RetryListener() {
@@ -274,7 +274,7 @@ class CrowdTest {
               attempts.incrementAndGet(request.tag(Integer.class));
             }
           })
-          .build();
+          .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
       int spentInSecond = -1;
       try {

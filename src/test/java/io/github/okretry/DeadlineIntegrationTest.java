@@ -38,7 +38,7 @@ class DeadlineIntegrationTest {
   }
 
   static RetryInterceptor retry() {
-    return RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build();
+    return RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
   }
 
   /** Runs {@code request} on {@code path}; returns what the caller got (a body or an exception), and the time taken. */
@@ -53,7 +53,7 @@ class DeadlineIntegrationTest {
         result = e;
       }
     } else {
-      try (RetryingCallFactory calls = RetryingCallFactory.create(client, retry())) {
+      try (RetryingCallFactory calls = RetryingCallFactory.create(client, retry().policy())) {
         RetryingCallFactoryTest.Outcome done = new RetryingCallFactoryTest.Outcome();
         calls.newCall(request).enqueue(done);
         result = done.result.get(10, TimeUnit.SECONDS);
@@ -106,7 +106,7 @@ class DeadlineIntegrationTest {
         readTimeouts.add(chain.readTimeoutMillis());
         return chain.proceed(chain.request());
       }).build());
-      try (RetryingCallFactory calls = RetryingCallFactory.create(seeing, retry())) {
+      try (RetryingCallFactory calls = RetryingCallFactory.create(seeing, retry().policy())) {
         RetryingCallFactoryTest.Outcome done = new RetryingCallFactoryTest.Outcome();
         calls.newCall(new Request.Builder().url(server.url("/")).build()).enqueue(done);
         assertThat(done.result.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok");

@@ -93,7 +93,7 @@ class DeadlineTest extends ScriptedTest {
     void aBackoffThatWouldEndPastTheDeadlineIsNotStarted() {
       IOException timeout = new SocketTimeoutException("timeout");
       script.fail(new SocketTimeoutException("first")).fail(timeout).status(200);
-      RetryInterceptor.Builder b = retry().jitter(Jitter.NONE).baseDelay(Duration.ofMillis(600)).deadline(Duration.ofSeconds(1));
+      RetryPolicy.Builder b = retry().jitter(Jitter.NONE).baseDelay(Duration.ofMillis(600)).deadline(Duration.ofSeconds(1));
       assertThatThrownBy(() -> client(b).newCall(get()).execute()).isSameAs(timeout);
       assertThat(time.sleepMillis()).containsExactly(600L); // the second wait (1200 ms) would overrun
       assertThat(events.lines()).contains("gaveUp 2 DEADLINE_EXCEEDED SocketTimeoutException: timeout");
@@ -111,7 +111,7 @@ class DeadlineTest extends ScriptedTest {
         time.advance(Duration.ofSeconds(1));
         throw timeout;
       });
-      RetryInterceptor.Builder b = retry().maxRetries(0).deadline(Duration.ofSeconds(1));
+      RetryPolicy.Builder b = retry().maxRetries(0).deadline(Duration.ofSeconds(1));
       assertThatThrownBy(() -> client(b).newCall(get()).execute()).isSameAs(timeout);
       assertThat(events.lines("gaveUp")).containsExactly("gaveUp 1 DEADLINE_EXCEEDED SocketTimeoutException: timeout");
     }

@@ -40,7 +40,7 @@ class DelaysTest extends ScriptedTest {
     @Test
     void withoutJitterBaseOneSecondCapThreeWaitsOneTwoThreeThree() throws IOException {
       script.status(503).status(503).status(503).status(503).status(200);
-      RetryInterceptor.Builder b =
+      RetryPolicy.Builder b =
           retry().jitter(Jitter.NONE).baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(3)).maxRetries(4);
       client(b).newCall(get()).execute().close();
       assertThat(time.sleepMillis()).containsExactly(1000L, 2000L, 3000L, 3000L);
@@ -50,7 +50,7 @@ class DelaysTest extends ScriptedTest {
     void fullJitterKeepsEveryWaitWithinThatRetrysCap() throws IOException {
       for (int i = 0; i < 10; i++) script.status(503);
       script.status(200);
-      RetryInterceptor.Builder b =
+      RetryPolicy.Builder b =
           retry().baseDelay(Duration.ofMillis(100)).maxDelay(Duration.ofSeconds(2)).maxRetries(10);
       client(b).newCall(get()).execute().close();
       List<Duration> sleeps = time.sleeps();
@@ -65,7 +65,7 @@ class DelaysTest extends ScriptedTest {
     @Test
     void decorrelatedJitterDoesNotGrowFromARetryAfter() throws IOException {
       script.status(503, "Retry-After", "50").status(503).status(200);
-      RetryInterceptor.Builder b = retry().jitter(Jitter.DECORRELATED).baseDelay(Duration.ofMillis(100))
+      RetryPolicy.Builder b = retry().jitter(Jitter.DECORRELATED).baseDelay(Duration.ofMillis(100))
           .maxDelay(Duration.ofSeconds(60)).retryAfterSpread(0);
       client(b).newCall(get()).execute().close();
       assertThat(time.sleeps()).hasSize(2);
@@ -185,8 +185,8 @@ class DelaysTest extends ScriptedTest {
     int maxRetries = r.nextInt(0, 6);
     List<Duration> scheduled = new java.util.ArrayList<>();
     SplittableRandom serverRandom = r.split();
-    RetryInterceptor.Builder b =
-        RetryInterceptor.builder()
+    RetryPolicy.Builder b =
+        RetryPolicy.builder()
             .timeSource(time)
             .clock(clock::millis)
             .random(r.split()::nextLong)
@@ -197,8 +197,8 @@ class DelaysTest extends ScriptedTest {
             .listener(
                 new RetryListener() {
                   @Override
-                  public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
-                    scheduled.add(delay);
+                  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+                    scheduled.add(Duration.ofNanos(delayNanos));
                   }
                 });
     if (deadline != null) b.deadline(deadline);

@@ -1,6 +1,5 @@
 package io.github.okretry;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import okhttp3.Request;
@@ -30,7 +29,7 @@ final class EventLog implements RetryListener {
   }
 
   @Override
-  public synchronized void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+  public synchronized void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
     lines.add("retry " + attempt + " " + reason);
   }
 

@@ -230,7 +230,7 @@ class FaultMatrixTest {
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger retries = new AtomicInteger();
     RetryInterceptor retry =
-        RetryInterceptor.builder()
+        RetryInterceptor.create(RetryPolicy.builder()
             // Real, short, fixed waits rather than FakeTime: MockWebServer takes a request-phase
             // fault off its queue a moment after the client sees the failure, and a retry sent
             // sooner than that can meet the same fault again.
@@ -246,11 +246,11 @@ class FaultMatrixTest {
                   }
 
                   @Override
-                  public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+                  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
                     retries.incrementAndGet();
                   }
                 })
-            .build();
+            .build());
     OkHttpClient client =
         LeakCheck.track(
             new OkHttpClient.Builder()

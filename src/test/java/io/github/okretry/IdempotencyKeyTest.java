@@ -59,7 +59,7 @@ class IdempotencyKeyTest extends ScriptedTest {
     @Test
     void headerNameAndQuotingAreConfigurable() throws IOException {
       script.status(200);
-      RetryInterceptor.Builder b = retry().idempotencyKeyHeader("X-Request-Key").quoteIdempotencyKey(true).keyGenerator(() -> "k1");
+      RetryPolicy.Builder b = retry().idempotencyKeyHeader("X-Request-Key").quoteIdempotencyKey(true).keyGenerator(() -> "k1");
       client(b).newCall(tagged(get(), IdempotencyKey.generate())).execute().close();
       assertThat(script.requests().get(0).header("X-Request-Key")).isEqualTo("\"k1\"");
       assertThat(script.requests().get(0).header("Idempotency-Key")).isNull();

@@ -51,7 +51,7 @@ class OldOkHttpTest {
     }
   }
 
-  /** RetryInterceptor.builder().build() with the classes of {@code loader}. */
+  /** RetryInterceptor.create(RetryPolicy.builder().build()) with the classes of {@code loader}. */
   private static Object buildInterceptor(ClassLoader loader) throws Throwable {
     Class<?> interceptor = Class.forName(RetryInterceptor.class.getName(), true, loader);
     Object builder = interceptor.getMethod("builder").invoke(null);

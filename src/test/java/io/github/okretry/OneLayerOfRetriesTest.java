@@ -70,7 +70,7 @@ class OneLayerOfRetriesTest {
     void okHttpsOwnRetryOfA503WithRetryAfterZeroIsReportedAsANetworkRequest() throws Exception {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      OkHttpClient client = RetryInterceptor.builder().listener(listener).build().install(new OkHttpClient.Builder()).build();
+      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()).install(new OkHttpClient.Builder()).build();
       try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.code()).isEqualTo(200);
       }
@@ -86,7 +86,7 @@ class OneLayerOfRetriesTest {
       // first was not processed, so this repeats no side effect.
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      OkHttpClient client = RetryInterceptor.builder().listener(listener).build().install(new OkHttpClient.Builder()).build();
+      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()).install(new OkHttpClient.Builder()).build();
       Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
           .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
       try (Response r = client.newCall(post).execute()) {
@@ -101,7 +101,7 @@ class OneLayerOfRetriesTest {
     void a408IsNotRepeatedUnderneathForAPostWithoutKey() throws Exception {
       server.enqueue(new MockResponse.Builder().code(408).build());
       server.enqueue(new MockResponse.Builder().body("duplicate").build());
-      OkHttpClient client = RetryInterceptor.builder().listener(listener).build().install(new OkHttpClient.Builder()).build();
+      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()).install(new OkHttpClient.Builder()).build();
       Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
           .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
       try (Response r = client.newCall(post).execute()) {
@@ -135,7 +135,7 @@ class OneLayerOfRetriesTest {
       server.enqueue(new MockResponse.Builder().body("warm").build());
       server.enqueue(new MockResponse.Builder().onResponseStart(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      OkHttpClient client = RetryInterceptor.builder().listener(listener).baseDelay(Duration.ofMillis(1)).build()
+      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).baseDelay(Duration.ofMillis(1)).build())
           .install(new OkHttpClient.Builder()).build();
       client.newCall(new Request.Builder().url(server.url("/warm")).build()).execute().close();
       try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
@@ -157,7 +157,7 @@ class OneLayerOfRetriesTest {
       server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.ShutdownConnection.INSTANCE).build());
       server.enqueue(new MockResponse.Builder().body("duplicate").build());
       OkHttpClient c = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5))
-          .addInterceptor(RetryInterceptor.builder().baseDelay(Duration.ofMillis(1)).build()).build());
+          .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build())).build());
       c.newCall(new Request.Builder().url(server.url("/warm")).build()).execute().close(); // pools a connection
       Request request = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
           .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
@@ -230,7 +230,7 @@ class OneLayerOfRetriesTest {
         for (int i = 0; i < 4; i++) server.enqueue(new MockResponse.Builder().body("ok").build());
         server.start();
         OkHttpClient.Builder b = new OkHttpClient.Builder();
-        if (clientKind.equals("okretry")) b.addInterceptor(RetryInterceptor.builder().timeSource(new FakeTime()).build());
+        if (clientKind.equals("okretry")) b.addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).build()));
         OkHttpClient client = LeakCheck.track(b.build());
         try (Response r = client.newCall(new Request.Builder().url(server.url("/warm")).build()).execute()) {
           assertThat(r.body().string()).isEqualTo("warm");
@@ -273,12 +273,12 @@ class OneLayerOfRetriesTest {
 
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", hostile).build());
       List<GiveUpReason> reasons = new CopyOnWriteArrayList<>();
-      RetryInterceptor retry = RetryInterceptor.builder().listener(new RetryListener() {
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().listener(new RetryListener() {
         @Override
         public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
           reasons.add(reason);
         }
-      }).build();
+      }).build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
       try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503);

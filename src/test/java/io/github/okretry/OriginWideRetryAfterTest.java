@@ -47,7 +47,7 @@ class OriginWideRetryAfterTest {
         }
       });
       server.start();
-      RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(10)).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(10)).build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       client.dispatcher().setMaxRequestsPerHost(64);
       client.dispatcher().setMaxRequests(64);
@@ -87,7 +87,7 @@ class OriginWideRetryAfterTest {
   void afterARedirectTheOriginThatAnsweredIsClosedNotTheOneFirstAsked() throws Exception {
     try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
       startRedirectToThrottled(a, b);
-      RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       try {
         // A → 302 → B → 503 Retry-After: 30, which does not fit 5 s: returned at once.
@@ -137,7 +137,7 @@ class OriginWideRetryAfterTest {
     try (MockWebServer server = new MockWebServer()) {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
       server.start();
-      RetryInterceptor retry = RetryInterceptor.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       try (Response r = client.newCall(new Request.Builder().url(server.url("/a")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503); // 30 s does not fit 5 s: returned at once

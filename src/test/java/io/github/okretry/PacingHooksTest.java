@@ -32,14 +32,14 @@ class PacingHooksTest {
   final RetryBudget budget = RetryBudget.create();
 
   RetryInterceptor retry(Duration deadline) {
-    return RetryInterceptor.builder()
+    return RetryInterceptor.create(RetryPolicy.builder()
         .timeSource(time)
         .retryAfterSpread(0)
         .maxRetries(5)
         .maxRetryAfter(Duration.ofSeconds(5))
         .deadline(deadline)
         .retryBudget(budget)
-        .build();
+        .build());
   }
 
   static Request get(String url) {
@@ -134,7 +134,7 @@ class PacingHooksTest {
 
   @Test
   void theOriginTableEmptiesItselfOnceThrottlingIsOverWhicheverOriginIsCalledNext() throws IOException {
-    RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).build();
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).build());
     Script script = new Script().status(429, "Retry-After", "1").status(200).thenAlways(200);
     okhttp3.OkHttpClient client = script.client(retry);
     client.newCall(get("https://a.test/")).execute().close();
@@ -212,8 +212,8 @@ class PacingHooksTest {
 
   @Test
   void aTurnThatEndsInAnExceptionEndsThePacingAndTheNextAttemptIsAnotherCall() throws IOException {
-    RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).retryAfterSpread(0).jitter(Jitter.NONE)
-        .maxRetries(5).maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget).build();
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryAfterSpread(0).jitter(Jitter.NONE)
+        .maxRetries(5).maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget).build());
     Request request = get("https://a.test/");
     LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
     call.attemptStarting(null);
@@ -240,9 +240,9 @@ class PacingHooksTest {
   /** A call the origin-wide gate held joins the crowd: once the gate opens it takes a turn. */
   @Test
   void aCallHeldAtTheOriginGateTakesItsTurnWhenTheGateOpens() throws IOException {
-    RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).retryAfterSpread(0).maxRetries(5)
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryAfterSpread(0).maxRetries(5)
         .maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget)
-        .originWideRetryAfter(true).build();
+        .originWideRetryAfter(true).build());
     Request request = get("https://a.test/");
     long start = time.nanoTime();
     retry.policy().originGate.close(request.url(), start, start + 1_000 * MS, 503);

@@ -130,13 +130,13 @@ class PaymentsTest {
           }
         };
     RetryInterceptor retry =
-        RetryInterceptor.builder()
+        RetryInterceptor.create(RetryPolicy.builder()
             .maxRetries(6)
             .baseDelay(Duration.ofMillis(2))
             .maxDelay(Duration.ofMillis(10))
             // Jitter from the default ThreadLocalRandom: the server's fates are what is seeded.
             .listener(recordAttempts)
-            .build();
+            .build());
     long started = System.nanoTime();
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(payments);

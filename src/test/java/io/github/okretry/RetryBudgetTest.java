@@ -72,7 +72,7 @@ class RetryBudgetTest {
     SharedClock clock = new SharedClock();
     AtomicInteger hits = new AtomicInteger();
     int[] gaveUpOnBudget = {0};
-    RetryInterceptor retry = RetryInterceptor.builder()
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
         .timeSource(clock)
         .maxRetries(3)
         .listener(new RetryListener() {
@@ -81,7 +81,7 @@ class RetryBudgetTest {
             if (reason == GiveUpReason.BUDGET_EXHAUSTED) gaveUpOnBudget[0]++;
           }
         })
-        .build();
+        .build());
     OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(flakyServer(failureRate, 42, hits)).build();
     int failed = 0;
     for (int i = 0; i < calls; i++) {
@@ -121,7 +121,7 @@ class RetryBudgetTest {
         }
       });
       server.start();
-      RetryInterceptor retry = RetryInterceptor.builder().baseDelay(Duration.ofMillis(1)).maxDelay(Duration.ofMillis(5)).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).maxDelay(Duration.ofMillis(5)).build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       int calls = 2_000;
       ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -170,10 +170,11 @@ class RetryBudgetTest {
     RetryBudget unlimited = RetryBudget.unlimited();
     for (int i = 0; i < 1_000; i++) assertThat(unlimited.tryWithdraw(0)).isTrue();
     assertThat(unlimited.isUnlimited()).isTrue();
+    assertThat(unlimited.availableTokens()).as("documented: never runs out").isEqualTo(Double.POSITIVE_INFINITY);
     assertThatThrownBy(() -> RetryBudget.builder().percentCanRetry(1.5)).hasMessageContaining("percentCanRetry");
     assertThatThrownBy(() -> RetryBudget.builder().minRetriesPerSecond(-1)).hasMessageContaining("minRetriesPerSecond");
     assertThatThrownBy(() -> RetryBudget.builder().maxTokens(0)).hasMessageContaining("maxTokens");
-    assertThatThrownBy(() -> RetryInterceptor.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> RetryPolicy.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
   }
 
   @Test
@@ -213,9 +214,9 @@ class RetryBudgetTest {
     RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
     SharedClock clock = new SharedClock();
     AtomicInteger hits = new AtomicInteger();
-    OkHttpClient a = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.builder().timeSource(clock).retryBudget(shared).build())
+    OkHttpClient a = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(clock).retryBudget(shared).build()))
         .addInterceptor(flakyServer(0.0, 1, hits)).build();
-    OkHttpClient b = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.builder().timeSource(clock).retryBudget(shared).build())
+    OkHttpClient b = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(clock).retryBudget(shared).build()))
         .addInterceptor(flakyServer(1.0, 1, hits)).build();
     b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
     assertThat(hits.get()).as("b's first attempt + 2 retries from the starting balance").isEqualTo(3);

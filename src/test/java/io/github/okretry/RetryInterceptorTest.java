@@ -85,7 +85,7 @@ class RetryInterceptorTest extends ScriptedTest {
       assertThat(budget.tryWithdraw(0)).as("a new budget starts full: make room for a deposit").isTrue();
       double before = budget.availableTokens();
       script.status(404);
-      try (Response r = script.client(RetryInterceptor.builder().timeSource(time).retryBudget(budget).build())
+      try (Response r = script.client(RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryBudget(budget).build()))
           .newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(404);
       }
@@ -97,8 +97,8 @@ class RetryInterceptorTest extends ScriptedTest {
     @Test
     void aFailedFirstAttemptContinuesAsAnyCallWould() throws IOException {
       script.status(503).fail(new ConnectException("refused")).status(200);
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE)
-          .baseDelay(100, TimeUnit.MILLISECONDS).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE)
+          .baseDelay(100, TimeUnit.MILLISECONDS).build());
       try (Response r = script.client(retry).newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(200);
       }
@@ -110,7 +110,7 @@ class RetryInterceptorTest extends ScriptedTest {
       ConnectException first = new ConnectException("one");
       ConnectException second = new ConnectException("two");
       script.fail(first).fail(second);
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time).maxRetries(1).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).maxRetries(1).build());
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
           .isSameAs(second)
           .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(first));
@@ -119,8 +119,8 @@ class RetryInterceptorTest extends ScriptedTest {
     @Test
     void aResponsePredicateIsStillAsked() throws IOException {
       script.status(500).status(200);
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time)
-          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> r.code() == 500).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time)
+          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> r.code() == 500).build());
       try (Response r = script.client(retry).newCall(get()).execute()) {
         assertThat(r.code()).as("the second predicate matched: predicates add up").isEqualTo(200);
       }
@@ -131,8 +131,8 @@ class RetryInterceptorTest extends ScriptedTest {
     void aThrowingPredicateEndsTheCallWithAnIOException() {
       script.status(200);
       IllegalStateException bug = new IllegalStateException("bug");
-      RetryInterceptor retry = RetryInterceptor.builder().timeSource(time)
-          .retryOnResponse(r -> { throw bug; }).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time)
+          .retryOnResponse(r -> { throw bug; }).build());
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
           .isInstanceOf(IOException.class).hasCause(bug);
       assertThat(script.closed(1)).as("the unread response is closed").isTrue();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -47,7 +46,7 @@ class RetryListenerTest extends ScriptedTest {
       IllegalStateException bug = new IllegalStateException("listener bug");
       RetryListener throwing = new RetryListener() {
         @Override public void onAttemptStarted(Request r, int a) { seen.add("start " + a); throw bug; }
-        @Override public void onRetryScheduled(Request r, int a, String why, Duration d) { seen.add("retry " + a + " " + why + " " + d.toMillis()); throw bug; }
+        @Override public void onRetryScheduled(Request r, int a, String why, long delayNanos) { seen.add("retry " + a + " " + why + " " + delayNanos / 1_000_000); throw bug; }
         @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { seen.add("gaveUp " + a + " " + why + " " + last); throw bug; }
         @Override public void onSucceeded(Request r, Response resp, int a) { seen.add("ok " + a); throw bug; }
       };
@@ -76,44 +75,22 @@ class RetryListenerTest extends ScriptedTest {
     }
   }
 
-  /** {@code onRetryScheduled} in nanoseconds, and the {@code Duration} form it calls by default. */
+  /** {@code onRetryScheduled} reports the wait in nanoseconds, its one form. */
   @Nested
-  class DelayForms {
+  class DelayInNanos {
     @Test
-    void theLongFormReachesListenersWrittenForTheDurationForm() throws IOException {
-      List<Duration> delays = new ArrayList<>();
-      RetryListener durationForm = new RetryListener() {
-        @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
-          delays.add(delay);
-        }
-      };
-      script.status(503).status(200);
-      script.client(RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE).listener(durationForm).build())
-          .newCall(get()).execute().close();
-      assertThat(delays).containsExactly(Duration.ofMillis(200));
-    }
-
-    @Test
-    void overridingTheLongFormReplacesTheBridge() throws IOException {
+    void theWaitIsReportedInNanoseconds() throws IOException {
       List<Long> nanos = new ArrayList<>();
-      List<Duration> durations = new ArrayList<>();
-      RetryListener longForm = new RetryListener() {
+      RetryListener listener = new RetryListener() {
         @Override
         public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
           nanos.add(delayNanos);
         }
-
-        @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
-          durations.add(delay);
-        }
       };
       script.status(503).status(200);
-      script.client(RetryInterceptor.builder().timeSource(time).jitter(Jitter.NONE).listener(longForm).build())
+      script.client(RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).listener(listener).build())
           .newCall(get()).execute().close();
       assertThat(nanos).containsExactly(200_000_000L);
-      assertThat(durations).isEmpty();
     }
   }
 

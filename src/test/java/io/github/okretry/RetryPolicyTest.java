@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Settings and builders: the public {@link RetryPolicy} value and the builders both drivers
- * share. Defaults, validation when a value is set (a message naming the setting and the value),
+ * Settings and the one builder: the public {@link RetryPolicy} value and {@link
+ * RetryPolicy.Builder}, which both drivers take. Defaults, validation when a value is set (a message naming the setting and the value),
  * the {@code (long, TimeUnit)} and {@code Duration} forms, {@code build()} snapshots and {@code
  * toBuilder()} variations, and the drivers made from one policy. Per-request overrides: {@link
  * RetryOverridesTest}; keys: {@link IdempotencyKeyTest}.
@@ -55,26 +55,11 @@ class RetryPolicyTest extends ScriptedTest {
       assertThat(p.toString()).contains("maxRetries=3", "retryStatuses=[429, 503]");
     }
 
-    @SuppressWarnings("deprecation")
-    @Test
-    void theInterceptorsDeprecatedGettersReportTheDocumentedDefaults() {
-      RetryInterceptor r = RetryInterceptor.create();
-      assertThat(r.maxRetries()).isEqualTo(3);
-      assertThat(r.baseDelay()).isEqualTo(Duration.ofMillis(200));
-      assertThat(r.maxDelay()).isEqualTo(Duration.ofSeconds(10));
-      assertThat(r.multiplier()).isEqualTo(2.0);
-      assertThat(r.jitter()).isEqualTo(Jitter.FULL);
-      assertThat(r.deadline()).isEmpty();
-      assertThat(r.maxRetryAfter()).isEqualTo(Duration.ofSeconds(60));
-      assertThat(r.retryStatuses()).containsExactly(429, 503);
-      assertThat(r.idempotencyKeyHeader()).isEqualTo("Idempotency-Key");
-    }
-
     @Test
     void defaultsDrawRealKeysAndRealJitter() throws Exception {
       for (int i = 0; i < 10; i++) script.status(503);
       script.status(200);
-      OkHttpClient client = client(RetryInterceptor.builder().timeSource(time).maxRetries(19));
+      OkHttpClient client = client(RetryPolicy.builder().timeSource(time).maxRetries(19));
       assertThat(code(client, post())).isEqualTo(200);
       assertThat(script.requests().get(0).header("Idempotency-Key")).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
       assertThat(time.sleeps()).hasSize(10).anyMatch(d -> d.toNanos() > 0).doesNotHaveDuplicates();
@@ -85,19 +70,19 @@ class RetryPolicyTest extends ScriptedTest {
   class Validation {
     static Stream<Arguments> badSettings() {
       return Stream.of(
-          bad("negative retries", () -> RetryInterceptor.builder().maxRetries(-1), "maxRetries", "-1"),
-          bad("zero base delay", () -> RetryInterceptor.builder().baseDelay(Duration.ZERO), "baseDelay", "PT0S"),
-          bad("negative base delay", () -> RetryInterceptor.builder().baseDelay(Duration.ofMillis(-5)), "baseDelay", "-0.005"),
-          bad("overlong max delay", () -> RetryInterceptor.builder().maxDelay(Duration.ofDays(2)), "maxDelay", "PT48H"),
-          bad("zero deadline", () -> RetryInterceptor.builder().deadline(Duration.ZERO), "deadline", "PT0S"),
-          bad("negative max Retry-After", () -> RetryInterceptor.builder().maxRetryAfter(Duration.ofSeconds(-1)), "maxRetryAfter", "-1"),
-          bad("multiplier 1", () -> RetryInterceptor.builder().multiplier(1.0), "multiplier", "1.0"),
-          bad("multiplier 0.5", () -> RetryInterceptor.builder().multiplier(0.5), "multiplier", "0.5"),
-          bad("multiplier NaN", () -> RetryInterceptor.builder().multiplier(Double.NaN), "multiplier", "NaN"),
-          bad("multiplier infinite", () -> RetryInterceptor.builder().multiplier(Double.POSITIVE_INFINITY), "multiplier", "Infinity"),
-          bad("spread above 1", () -> RetryInterceptor.builder().retryAfterSpread(1.5), "retryAfterSpread", "1.5"),
-          bad("status 42", () -> RetryInterceptor.builder().retryOnStatus(42), "retryOnStatus", "42"),
-          bad("header with space", () -> RetryInterceptor.builder().idempotencyKeyHeader("Idem Key"), "idempotencyKeyHeader", "Idem Key"));
+          bad("negative retries", () -> RetryPolicy.builder().maxRetries(-1), "maxRetries", "-1"),
+          bad("zero base delay", () -> RetryPolicy.builder().baseDelay(Duration.ZERO), "baseDelay", "PT0S"),
+          bad("negative base delay", () -> RetryPolicy.builder().baseDelay(Duration.ofMillis(-5)), "baseDelay", "-0.005"),
+          bad("overlong max delay", () -> RetryPolicy.builder().maxDelay(Duration.ofDays(2)), "maxDelay", "PT48H"),
+          bad("zero deadline", () -> RetryPolicy.builder().deadline(Duration.ZERO), "deadline", "PT0S"),
+          bad("negative max Retry-After", () -> RetryPolicy.builder().maxRetryAfter(Duration.ofSeconds(-1)), "maxRetryAfter", "-1"),
+          bad("multiplier 1", () -> RetryPolicy.builder().multiplier(1.0), "multiplier", "1.0"),
+          bad("multiplier 0.5", () -> RetryPolicy.builder().multiplier(0.5), "multiplier", "0.5"),
+          bad("multiplier NaN", () -> RetryPolicy.builder().multiplier(Double.NaN), "multiplier", "NaN"),
+          bad("multiplier infinite", () -> RetryPolicy.builder().multiplier(Double.POSITIVE_INFINITY), "multiplier", "Infinity"),
+          bad("spread above 1", () -> RetryPolicy.builder().retryAfterSpread(1.5), "retryAfterSpread", "1.5"),
+          bad("status 42", () -> RetryPolicy.builder().retryOnStatus(42), "retryOnStatus", "42"),
+          bad("header with space", () -> RetryPolicy.builder().idempotencyKeyHeader("Idem Key"), "idempotencyKeyHeader", "Idem Key"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -122,10 +107,10 @@ class RetryPolicyTest extends ScriptedTest {
 
     @Test
     void nullsAreRejectedWithNpe() {
-      assertThatThrownBy(() -> RetryInterceptor.builder().baseDelay(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("baseDelay");
-      assertThatThrownBy(() -> RetryInterceptor.builder().jitter(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryInterceptor.builder().listener(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().baseDelay(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("baseDelay");
+      assertThatThrownBy(() -> RetryPolicy.builder().jitter(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().listener(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(null)).isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(1, null))
           .isInstanceOf(NullPointerException.class).hasMessageContaining("deadline");
       assertThatThrownBy(() -> RetryPolicy.builder().retryOnResponse(null)).isInstanceOf(NullPointerException.class);
@@ -134,23 +119,21 @@ class RetryPolicyTest extends ScriptedTest {
       assertThatThrownBy(() -> RetryPolicy.builder().retryOnStatus((int[]) null)).isInstanceOf(NullPointerException.class);
     }
 
-    @SuppressWarnings("deprecation")
     @Test
     void theKeyHeaderMustBeAVisibleToken() {
       for (String bad : new String[] {"", "a b", "a:b", "a\u007fb", " ", "\"k"}) {
-        assertThatThrownBy(() -> RetryInterceptor.builder().idempotencyKeyHeader(bad)).as("[%s]", bad)
+        assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(bad)).as("[%s]", bad)
             .isInstanceOf(IllegalArgumentException.class);
       }
-      assertThat(RetryInterceptor.builder().idempotencyKeyHeader("!~").build().idempotencyKeyHeader()).isEqualTo("!~");
+      assertThat(RetryPolicy.builder().idempotencyKeyHeader("!~").build().idempotencyKeyHeader()).isEqualTo("!~");
     }
 
-    @SuppressWarnings("deprecation")
     @Test
     void edgeValuesAreAccepted() {
-      assertThat(RetryInterceptor.builder().maxRetries(0).build().maxRetries()).isZero();
-      assertThat(RetryInterceptor.builder().baseDelay(Duration.ofHours(24)).build().baseDelay()).isEqualTo(Duration.ofHours(24));
-      RetryInterceptor maxBelowBase = RetryInterceptor.builder().baseDelay(Duration.ofSeconds(5)).maxDelay(Duration.ofSeconds(1)).build();
-      assertThat(maxBelowBase.maxDelay()).isEqualTo(Duration.ofSeconds(1));
+      assertThat(RetryPolicy.builder().maxRetries(0).build().maxRetries()).isZero();
+      assertThat(RetryPolicy.builder().baseDelay(Duration.ofHours(24)).build().baseDelayNanos()).isEqualTo(24 * 3600 * S);
+      RetryPolicy maxBelowBase = RetryPolicy.builder().baseDelay(Duration.ofSeconds(5)).maxDelay(Duration.ofSeconds(1)).build();
+      assertThat(maxBelowBase.maxDelayNanos()).isEqualTo(S);
     }
   }
 
@@ -196,42 +179,37 @@ class RetryPolicyTest extends ScriptedTest {
       assertThatThrownBy(() -> first.retryStatuses().add(500)).isInstanceOf(UnsupportedOperationException.class);
     }
 
-    @SuppressWarnings("deprecation")
     @Test
-    void interceptorBuildTakesASnapshotAndToBuilderMakesVariations() {
-      RetryInterceptor.Builder builder = RetryInterceptor.builder().maxRetries(1).retryOnStatus(502);
-      RetryInterceptor first = builder.build();
-      builder.maxRetries(7).retryOnStatus(504);
-      assertThat(first.maxRetries()).isEqualTo(1);
-      assertThat(first.retryStatuses()).containsExactly(429, 502, 503);
-      RetryInterceptor variation = first.toBuilder().deadline(Duration.ofSeconds(3)).build();
-      assertThat(variation.maxRetries()).isEqualTo(1);
-      assertThat(variation.retryStatuses()).containsExactly(429, 502, 503);
-      assertThat(variation.deadline()).contains(Duration.ofSeconds(3));
-      assertThat(first.deadline()).isEmpty();
-    }
-
-    @SuppressWarnings("deprecation")
-    @Test
-    void everyDurationSettingIsSnapshottedAndReportedBack() {
-      RetryInterceptor.Builder b = RetryInterceptor.builder().maxRetries(5).baseDelay(Duration.ofMillis(7))
+    void everySettingIsSnapshottedAndToBuilderRoundTrips() {
+      RetryListener listener = new RetryListener() {};
+      RetryBudget budget = RetryBudget.unlimited();
+      RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(5).baseDelay(Duration.ofMillis(7))
           .maxDelay(Duration.ofSeconds(3)).multiplier(3).jitter(Jitter.EQUAL).deadline(Duration.ofSeconds(9))
-          .maxRetryAfter(Duration.ofSeconds(4)).retryOnStatus(500).idempotencyKeyHeader("X-K");
-      RetryInterceptor a = b.build();
-      b.maxRetries(1).noDeadline().retryOnStatus(502);
+          .maxRetryAfter(Duration.ofSeconds(4)).retryAfterSpread(0.25).retryOnStatus(500).idempotencyKeyHeader("X-K")
+          .listener(listener).retryBudget(budget).originWideRetryAfter(true);
+      RetryPolicy a = b.build();
+      // Reusing the builder is safe: changing it afterwards leaves the policy it built alone.
+      b.maxRetries(1).noDeadline().retryOnStatus(502).retryAfterSpread(1).originWideRetryAfter(false);
       assertThat(a.maxRetries()).isEqualTo(5);
-      assertThat(a.baseDelay()).isEqualTo(Duration.ofMillis(7));
-      assertThat(a.maxDelay()).isEqualTo(Duration.ofSeconds(3));
+      assertThat(a.baseDelayNanos()).isEqualTo(7 * MS);
+      assertThat(a.maxDelayNanos()).isEqualTo(3 * S);
       assertThat(a.multiplier()).isEqualTo(3);
       assertThat(a.jitter()).isEqualTo(Jitter.EQUAL);
-      assertThat(a.deadline()).contains(Duration.ofSeconds(9));
-      assertThat(a.maxRetryAfter()).isEqualTo(Duration.ofSeconds(4));
+      assertThat(a.deadlineNanos()).isEqualTo(9 * S);
+      assertThat(a.maxRetryAfterNanos()).isEqualTo(4 * S);
+      assertThat(a.retryAfterSpread()).isEqualTo(0.25);
       assertThat(a.retryStatuses()).containsExactly(429, 500, 503);
       assertThat(a.idempotencyKeyHeader()).isEqualTo("X-K");
-      RetryInterceptor copy = a.toBuilder().build();
-      assertThat(copy.retryStatuses()).isEqualTo(a.retryStatuses());
-      assertThat(copy.deadline()).isEqualTo(a.deadline());
-      assertThat(b.build().deadline()).isEmpty();
+      assertThat(a.listener()).isSameAs(listener);
+      assertThat(a.retryBudget()).isSameAs(budget);
+      assertThat(a.originWideRetryAfter()).isTrue();
+      // toBuilder() round-trips: every setting comes back (toString lists the public ones).
+      RetryPolicy copy = a.toBuilder().build();
+      assertThat(copy).isNotSameAs(a);
+      assertThat(copy.toString()).isEqualTo(a.toString());
+      assertThat(copy.listener()).isSameAs(listener);
+      assertThat(b.build().deadlineNanos()).isZero();
+      assertThat(b.build().retryStatuses()).containsExactly(429, 500, 502, 503);
     }
   }
 
@@ -242,56 +220,34 @@ class RetryPolicyTest extends ScriptedTest {
       RetryPolicy policy = RetryPolicy.builder().maxRetries(5).build();
       RetryInterceptor retry = RetryInterceptor.create(policy);
       assertThat(retry.policy()).isSameAs(policy);
-      assertThat(retry.toBuilder().build().policy().retryBudget()).isSameAs(policy.retryBudget());
       assertThat(retry.toString()).contains("maxRetries=5");
       try (RetryingCallFactory calls = RetryingCallFactory.create(new OkHttpClient(), policy)) {
         assertThat(calls.policy).isSameAs(policy);
       }
-      try (RetryingCallFactory calls = RetryingCallFactory.create(new OkHttpClient(), retry)) {
-        assertThat(calls.policy).isSameAs(policy);
-      }
       assertThatThrownBy(() -> RetryInterceptor.create(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryingCallFactory.create(new OkHttpClient(), (RetryPolicy) null))
+      assertThatThrownBy(() -> RetryingCallFactory.create(new OkHttpClient(), null))
           .isInstanceOf(NullPointerException.class).hasMessageContaining("policy");
       assertThatThrownBy(() -> RetryingCallFactory.create(null, policy))
           .isInstanceOf(NullPointerException.class).hasMessageContaining("client");
-    }
-
-    @SuppressWarnings("deprecation")
-    @Test
-    void deprecatedInterceptorGettersReportThePolicy() {
-      RetryInterceptor r = RetryInterceptor.builder().maxRetries(2).baseDelay(7, TimeUnit.MILLISECONDS)
-          .maxDelay(9, TimeUnit.SECONDS).multiplier(3).jitter(Jitter.EQUAL).deadline(4, TimeUnit.SECONDS)
-          .maxRetryAfter(5, TimeUnit.SECONDS).retryOnStatus(500).idempotencyKeyHeader("X-Key").build();
-      assertThat(r.maxRetries()).isEqualTo(2);
-      assertThat(r.baseDelay()).isEqualTo(Duration.ofMillis(7));
-      assertThat(r.maxDelay()).isEqualTo(Duration.ofSeconds(9));
-      assertThat(r.multiplier()).isEqualTo(3.0);
-      assertThat(r.jitter()).isEqualTo(Jitter.EQUAL);
-      assertThat(r.deadline()).contains(Duration.ofSeconds(4));
-      assertThat(r.maxRetryAfter()).isEqualTo(Duration.ofSeconds(5));
-      assertThat(r.retryStatuses()).containsExactly(429, 500, 503);
-      assertThat(r.idempotencyKeyHeader()).isEqualTo("X-Key");
     }
   }
 
   /**
    * Seeded random values: every invalid one is rejected at once with an IAE naming the setting,
-   * leaving the builder as it was; every valid one is accepted and reaches the interceptor.
+   * leaving the builder as it was; every valid one is accepted and reaches the policy.
    */
   @Nested
   class ValidationProperties {
     static final int CASES_PER_SEED = 50;
     static final long DAY_NANOS = Duration.ofHours(24).toNanos();
 
-    @SuppressWarnings("deprecation")
     @TestFactory
     Stream<DynamicTest> invalidConfigurationsAreRejected() {
       return SeededProperties.forSeeds(
           "invalid",
           r -> {
             for (int i = 0; i < CASES_PER_SEED; i++) {
-              RetryInterceptor.Builder b = RetryInterceptor.builder();
+              RetryPolicy.Builder b = RetryPolicy.builder();
               Duration badDuration = badDuration(r);
               double badMultiplier = badMultiplier(r);
               double badSpread = badSpread(r);
@@ -308,15 +264,14 @@ class RetryPolicyTest extends ScriptedTest {
                 default -> assertRejected(() -> b.retryOnStatus(200, badStatus), "retryOnStatus", badStatus);
               }
               // The builder is still usable and its earlier state intact: a rejected value changed nothing.
-              RetryInterceptor built = b.build();
+              RetryPolicy built = b.build();
               assertThat(built.maxRetries()).isEqualTo(3);
-              assertThat(built.baseDelay()).isEqualTo(Duration.ofMillis(200));
+              assertThat(built.baseDelayNanos()).isEqualTo(200 * MS);
               assertThat(built.retryStatuses()).containsExactly(429, 503);
             }
           });
     }
 
-    @SuppressWarnings("deprecation")
     @TestFactory
     Stream<DynamicTest> validConfigurationsAreAccepted() {
       return SeededProperties.forSeeds(
@@ -327,8 +282,8 @@ class RetryPolicyTest extends ScriptedTest {
               Duration max = Duration.ofNanos(logUniform(r, DAY_NANOS));
               double m = multiplier(r);
               double spread = r.nextInt(3) == 0 ? (r.nextBoolean() ? 0.0 : 1.0) : r.nextDouble();
-              RetryInterceptor built =
-                  RetryInterceptor.builder()
+              RetryPolicy built =
+                  RetryPolicy.builder()
                       .baseDelay(base)
                       .maxDelay(max)
                       .multiplier(m)
@@ -338,8 +293,8 @@ class RetryPolicyTest extends ScriptedTest {
                       .maxRetryAfter(Duration.ofNanos(logUniform(r, DAY_NANOS)))
                       .retryOnStatus(r.nextInt(100, 1000))
                       .build();
-              assertThat(built.baseDelay()).isEqualTo(base);
-              assertThat(built.maxDelay()).isEqualTo(max);
+              assertThat(built.baseDelayNanos()).isEqualTo(base.toNanos());
+              assertThat(built.maxDelayNanos()).isEqualTo(max.toNanos());
               assertThat(built.multiplier()).isEqualTo(m);
             }
           });

@@ -91,8 +91,7 @@ class RetryingCallFactoryTest {
 
   @Test
   void thousandCallsInBackoffHoldNoDispatcherThreadAndDoNotBlockAHealthyCall() throws Exception {
-    RetryInterceptor retry = RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build();
-    calls = RetryingCallFactory.create(client, retry);
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
     List<Call> waiting = new ArrayList<>();
     List<Outcome> outcomes = new ArrayList<>();
     for (int i = 0; i < 1_000; i++) {
@@ -144,9 +143,9 @@ class RetryingCallFactoryTest {
       }
     });
     List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    RetryInterceptor retry = RetryInterceptor.builder().baseDelay(Duration.ofMillis(20)).listener(new RetryListener() {
+    RetryPolicy policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(20)).listener(new RetryListener() {
       @Override
-      public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+      public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
         events.add("retry " + attempt + " " + reason);
       }
 
@@ -155,7 +154,7 @@ class RetryingCallFactoryTest {
         events.add("succeeded " + attempts);
       }
     }).build();
-    calls = RetryingCallFactory.create(client, retry);
+    calls = RetryingCallFactory.create(client, policy);
     Outcome outcome = new Outcome();
     calls.newCall(new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json"))).build())
         .enqueue(outcome);
@@ -173,7 +172,7 @@ class RetryingCallFactoryTest {
 
   @Test
   void closingTheFactoryEndsCallsWaitingToRetry() throws Exception {
-    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build());
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
     Outcome outcome = new Outcome();
     calls.newCall(new Request.Builder().url(server.url("/busy")).build()).enqueue(outcome);
     while (server.getRequestCount() < 1) Thread.sleep(5);
@@ -185,7 +184,7 @@ class RetryingCallFactoryTest {
 
   @Test
   void aThrowingPredicateStillDeliversAFailureToTheCallback() throws Exception {
-    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().retryOnResponse(r -> {
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryOnResponse(r -> {
       throw new IllegalStateException("predicate bug");
     }).build());
     Outcome outcome = new Outcome();
@@ -198,7 +197,7 @@ class RetryingCallFactoryTest {
   @Test
   void aCallCanceledBeforeEnqueueFailsOnAnotherThreadAndTellsTheListener() throws Exception {
     List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().listener(new RetryListener() {
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().listener(new RetryListener() {
       @Override
       public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
         events.add(reason + " " + lastFailure);
@@ -226,10 +225,10 @@ class RetryingCallFactoryTest {
   @Test
   void refusesAClientThatAlreadyRetriesAndAFactoryCanBeClosed() throws Exception {
     OkHttpClient retrying = client.newBuilder().addInterceptor(RetryInterceptor.create()).build();
-    assertThatThrownBy(() -> RetryingCallFactory.create(retrying, RetryInterceptor.create()))
+    assertThatThrownBy(() -> RetryingCallFactory.create(retrying, RetryPolicy.create()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
 
-    calls = RetryingCallFactory.create(client, RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build());
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
     Outcome outcome = new Outcome();
     Call call = calls.newCall(new Request.Builder().url(server.url("/busy")).build());
     call.enqueue(outcome);
@@ -478,17 +477,13 @@ class RetryingCallFactoryTest {
     @Test
     void createRejectsNullsNamingThem() {
       RetryPolicy policy = RetryPolicy.create();
-      RetryInterceptor retry = RetryInterceptor.create(policy);
       ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
       try {
         assertThatThrownBy(() -> RetryingCallFactory.create(null, policy)).hasMessage("client == null");
-        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryPolicy) null)).hasMessage("policy == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, null)).hasMessage("policy == null");
         assertThatThrownBy(() -> RetryingCallFactory.create(null, policy, scheduler)).hasMessage("client == null");
-        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryPolicy) null, scheduler)).hasMessage("policy == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, null, scheduler)).hasMessage("policy == null");
         assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, null)).hasMessage("scheduler == null");
-        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryInterceptor) null)).hasMessage("retry == null");
-        assertThatThrownBy(() -> RetryingCallFactory.create(client, (RetryInterceptor) null, scheduler)).hasMessage("retry == null");
-        assertThatThrownBy(() -> RetryingCallFactory.create(client, retry, null)).hasMessage("scheduler == null");
       } finally {
         scheduler.shutdownNow();
       }
@@ -553,7 +548,7 @@ class RetryingCallFactoryTest {
     void shutDownTheDispatcher() {
       dead = new OkHttpClient.Builder().build();
       dead.dispatcher().executorService().shutdown();
-      deadCalls = RetryingCallFactory.create(dead, RetryInterceptor.create());
+      deadCalls = RetryingCallFactory.create(dead, RetryPolicy.create());
     }
 
     @AfterEach

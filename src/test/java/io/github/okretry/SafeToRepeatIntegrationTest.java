@@ -66,7 +66,7 @@ class SafeToRepeatIntegrationTest {
   void aPostWithoutKeyIsNotRetriedAfterAReadTimeout() throws Exception {
     server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
     server.enqueue(new MockResponse.Builder().body("second").build());
-    OkHttpClient c = client(RetryInterceptor.builder().baseDelay(Duration.ofMillis(1)).build(), Duration.ofMillis(200));
+    OkHttpClient c = client(RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build()), Duration.ofMillis(200));
     Request request =
         new Request.Builder().url(server.url("/pay")).post(json()).tag(IdempotencyKey.class, IdempotencyKey.none()).build();
     assertThatThrownBy(() -> c.newCall(request).execute()).isInstanceOf(SocketTimeoutException.class);
@@ -81,7 +81,7 @@ class SafeToRepeatIntegrationTest {
     }
     int[] attempts = {0};
     RetryInterceptor retry =
-        RetryInterceptor.builder()
+        RetryInterceptor.create(RetryPolicy.builder()
             .baseDelay(Duration.ofMillis(1))
             .maxRetries(2)
             .listener(new RetryListener() {
@@ -90,7 +90,7 @@ class SafeToRepeatIntegrationTest {
                 attempts[0] = attempt;
               }
             })
-            .build();
+            .build());
     OkHttpClient c = client(retry, Duration.ofSeconds(5));
     Request request =
         new Request.Builder().url("http://127.0.0.1:" + closedPort + "/pay").post(json())
@@ -114,12 +114,12 @@ class SafeToRepeatIntegrationTest {
     List<Integer> attempts = new ArrayList<>();
     RetryListener stopServer = new RetryListener() {
       @Override public void onAttemptStarted(Request r, int attempt) { attempts.add(attempt); }
-      @Override public void onRetryScheduled(Request r, int attempt, String why, Duration d) {
+      @Override public void onRetryScheduled(Request r, int attempt, String why, long delayNanos) {
         if (attempt == 1) server.close();
       }
     };
     OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(quietRetry().listener(stopServer).build()).build());
+        .addInterceptor(RetryInterceptor.create(quietRetry().listener(stopServer).build())).build());
     Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
     assertThatThrownBy(() -> client.newCall(post).execute()).isInstanceOf(java.net.ConnectException.class);
     assertThat(attempts).containsExactly(1, 2, 3, 4);
@@ -141,7 +141,7 @@ class SafeToRepeatIntegrationTest {
       return chain.proceed(chain.request());
     };
     OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(quietRetry().build()).addInterceptor(tokenService).build());
+        .addInterceptor(RetryInterceptor.create(quietRetry().build())).addInterceptor(tokenService).build());
     Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
     try (Response r = client.newCall(post).execute()) {
       assertThat(r.code()).isEqualTo(200);
@@ -151,7 +151,7 @@ class SafeToRepeatIntegrationTest {
   }
 
   /** Fake time (no real waits), keys off: a POST is keyless. */
-  static RetryInterceptor.Builder quietRetry() {
-    return RetryInterceptor.builder().timeSource(new FakeTime()).random(() -> 0L).generateIdempotencyKeys(false);
+  static RetryPolicy.Builder quietRetry() {
+    return RetryPolicy.builder().timeSource(new FakeTime()).random(() -> 0L).generateIdempotencyKeys(false);
   }
 }

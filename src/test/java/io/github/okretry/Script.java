@@ -122,6 +122,16 @@ final class Script implements Interceptor {
     return new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(this);
   }
 
+  /** A client that sends through an interceptor running {@code policy}, then this script. */
+  OkHttpClient client(RetryPolicy policy) {
+    return client(RetryInterceptor.create(policy));
+  }
+
+  /** {@link #clientBuilder(RetryInterceptor)} with an interceptor running {@code policy}. */
+  OkHttpClient.Builder clientBuilder(RetryPolicy policy) {
+    return clientBuilder(RetryInterceptor.create(policy));
+  }
+
   synchronized List<Seen> seen() {
     return List.copyOf(seen);
   }

@@ -37,8 +37,8 @@ abstract class ScriptedTest {
   final EventLog events = new EventLog();
 
   /** Fake time, a clock fixed at {@link #NOW}, jitter from a seeded generator, the event log. */
-  RetryInterceptor.Builder retry() {
-    return RetryInterceptor.builder()
+  RetryPolicy.Builder retry() {
+    return RetryPolicy.builder()
         .timeSource(time)
         .clock(Clock.fixed(NOW, ZoneOffset.UTC)::millis)
         .random(new SplittableRandom(1)::nextLong)
@@ -49,12 +49,12 @@ abstract class ScriptedTest {
    * Fake time, every jitter draw 0, generated keys "k1", and no listener: with no deadline either,
    * a call's first attempt is made without per-call state (see {@code LogicalCall.canDeferState}).
    */
-  RetryInterceptor.Builder quietRetry() {
-    return RetryInterceptor.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
+  RetryPolicy.Builder quietRetry() {
+    return RetryPolicy.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
   }
 
   /** A client sending through {@code retry} to {@link #script}. */
-  OkHttpClient client(RetryInterceptor.Builder retry) {
+  OkHttpClient client(RetryPolicy.Builder retry) {
     return script.client(retry.build());
   }
 

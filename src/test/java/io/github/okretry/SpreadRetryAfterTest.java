@@ -68,13 +68,13 @@ class SpreadRetryAfterTest {
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(limiter);
       server.start();
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .retryAfterSpread(spread)
           .maxRetries(100)
           .deadline(Duration.ofSeconds(20))
           .retryBudget(RetryBudget.unlimited()) // measure the spread alone
           .random(new java.util.SplittableRandom(seed)::nextLong)
-          .build();
+          .build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       client.dispatcher().setMaxRequestsPerHost(64);
       ExecutorService pool = Executors.newFixedThreadPool(40);

@@ -26,13 +26,13 @@ class UntrustedTextTest {
   final List<String> descriptions = new CopyOnWriteArrayList<>();
 
   OkHttpClient client() {
-    RetryInterceptor retry = RetryInterceptor.builder()
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
         .timeSource(new FakeTime())
         .maxRetries(1)
         .retryOnException(e -> true) // so the text goes through onRetryScheduled as well as onGaveUp
         .listener(new RetryListener() {
           @Override
-          public void onRetryScheduled(Request request, int attempt, String reason, java.time.Duration delay) {
+          public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
             descriptions.add(reason);
           }
 
@@ -41,7 +41,7 @@ class UntrustedTextTest {
             descriptions.add(lastFailure);
           }
         })
-        .build();
+        .build());
     return LeakCheck.track(retry.install(new OkHttpClient.Builder()).build());
   }
 

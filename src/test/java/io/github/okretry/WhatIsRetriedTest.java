@@ -95,7 +95,7 @@ class WhatIsRetriedTest extends ScriptedTest {
     @Test
     void extraStatusCodesAndPredicatesExtendWhatIsRetried() throws IOException {
       script.status(502).status(500, "X-Retry", "yes").fail(new IOException("custom")).status(200);
-      RetryInterceptor.Builder b =
+      RetryPolicy.Builder b =
           retry()
               .retryOnStatus(502)
               .retryOnResponse(r -> "yes".equals(r.header("X-Retry")))

@@ -40,12 +40,12 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     /** Every attempt fails with a new, numbered exception; on fake time 50 000 retries take a second. */
     static IOException failAfter(int maxRetries) {
       Script server = new Script().thenAlwaysFail(attempt -> new SocketTimeoutException("timeout " + attempt));
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .timeSource(new FakeTime())
           .maxRetries(maxRetries)
           .maxDelay(Duration.ofMillis(1))
           .retryBudget(RetryBudget.unlimited())
-          .build();
+          .build());
       List<IOException> thrown = new ArrayList<>();
       assertThatThrownBy(() -> server.client(retry).newCall(get()).execute())
           .isInstanceOf(SocketTimeoutException.class)
@@ -89,7 +89,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     @Test
     void aThrowingResponsePredicateOnTheFirstAttemptReachesTheCallerAndClosesTheResponse() {
       script.status(500);
-      RetryInterceptor.Builder b = retry().retryOnResponse(r -> {
+      RetryPolicy.Builder b = retry().retryOnResponse(r -> {
         throw new IllegalStateException("predicate bug");
       });
       assertThatThrownBy(() -> client(b).newCall(get()).execute())
@@ -104,7 +104,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
       IOException timeout = new SocketTimeoutException("timeout");
       IOException odd = new IOException("odd"); // not retried by default, so the predicate is asked
       script.fail(timeout).fail(odd);
-      RetryInterceptor.Builder onException = retry().retryOnException(e -> {
+      RetryPolicy.Builder onException = retry().retryOnException(e -> {
         throw new IllegalStateException("predicate bug");
       });
       assertThatThrownBy(() -> client(onException).newCall(get()).execute())
@@ -115,7 +115,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
 
       IOException refused = new ConnectException("refused");
       script.fail(refused).status(500);
-      RetryInterceptor.Builder onResponse = retry().retryOnResponse(r -> {
+      RetryPolicy.Builder onResponse = retry().retryOnResponse(r -> {
         throw new IllegalStateException("predicate bug");
       });
       assertThatThrownBy(() -> client(onResponse).newCall(get()).execute())

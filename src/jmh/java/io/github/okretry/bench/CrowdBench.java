@@ -3,6 +3,7 @@ package io.github.okretry.bench;
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
 import java.io.IOException;
 import java.time.Duration;
@@ -99,7 +100,7 @@ public final class CrowdBench {
     }
 
     @Override
-    public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+    public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
       if (attempt > 1) laterRefusals.incrementAndGet();
       lastRefusalNanos.accumulateAndGet(System.nanoTime(), Math::max);
     }
@@ -116,12 +117,12 @@ public final class CrowdBench {
 
   static void burst(String url, int run) throws Exception {
     Counts counts = new Counts(0);
-    RetryInterceptor retry = RetryInterceptor.builder()
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
         .maxRetries(20)
         .deadline(Duration.ofSeconds(20))
         .maxRetryAfter(Duration.ofSeconds(5))
         .listener(counts)
-        .build();
+        .build());
     OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
     int callers = 40;
     ExecutorService pool = Executors.newFixedThreadPool(callers);
@@ -158,7 +159,7 @@ public final class CrowdBench {
 
   static void cold(String url, int run) throws Exception {
     Counts counts = new Counts(0);
-    RetryInterceptor retry = RetryInterceptor.builder().maxRetries(14).listener(counts).build();
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().maxRetries(14).listener(counts).build());
     OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
     int calls = 50;
     ExecutorService pool = Executors.newFixedThreadPool(calls);
@@ -188,7 +189,7 @@ public final class CrowdBench {
     int total = seconds * perSecond;
     Counts counts = new Counts(total);
     RetryBudget budget = RetryBudget.create();
-    RetryInterceptor retry = RetryInterceptor.builder().retryBudget(budget).listener(counts).build();
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().retryBudget(budget).listener(counts).build());
     OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
     ExecutorService pool = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "caller");

@@ -2,6 +2,7 @@ package io.github.okretry.bench;
 
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
 import java.io.IOException;
 import java.time.Duration;
@@ -73,7 +74,7 @@ public final class DeadlinePrecision {
       checkReason(busy);
       System.out.println("| path | p50 | p99 | p99.9 | max |");
       System.out.println("|---|---:|---:|---:|---:|");
-      RetryInterceptor retry = RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
       // Two rounds, the first unprinted: whichever path ran first would otherwise be measured
       // while OkHttp's own code was still being compiled (it made okretry's path look 15 µs slower).
       for (boolean print : new boolean[] {false, true}) {
@@ -89,7 +90,7 @@ public final class DeadlinePrecision {
       throws InterruptedException {
     OkHttpClient okretry =
         new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.builder().deadline(Duration.ofMillis(deadlineMillis)).build())
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofMillis(deadlineMillis)).build()))
             .build();
     OkHttpClient reference =
         new OkHttpClient.Builder().readTimeout(Duration.ofMillis(deadlineMillis)).build();
@@ -173,7 +174,7 @@ public final class DeadlinePrecision {
         };
     OkHttpClient client =
         new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).listener(listener).build())
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).listener(listener).build()))
             .build();
     long before = busy.requestCount();
     try (Response r = client.newCall(new Request.Builder().url(busy.url("/")).build()).execute()) {

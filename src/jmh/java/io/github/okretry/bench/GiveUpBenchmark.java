@@ -1,6 +1,7 @@
 package io.github.okretry.bench;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +35,7 @@ public class GiveUpBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    okretry = RetryInterceptor.builder().deadline(Duration.ofSeconds(1)).build();
+    okretry = RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
     noop = c -> c.proceed(c.request());
     Request get = new Request.Builder().url("http://127.0.0.1:8080/busy").build();
     Response busy =

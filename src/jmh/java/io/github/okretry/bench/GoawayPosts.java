@@ -2,12 +2,12 @@ package io.github.okretry.bench;
 
 import io.github.okretry.IdempotencyKey;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -63,13 +63,13 @@ public final class GoawayPosts {
     if (!mode.equals("bare")) {
       RetryListener countRetries = new RetryListener() {
         @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+        public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
           synchronized (retriesByReason) {
             retriesByReason.merge(reason, 1, Integer::sum);
           }
         }
       };
-      RetryInterceptor.builder().listener(countRetries).build().install(builder);
+      RetryInterceptor.create(RetryPolicy.builder().listener(countRetries).build()).install(builder);
     }
     OkHttpClient client = builder.build();
 

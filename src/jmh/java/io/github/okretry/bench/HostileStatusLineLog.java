@@ -1,6 +1,7 @@
 package io.github.okretry.bench;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -33,7 +34,7 @@ public final class HostileStatusLineLog {
     });
     t.setDaemon(true);
     t.start();
-    RetryInterceptor retry = RetryInterceptor.builder().maxRetries(1).retryOnException(e -> true).build();
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().maxRetries(1).retryOnException(e -> true).build());
     OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
     try {
       client.newCall(new Request.Builder().url("http://127.0.0.1:" + ss.getLocalPort() + "/").build()).execute();

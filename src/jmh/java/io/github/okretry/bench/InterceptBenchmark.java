@@ -1,6 +1,7 @@
 package io.github.okretry.bench;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -48,10 +49,10 @@ public class InterceptBenchmark {
         subject = chain -> chain.proceed(chain.request());
         break;
       case "okretry":
-        subject = RetryInterceptor.builder().maxRetries(3).build();
+        subject = RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).build());
         break;
       case "okretry-deadline":
-        subject = RetryInterceptor.builder().maxRetries(3).deadline(Duration.ofSeconds(10)).build();
+        subject = RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).deadline(Duration.ofSeconds(10)).build());
         break;
       default:
         throw new IllegalArgumentException(interceptor);

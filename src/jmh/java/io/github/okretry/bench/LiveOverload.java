@@ -2,6 +2,7 @@ package io.github.okretry.bench;
 
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -122,10 +123,10 @@ public final class LiveOverload {
           builder.addInterceptor(RetryInterceptor.create());
           break;
         case "okretry-no-budget":
-          builder.addInterceptor(RetryInterceptor.builder().retryBudget(RetryBudget.unlimited()).build());
+          builder.addInterceptor(RetryInterceptor.create(RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build()));
           break;
         case "okretry-exact-retry-after":
-          builder.addInterceptor(RetryInterceptor.builder().retryAfterSpread(0).build());
+          builder.addInterceptor(RetryInterceptor.create(RetryPolicy.builder().retryAfterSpread(0).build()));
           break;
         case "okretry-ignore-retry-after":
           builder

@@ -1,6 +1,7 @@
 package io.github.okretry.bench;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import okhttp3.Interceptor;
@@ -43,7 +44,7 @@ public final class OriginScaling {
       requests[i] = new Request.Builder().url("http://" + prefix + i + ".example.test/").build();
     }
     RetryInterceptor retry =
-        RetryInterceptor.builder().originWideRetryAfter(gate).deadline(Duration.ofSeconds(5)).build();
+        RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(gate).deadline(Duration.ofSeconds(5)).build());
     OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(SERVER).build();
     double later = 0;
     StringBuilder line = new StringBuilder(String.format("%-17s µs/call by pass:", name));
@@ -63,7 +64,7 @@ public final class OriginScaling {
     client.dispatcher().executorService().shutdown();
     // What the interceptor holds: the heap with it, less the heap once it is gone.
     long with = usedHeapAfterGc();
-    if (retry.maxRetries() < 0 || client.interceptors().isEmpty()) System.out.print(""); // keep both alive to here
+    if (retry.policy().maxRetries() < 0 || client.interceptors().isEmpty()) System.out.print(""); // keep both alive to here
     retry = null;
     client = null;
     long without = usedHeapAfterGc();

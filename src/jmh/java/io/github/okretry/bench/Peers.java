@@ -80,8 +80,8 @@ public final class Peers {
       case "okretry":
       case "okretry-deadline":
         {
-          RetryInterceptor.Builder retry =
-              RetryInterceptor.builder()
+          io.github.okretry.RetryPolicy.Builder retry =
+              io.github.okretry.RetryPolicy.builder()
                   .maxRetries(3)
                   .baseDelay(Duration.ofMillis(200))
                   .maxDelay(Duration.ofSeconds(10))
@@ -90,7 +90,7 @@ public final class Peers {
           if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
           // As the README installs it: the interceptor, plus its network interceptor that guards
           // OkHttp against an out-of-range Retry-After (one more chain copy per network request).
-          OkHttpClient client = finish(retry.build().install(base.newBuilder()), answer);
+          OkHttpClient client = finish(RetryInterceptor.create(retry.build()).install(base.newBuilder()), answer);
           return request -> client.newCall(request).execute();
         }
       case "failsafe":

@@ -2,6 +2,7 @@ package io.github.okretry.bench;
 
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -21,12 +22,12 @@ public final class SuppressedMemory {
     int retries = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
     AtomicInteger attempts = new AtomicInteger();
     OkHttpClient client = new OkHttpClient.Builder()
-        .addInterceptor(RetryInterceptor.builder()
+        .addInterceptor(RetryInterceptor.create(RetryPolicy.builder()
             .maxRetries(retries)
             .baseDelay(Duration.ofNanos(1))
             .maxDelay(Duration.ofNanos(1))
             .retryBudget(RetryBudget.unlimited())
-            .build())
+            .build()))
         .addInterceptor(chain -> {
           throw new SocketTimeoutException("timeout " + attempts.incrementAndGet());
         })

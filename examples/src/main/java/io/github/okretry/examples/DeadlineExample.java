@@ -1,6 +1,7 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +24,10 @@ public final class DeadlineExample {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.builder()
+      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
           .deadline(Duration.ofSeconds(2))
           .listener(timeline)
-          .build());
+          .build()));
       OkHttpClient client = new OkHttpClient.Builder()
           .readTimeout(Duration.ofSeconds(10))
           .addInterceptor(retry)

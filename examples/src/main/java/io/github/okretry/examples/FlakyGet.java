@@ -1,6 +1,7 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.time.Duration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -18,11 +19,11 @@ public final class FlakyGet {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.builder()
+      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(200))
           .listener(timeline)
-          .build());
+          .build()));
       OkHttpClient client = new OkHttpClient.Builder()
           .addInterceptor(retry)
           .addInterceptor(timeline.attempts())

@@ -9,7 +9,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -80,7 +79,7 @@ final class HttpClientSpans implements RetryListener {
   }
 
   @Override
-  public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
     Sends sends = calls.get(request);
     if (sends != null) sends.endWithFailure(reason);
   }

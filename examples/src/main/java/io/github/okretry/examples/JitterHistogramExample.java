@@ -3,6 +3,7 @@ package io.github.okretry.examples;
 import io.github.okretry.Jitter;
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,13 +105,13 @@ public final class JitterHistogramExample {
       server.setDispatcher(limited);
       server.start();
 
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .jitter(jitter)
           .baseDelay(Duration.ofMillis(100))
           .maxDelay(Duration.ofSeconds(1))
           .maxRetries(10)
           .retryBudget(RetryBudget.unlimited()) // show the jitter alone, not the retry budget
-          .build();
+          .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(CALLERS, 1, TimeUnit.MINUTES))
           .addInterceptor(retry)

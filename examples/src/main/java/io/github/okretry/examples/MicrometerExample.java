@@ -2,6 +2,7 @@ package io.github.okretry.examples;
 
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,12 +51,12 @@ public final class MicrometerExample {
 
       MeterRegistry registry = new SimpleMeterRegistry();
       RetryBudget budget = RetryBudget.create();
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(50))
           .retryBudget(budget)
           .listener(new RetryMetrics(registry, budget, Tags.of("client", "orders")))
-          .build();
+          .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder())
           .readTimeout(Duration.ofMillis(200))
           .build();

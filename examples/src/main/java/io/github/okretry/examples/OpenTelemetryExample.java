@@ -1,6 +1,7 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
@@ -43,11 +44,11 @@ public final class OpenTelemetryExample {
       server.start();
 
       Tracer tracer = tracing.get("okretry-example");
-      RetryInterceptor retry = RetryInterceptor.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(50))
           .listener(new HttpClientSpans(tracer))
-          .build();
+          .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
 
       Span checkout = tracer.spanBuilder("checkout").startSpan();

@@ -1,6 +1,7 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -72,7 +73,7 @@ public final class PaymentExample {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.builder().listener(timeline).build());
+      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder().listener(timeline).build()));
       OkHttpClient client = new OkHttpClient.Builder()
           .addInterceptor(retry)
           .addInterceptor(timeline.attempts())

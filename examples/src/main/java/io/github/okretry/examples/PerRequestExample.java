@@ -2,6 +2,7 @@ package io.github.okretry.examples;
 
 import io.github.okretry.IdempotencyKey;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryOverrides;
 import java.io.IOException;
 import java.time.Duration;
@@ -50,12 +51,12 @@ public final class PerRequestExample {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.builder()
+      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(100))
           .deadline(Duration.ofSeconds(5))
           .listener(timeline)
-          .build());
+          .build()));
       OkHttpClient client = new OkHttpClient.Builder()
           .readTimeout(Duration.ofMillis(500))
           .addInterceptor(retry)

@@ -5,6 +5,7 @@ import static java.lang.annotation.RetentionPolicy.RUNTIME;
 
 import io.github.okretry.IdempotencyKey;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryOverrides;
 import io.github.okretry.RetryingCallFactory;
 import java.io.IOException;
@@ -111,11 +112,11 @@ public final class RetrofitExample {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.builder()
+      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(100))
           .listener(timeline)
-          .build());
+          .build()));
 
       // 1. A client with okretry; the annotation interceptor goes before it.
       OkHttpClient client = retry.install(new OkHttpClient.Builder()
@@ -139,7 +140,7 @@ public final class RetrofitExample {
 
       // 2. RetryingCallFactory as Retrofit's call factory (over a client without okretry).
       OkHttpClient plain = new OkHttpClient.Builder().addInterceptor(timeline.attempts()).build();
-      try (RetryingCallFactory calls = RetryingCallFactory.create(plain, retry)) {
+      try (RetryingCallFactory calls = RetryingCallFactory.create(plain, retry.policy())) {
         Orders async = new Retrofit.Builder()
             .baseUrl(server.url("/"))
             .callFactory(request -> calls.newCall(withRetryAnnotation(request)))

@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import okhttp3.Request;
@@ -39,7 +38,7 @@ import okhttp3.Response;
  *
  * <pre>{@code
  * RetryBudget budget = RetryBudget.create();   // yours, so the gauge can read it
- * RetryInterceptor retry = RetryInterceptor.builder()
+ * RetryInterceptor retry = RetryPolicy.builder()
  *     .retryBudget(budget)
  *     .listener(new RetryMetrics(registry, budget, Tags.of("client", "orders")))
  *     .build();
@@ -92,7 +91,7 @@ final class RetryMetrics implements RetryListener {
   }
 
   @Override
-  public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
     retries.computeIfAbsent(reasonTag(reason), r -> Counter.builder("okretry.retries")
             .description("Retries scheduled, by what failed")
             .tags(tags)

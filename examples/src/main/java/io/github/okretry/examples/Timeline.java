@@ -3,8 +3,8 @@ package io.github.okretry.examples;
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.Jitter;
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
-import java.time.Duration;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -20,7 +20,7 @@ import okhttp3.Response;
  *
  * <pre>{@code
  * Timeline timeline = new Timeline();
- * RetryInterceptor retry = timeline.explain(RetryInterceptor.builder().listener(timeline).build());
+ * RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder().listener(timeline).build()));
  * OkHttpClient client = new OkHttpClient.Builder()
  *     .addInterceptor(retry)
  *     .addInterceptor(timeline.attempts())
@@ -72,9 +72,9 @@ final class Timeline implements RetryListener {
   }
 
   @Override
-  public void onRetryScheduled(Request request, int attempt, String reason, Duration delay) {
+  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
     print(String.format("attempt %d failed: %s -> waiting %d ms: %s",
-        attempt, reason, delay.toMillis(), why(attempt)));
+        attempt, reason, delayNanos / 1_000_000, why(attempt)));
   }
 
   @Override
@@ -90,7 +90,7 @@ final class Timeline implements RetryListener {
   /** Why the wait before retry {@code n} (which follows attempt {@code n}) came out as it did. */
   private String why(int n) {
     String serverSaid = retryAfter.get();
-    RetryInterceptor r = retry;
+    RetryPolicy r = retry == null ? null : retry.policy();
     if (serverSaid != null) {
       return "the server's Retry-After: " + serverSaid + " replaces the backoff"
           + (r == null ? "" : " (which would have been at most " + capMillis(r, n) + " ms)");
@@ -102,15 +102,15 @@ final class Timeline implements RetryListener {
       case NONE -> "backoff without jitter: cap(" + n + ") = " + cap + " ms";
       case FULL -> "Full Jitter: uniform in [0, " + cap + "] ms";
       case EQUAL -> "Equal Jitter: uniform in [" + (cap - cap / 2) + ", " + cap + "] ms";
-      case DECORRELATED -> "Decorrelated Jitter: uniform in [" + r.baseDelay().toMillis()
-          + " ms, 3 x previous wait], at most " + r.maxDelay().toMillis() + " ms";
+      case DECORRELATED -> "Decorrelated Jitter: uniform in [" + r.baseDelayNanos() / 1_000_000
+          + " ms, 3 x previous wait], at most " + r.maxDelayNanos() / 1_000_000 + " ms";
     };
   }
 
   /** min(baseDelay x multiplier^(n-1), maxDelay), as the interceptor computes it. */
-  static long capMillis(RetryInterceptor r, int n) {
-    double cap = r.baseDelay().toMillis() * Math.pow(r.multiplier(), n - 1);
-    return (long) Math.min(cap, r.maxDelay().toMillis());
+  static long capMillis(RetryPolicy r, int n) {
+    double cap = r.baseDelayNanos() / 1e6 * Math.pow(r.multiplier(), n - 1);
+    return (long) Math.min(cap, r.maxDelayNanos() / 1_000_000);
   }
 
   static String abbreviate(String key) {
