@@ -7,6 +7,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import org.junit.jupiter.api.Tag;
@@ -37,7 +38,7 @@ class CancellationTest extends ScriptedTest {
     boolean inTheWait = when.contains("wait");
     if (inTheWait) script.status(503);
     else script.fail(new SocketTimeoutException("timeout"));
-    OkHttpClient client = client(quietRetry().listener(events));
+    Call.Factory client = client(quietRetry().listener(events));
     boolean flag;
     try {
       if (!inTheWait) {
@@ -67,7 +68,7 @@ class CancellationTest extends ScriptedTest {
   void anInterruptArrivingWithARetryableResponseEndsTheCallWithoutSpendingTheBudget() {
     script.interruptingTheCaller().status(503).status(200);
     RetryBudget budget = RetryBudget.builder().minRetriesPerSecond(1).build();
-    OkHttpClient c = client(retry().retryBudget(budget));
+    Call.Factory c = client(retry().retryBudget(budget));
     try {
       assertThatThrownBy(() -> c.newCall(get()).execute()).isInstanceOf(InterruptedIOException.class);
       assertThat(Thread.currentThread().isInterrupted()).as("flag kept").isTrue();
@@ -87,7 +88,7 @@ class CancellationTest extends ScriptedTest {
       @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { gaveUp.add(why + " " + a); }
     };
     script.raise(new InterruptedException());
-    OkHttpClient client = client(quietRetry().listener(listener));
+    Call.Factory client = client(quietRetry().listener(listener));
     try {
       assertThatThrownBy(() -> client.newCall(get()).execute())
           .isInstanceOf(InterruptedIOException.class)

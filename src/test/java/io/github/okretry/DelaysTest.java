@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import okhttp3.Call;
 import okhttp3.Headers;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * How long okretry waits between attempts, on fake time: exponential backoff with its jitter
@@ -33,7 +36,13 @@ import org.junit.jupiter.api.TestFactory;
  * waits that do not fit the deadline are {@link DeadlineTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class DelaysTest extends ScriptedTest {
+
+  DelaysTest(Driver driver) {
+    this.driver = driver;
+  }
 
   @Nested
   class Backoff {
@@ -115,7 +124,7 @@ class DelaysTest extends ScriptedTest {
     @Test
     void aHostileValueClosesTheOriginNoLongerThanMaxRetryAfter() throws IOException {
       script.status(503, "Retry-After", "99999999").status(200);
-      OkHttpClient c = client(retry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
+      Call.Factory c = client(retry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
       c.newCall(get()).execute().close(); // too long: returned at once, but closes the origin
       assertThat(time.sleeps()).isEmpty();
       try (Response r = c.newCall(get()).execute()) {

@@ -29,6 +29,15 @@ final class FakeTime implements TimeSource {
     }
   }
 
+  /**
+   * Records a wait that {@link FakeScheduler} will end by moving the clock when it runs the task:
+   * the async driver's counterpart of {@link #sleep}, so {@link #sleeps()} lists both drivers'
+   * waits alike.
+   */
+  synchronized void recordWait(long waitNanos) {
+    sleeps.add(Duration.ofNanos(waitNanos));
+  }
+
   synchronized void advance(Duration d) {
     nanos += d.toNanos();
   }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import org.junit.jupiter.api.Nested;
@@ -36,7 +37,7 @@ class IdempotencyKeyTest extends ScriptedTest {
     @Test
     void nonIdempotentMethodsAndRequestsAskingForOneGetAKeyAndTheCallersKeyWins() throws IOException {
       script.thenAlways(200);
-      OkHttpClient client = client(quietRetry());
+      Call.Factory client = client(quietRetry());
       code(client, post());
       code(client, request("PATCH"));
       code(client, request("PUT"));
@@ -85,7 +86,7 @@ class IdempotencyKeyTest extends ScriptedTest {
     @Test
     void theCallersTagAndHeaderAreUsedOnEveryAttemptAndNeverReplaced() throws IOException {
       script.status(503).status(200).status(200);
-      OkHttpClient c = client(retry());
+      Call.Factory c = client(retry());
       c.newCall(tagged(post(), IdempotencyKey.of("order-42"))).execute().close();
       c.newCall(tagged(post().newBuilder().header("Idempotency-Key", "mine").build(), IdempotencyKey.of("tag"))).execute().close();
       assertThat(script.requests()).extracting(r -> r.header("Idempotency-Key")).containsExactly("order-42", "order-42", "mine");

@@ -17,6 +17,7 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -169,7 +170,7 @@ class OriginWideRetryAfterTest {
     @Test
     void aCallWhoseTimeLeftIsExactlyTheOriginsWaitGetsTheLocalResponseAtOnce() throws IOException {
       script.status(503, "Retry-After", "1");
-      OkHttpClient c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
+      Call.Factory c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
       assertThat(code(c, get())).as("1 s does not fit 1 s: returned, and the origin closed for 1 s").isEqualTo(503);
       try (Response r = c.newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(503);
@@ -185,7 +186,7 @@ class OriginWideRetryAfterTest {
     @Test
     void theLocalRetryAfterIsTheWaitLeftRoundedUpToWholeSeconds() throws IOException {
       script.status(429, "Retry-After", "3");
-      OkHttpClient c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
+      Call.Factory c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
       assertThat(code(c, get())).as("3 s does not fit 1 s: returned, and the origin closed for 3 s").isEqualTo(429);
       time.advance(Duration.ofMillis(1_500));
       try (Response r = c.newCall(get()).execute()) {
@@ -200,7 +201,7 @@ class OriginWideRetryAfterTest {
     @Test
     void aCallWithNoDeadlineAndNoListenerStillWaitsForAClosedOrigin() throws IOException {
       script.status(503, "Retry-After", "99999999").status(200);
-      OkHttpClient c = client(quietRetry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
+      Call.Factory c = client(quietRetry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
       assertThat(code(c, get())).isEqualTo(503);
       assertThat(code(c, get())).isEqualTo(200);
       assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(2));

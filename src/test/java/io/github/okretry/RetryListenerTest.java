@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -51,7 +52,7 @@ class RetryListenerTest extends ScriptedTest {
         @Override public void onSucceeded(Request r, Response resp, int a) { seen.add("ok " + a); throw bug; }
       };
       script.fail(new SocketTimeoutException("timeout")).status(200).status(503).status(404);
-      OkHttpClient client = client(quietRetry().jitter(Jitter.NONE).maxRetries(1).listener(throwing));
+      Call.Factory client = client(quietRetry().jitter(Jitter.NONE).maxRetries(1).listener(throwing));
       assertThat(code(client, get())).isEqualTo(200);
       assertThat(code(client, get())).isEqualTo(404); // not retryable, so a "success" for okretry
       assertThat(seen).containsExactly(

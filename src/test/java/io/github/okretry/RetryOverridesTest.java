@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -44,7 +45,7 @@ class RetryOverridesTest extends ScriptedTest {
     @Test
     void noRetriesAndATightDeadlineEachEndTheCallAfterOneAttempt() throws IOException {
       script.status(503).status(503);
-      OkHttpClient client = client(quietRetry().jitter(Jitter.NONE).maxRetries(5));
+      Call.Factory client = client(quietRetry().jitter(Jitter.NONE).maxRetries(5));
       assertThat(code(client, with(RetryOverrides.noRetries()))).isEqualTo(503);
       assertThat(script.attempts()).isEqualTo(1);
       // A per-request deadline replaces the interceptor's: base delay 200 ms does not fit in 150 ms.
@@ -56,7 +57,7 @@ class RetryOverridesTest extends ScriptedTest {
     @Test
     void anOverrideOfTheRetryCountAloneKeepsThePolicysDeadline() throws IOException {
       script.status(503).status(200);
-      OkHttpClient client = client(retry().jitter(Jitter.NONE).deadline(Duration.ofMillis(150)));
+      Call.Factory client = client(retry().jitter(Jitter.NONE).deadline(Duration.ofMillis(150)));
       assertThat(code(client, with(RetryOverrides.builder().maxRetries(5).build()))).isEqualTo(503);
       assertThat(script.seen().get(0).readTimeoutMillis()).isEqualTo(150);
       assertThat(events.lines("gaveUp")).containsExactly("gaveUp 1 DEADLINE_EXCEEDED HTTP 503");
@@ -65,7 +66,7 @@ class RetryOverridesTest extends ScriptedTest {
     @Test
     void aPerRequestDeadlineBoundsTheFirstAttemptEvenWithoutAPolicyDeadline() throws IOException {
       script.status(503).status(200);
-      OkHttpClient client = client(quietRetry().jitter(Jitter.NONE));
+      Call.Factory client = client(quietRetry().jitter(Jitter.NONE));
       assertThat(code(client, with(RetryOverrides.builder().deadline(Duration.ofMillis(700)).build()))).isEqualTo(200);
       assertThat(script.seen().get(0).readTimeoutMillis()).as("the call starts with its deadline").isEqualTo(700);
       assertThat(script.seen().get(1).readTimeoutMillis()).as("200 ms later").isEqualTo(500);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
@@ -59,7 +60,7 @@ class RetryPolicyTest extends ScriptedTest {
     void defaultsDrawRealKeysAndRealJitter() throws Exception {
       for (int i = 0; i < 10; i++) script.status(503);
       script.status(200);
-      OkHttpClient client = client(RetryPolicy.builder().timeSource(time).maxRetries(19));
+      Call.Factory client = client(RetryPolicy.builder().timeSource(time).maxRetries(19));
       assertThat(code(client, post())).isEqualTo(200);
       assertThat(script.requests().get(0).header("Idempotency-Key")).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
       assertThat(time.sleeps()).hasSize(10).anyMatch(d -> d.toNanos() > 0).doesNotHaveDuplicates();

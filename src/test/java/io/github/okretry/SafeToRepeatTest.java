@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -65,7 +66,7 @@ class SafeToRepeatTest extends ScriptedTest {
     @Test
     void withKeyGenerationOffRetriedOnlyOnProofButWithAKeyOnAnyRetryableStatus() throws IOException {
       script.status(500).status(503).status(200);
-      OkHttpClient client = client(quietRetry().retryOnStatus(500).generateIdempotencyKeys(false));
+      Call.Factory client = client(quietRetry().retryOnStatus(500).generateIdempotencyKeys(false));
       assertThat(code(client, post())).isEqualTo(500); // 500 proves nothing
       assertThat(code(client, post())).isEqualTo(200); // 503 does
       assertThat(script.attempts()).isEqualTo(3);

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Set;
 import java.util.SplittableRandom;
+import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -33,6 +34,8 @@ abstract class ScriptedTest {
   @RegisterExtension final LogCapture log = LogCapture.okretry();
 
   final FakeTime time = new FakeTime();
+  /** The driver the test runs on; a class parameterized over {@link Driver} sets it. */
+  Driver driver = Driver.BLOCKING;
   final Script script = new Script();
   final EventLog events = new EventLog();
 
@@ -53,9 +56,13 @@ abstract class ScriptedTest {
     return RetryPolicy.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
   }
 
-  /** A client sending through {@code retry} to {@link #script}. */
-  OkHttpClient client(RetryPolicy.Builder retry) {
-    return script.client(retry.build());
+  /**
+   * Calls through {@link #driver} to {@link #script}: the interceptor on a client, or a {@link
+   * RetryingCallFactory} on the fake scheduler, whose calls' {@code execute()} returns what the
+   * callback got.
+   */
+  Call.Factory client(RetryPolicy.Builder retry) {
+    return driver.calls(retry.build(), script, time);
   }
 
   /** A row of a table of bad settings: what sets it, and the setting and value its message names. */
@@ -72,7 +79,7 @@ abstract class ScriptedTest {
   }
 
   /** Executes {@code request} and returns the status of the response it ends with, closed. */
-  static int code(OkHttpClient client, Request request) throws IOException {
+  static int code(Call.Factory client, Request request) throws IOException {
     try (Response r = client.newCall(request).execute()) {
       return r.code();
     }

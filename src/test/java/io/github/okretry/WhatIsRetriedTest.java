@@ -9,6 +9,7 @@ import java.net.ProtocolException;
 import java.net.SocketTimeoutException;
 import java.util.List;
 import javax.net.ssl.SSLHandshakeException;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
 import org.junit.jupiter.api.Nested;
@@ -108,7 +109,7 @@ class WhatIsRetriedTest extends ScriptedTest {
     void predicatesAddUpAndOneThatSaysNoTakesNothingAway() throws IOException {
       @SuppressWarnings("serial") class Custom extends IOException {}
       script.fail(new Custom()).status(200).status(418).status(200);
-      OkHttpClient client = client(quietRetry().retryOnException(e -> e instanceof Custom)
+      Call.Factory client = client(quietRetry().retryOnException(e -> e instanceof Custom)
           .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> false));
       try (Response r = client.newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(200);
