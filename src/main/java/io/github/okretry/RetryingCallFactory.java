@@ -58,7 +58,11 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
         client.networkInterceptors().contains(RetryAfterGuard.INSTANCE)
             ? client
             : client.newBuilder().addNetworkInterceptor(RetryAfterGuard.INSTANCE).build();
-    this.attemptClient = guarded.newBuilder().addInterceptor(new AttemptSettings(policy.time)).build();
+    // First among the application interceptors: every interceptor of the client runs once per
+    // attempt and sees that attempt's timeouts, as those after a RetryInterceptor do.
+    OkHttpClient.Builder attempts = guarded.newBuilder();
+    attempts.interceptors().add(0, new AttemptSettings(policy.time));
+    this.attemptClient = attempts.build();
     this.blockingClient = guarded.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build();
     this.scheduler = scheduler;
     this.ownsScheduler = owns;

@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -10,6 +11,8 @@ import java.util.List;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +25,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * CancellationIntegrationTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class CancellationTest extends ScriptedTest {
+
+  CancellationTest(Driver driver) {
+    this.driver = driver;
+  }
 
   @ParameterizedTest(name = "{0} during {1}")
   @CsvSource({
@@ -33,6 +42,7 @@ class CancellationTest extends ScriptedTest {
     "interrupt,  the wait (after a 503),       INTERRUPTED",
   })
   void aCancelOrAnInterruptEndsTheCallWithoutAnotherAttempt(String how, String when, GiveUpReason reason) {
+    if (how.equals("interrupt")) assumeBlocking();
     if (how.equals("cancel")) script.cancelingTheCall();
     else script.interruptingTheCaller();
     boolean inTheWait = when.contains("wait");
@@ -66,6 +76,7 @@ class CancellationTest extends ScriptedTest {
 
   @Test
   void anInterruptArrivingWithARetryableResponseEndsTheCallWithoutSpendingTheBudget() {
+    assumeBlocking();
     script.interruptingTheCaller().status(503).status(200);
     RetryBudget budget = RetryBudget.builder().minRetriesPerSecond(1).build();
     Call.Factory c = client(retry().retryBudget(budget));
@@ -83,6 +94,7 @@ class CancellationTest extends ScriptedTest {
   /** What OkHttp's connect does on an interrupt: an undeclared InterruptedException, flag cleared. */
   @Test
   void anUndeclaredInterruptedExceptionBecomesAnInterruptedIOException() {
+    assumeBlocking();
     List<String> gaveUp = new ArrayList<>();
     RetryListener listener = new RetryListener() {
       @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { gaveUp.add(why + " " + a); }
@@ -98,5 +110,13 @@ class CancellationTest extends ScriptedTest {
       Thread.interrupted();
     }
     assertThat(gaveUp).containsExactly("INTERRUPTED 1");
+  }
+
+  /**
+   * An interrupt of the caller's thread is the blocking driver's: the async driver holds no
+   * caller thread, and an interrupt of a dispatcher thread is OkHttp's business.
+   */
+  private void assumeBlocking() {
+    assumeTrue(driver == Driver.BLOCKING, "an interrupt of the calling thread: blocking driver only");
   }
 }

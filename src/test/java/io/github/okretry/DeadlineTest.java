@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -20,7 +22,13 @@ import org.junit.jupiter.api.Test;
  * sockets: {@link DeadlineIntegrationTest} and {@link CallTimeoutTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class DeadlineTest extends ScriptedTest {
+
+  DeadlineTest(Driver driver) {
+    this.driver = driver;
+  }
 
   OkHttpClient track(OkHttpClient.Builder builder) {
     return LeakCheck.track(builder.build());

@@ -10,6 +10,8 @@ import java.util.stream.Stream;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,7 +28,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * IdempotencyKeyIntegrationTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class IdempotencyKeyTest extends ScriptedTest {
+
+  IdempotencyKeyTest(Driver driver) {
+    this.driver = driver;
+  }
 
   static Request tagged(Request request, IdempotencyKey key) {
     return request.newBuilder().tag(IdempotencyKey.class, key).build();

@@ -12,6 +12,8 @@ import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,7 +28,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * server sends: {@link UntrustedTextTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class RetryListenerTest extends ScriptedTest {
+
+  RetryListenerTest(Driver driver) {
+    this.driver = driver;
+  }
 
   /** A bug below okretry (an unchecked exception) still ends the call with one onGaveUp. */
   @Test

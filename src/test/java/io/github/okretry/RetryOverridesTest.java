@@ -10,6 +10,8 @@ import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -23,7 +25,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and deadline for that one call; and the value type itself.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class RetryOverridesTest extends ScriptedTest {
+
+  RetryOverridesTest(Driver driver) {
+    this.driver = driver;
+  }
 
   static Request with(RetryOverrides overrides) {
     return get().newBuilder().tag(RetryOverrides.class, overrides).build();

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -30,7 +32,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * RetryOverridesTest}; keys: {@link IdempotencyKeyTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class RetryPolicyTest extends ScriptedTest {
+
+  RetryPolicyTest(Driver driver) {
+    this.driver = driver;
+  }
 
   static final long MS = 1_000_000L;
   static final long S = 1_000 * MS;

@@ -13,6 +13,8 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.BufferedSink;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,7 +28,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * repeated. With real sockets: {@link SafeToRepeatIntegrationTest}; keys: {@link IdempotencyKeyTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class SafeToRepeatTest extends ScriptedTest {
+
+  SafeToRepeatTest(Driver driver) {
+    this.driver = driver;
+  }
 
   static Request keyless() {
     return post().newBuilder().tag(IdempotencyKey.class, IdempotencyKey.none()).build();

@@ -12,6 +12,8 @@ import javax.net.ssl.SSLHandshakeException;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the rules themselves are {@code internal/ClassifierTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class WhatIsRetriedTest extends ScriptedTest {
+
+  WhatIsRetriedTest(Driver driver) {
+    this.driver = driver;
+  }
 
   @Nested
   class Statuses {

@@ -9,6 +9,8 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -21,7 +23,13 @@ import org.junit.jupiter.api.Test;
  * {@link RetryInterceptorTest}. The bounded list itself: {@code internal/FailureHistoryTest}.
  */
 @Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
 class WhatTheCallerGetsTest extends ScriptedTest {
+
+  WhatTheCallerGetsTest(Driver driver) {
+    this.driver = driver;
+  }
 
   @Nested
   class SuppressedHistory {
