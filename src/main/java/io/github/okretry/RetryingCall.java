@@ -202,6 +202,11 @@ final class RetryingCall implements Call {
       onScheduler = true;
       try {
         next();
+      } catch (RuntimeException | Error t) {
+        // Thrown from a scheduled task it would vanish into the task's future: hand it to the
+        // thread's handler instead, as a throw on an OkHttp dispatcher thread would reach it.
+        Thread thread = Thread.currentThread();
+        thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
       } finally {
         onScheduler = false;
       }
@@ -326,12 +331,14 @@ final class RetryingCall implements Call {
     /**
      * What an interceptor or request body threw, if OkHttp turned that into this failure: its
      * AsyncCall cancels the call and reports {@code IOException("canceled due to " + t)} with
-     * {@code t} suppressed.
+     * {@code t} as its cause (OkHttp 5.5; earlier versions attached it as suppressed).
      */
     private @Nullable Throwable thrownBelow(Call attempt, IOException error) {
       if (canceled || !attempt.isCanceled()) return null;
       String message = error.getMessage();
       if (message == null || !message.startsWith("canceled due to ")) return null;
+      Throwable cause = error.getCause();
+      if (cause != null && !(cause instanceof IOException)) return cause;
       for (Throwable t : error.getSuppressed()) {
         if (!(t instanceof IOException)) return t;
       }
@@ -342,7 +349,8 @@ final class RetryingCall implements Call {
      * User code (a predicate, a listener, the callback) or a bug threw {@code t} while this call
      * was driven. As OkHttp's AsyncCall does for an interceptor that throws, the call is canceled
      * and, unless the callback already ran, it gets {@code IOException("canceled due to " + t)}
-     * with {@code t} suppressed; the caller then rethrows {@code t}. Never a silent hang.
+     * with {@code t} as its cause (as OkHttp 5.5 does); the caller then rethrows {@code t}. Never
+     * a silent hang.
      */
     private void crashed(Throwable t) {
       canceled = true;
@@ -359,7 +367,7 @@ final class RetryingCall implements Call {
       factory.waiting.remove(this);
       log.warn("{} threw {}; the call is canceled", RetryingCall.this, t.toString());
       IOException failure = new IOException("canceled due to " + t);
-      failure.addSuppressed(t);
+      failure.initCause(t);
       try {
         deliverFailure(failure);
       } catch (RuntimeException | Error callbackThrew) {
