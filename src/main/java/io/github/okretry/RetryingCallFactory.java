@@ -105,7 +105,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * A factory over {@code client} that schedules retries on {@code scheduler}, which must run
    * tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running.
    * If {@code scheduler} terminates (say after {@code shutdownNow()}) while calls wait on it,
-   * those calls fail within about {@value #SCHEDULER_POLL_MILLIS} ms with {@code
+   * those calls fail within about 200 ms with {@code
    * IOException("RetryingCallFactory's scheduler was shut down")}.
    *
    * @param client the client that sends each attempt; it must not have a RetryInterceptor
