@@ -29,6 +29,16 @@ final class DeadlineWatch extends AsyncTimeout {
     return watch;
   }
 
+  /**
+   * Disarms the watch and returns {@link #fired()}. A driver stops it as soon as an attempt's
+   * outcome is in hand, before any user code (a predicate, a listener) runs on it: a response
+   * decided before the deadline must reach the caller, not be canceled under it.
+   */
+  boolean stop() {
+    exit();
+    return fired;
+  }
+
   /** True once the deadline passed and the call was canceled for it. */
   boolean fired() {
     return fired;

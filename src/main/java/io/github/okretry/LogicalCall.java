@@ -350,10 +350,11 @@ final class LogicalCall {
   }
 
   /**
-   * The attempt ended in an unchecked exception from below okretry (a bug in an interceptor or in
-   * OkHttp): the call ends with it, and the listener hears that it gave up.
+   * The attempt ended in an unchecked exception or an error from below okretry (a bug in an
+   * interceptor, a request body or OkHttp): the call ends with it, and the listener hears that it
+   * gave up, with the same reason on both drivers.
    */
-  void failedBelow(RuntimeException e) {
+  void failedBelow(Throwable e) {
     lastFailure = Events.describe(null, e);
     policy.events.gaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, lastFailure);
   }

@@ -40,9 +40,16 @@ import org.jspecify.annotations.Nullable;
 public final class RetryInterceptor implements Interceptor {
 
   private final RetryPolicy policy;
+  /** The factory whose execute() this runs, so its close() ends this call's waits; else null. */
+  private final @Nullable RetryingCallFactory factory;
 
   private RetryInterceptor(RetryPolicy policy) {
+    this(policy, null);
+  }
+
+  RetryInterceptor(RetryPolicy policy, @Nullable RetryingCallFactory factory) {
     this.policy = policy;
+    this.factory = factory;
   }
 
   /**
@@ -146,17 +153,22 @@ public final class RetryInterceptor implements Interceptor {
             response = proceed(attempt, logical.request());
           } catch (IOException e) {
             error = e;
-          } catch (RuntimeException e) {
+          } catch (RuntimeException | Error e) {
             logical.failedBelow(e);
             throw e;
           }
         }
 
+        // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
+        // on it, so a response decided before the deadline reaches the caller instead of being
+        // canceled under it. It is started again if the call waits and tries again.
+        boolean watchFired = watch != null && watch.stop();
+        watch = null;
         // A cancel by a deadline (okretry's watch, or OkHttp's call timeout) is not the caller's
         // cancel: report it as the timeout it is.
         boolean canceled = call.isCanceled();
         GiveUpReason cutShort =
-            error != null && (watch != null && watch.fired() || canceled && logical.deadlinePassed())
+            error != null && (watchFired || canceled && logical.deadlinePassed())
                 ? GiveUpReason.DEADLINE_EXCEEDED
                 : canceled ? GiveUpReason.CANCELED
                 : Thread.currentThread().isInterrupted() ? GiveUpReason.INTERRUPTED
@@ -164,6 +176,7 @@ public final class RetryInterceptor implements Interceptor {
         Decision decision = logical.afterAttempt(response, error, cutShort);
         if (decision.isRetry()) {
           if (response != null) response.close(); // not held idle through the wait
+          if (logical.needsDeadlineWatch()) watch = DeadlineWatch.start(call, logical.remainingNanos());
           sleep(logical, decision.delayNanos(), call, watch);
           response = null;
           error = null;
@@ -193,10 +206,17 @@ public final class RetryInterceptor implements Interceptor {
 
   private void sleep(LogicalCall logical, long delayNanos, Call call, @Nullable DeadlineWatch watch)
       throws IOException {
+    RetryingCallFactory f = factory;
+    if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
     try {
+      if (f != null && f.isClosed()) throw new IOException("RetryingCallFactory is closed");
       policy.time.sleep(delayNanos, call);
     } catch (IOException e) {
-      throw logical.waitFailed(e, watch != null && watch.fired() || logical.deadlinePassed());
+      // close() cancels the waiting call to wake it: report the close, not a cancel.
+      IOException why = f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
+      throw logical.waitFailed(why, watch != null && watch.fired() || logical.deadlinePassed());
+    } finally {
+      if (f != null) f.blockingWaits.remove(call);
     }
   }
 

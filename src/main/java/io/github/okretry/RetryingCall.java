@@ -65,8 +65,16 @@ final class RetryingCall implements Call {
     return call.execute();
   }
 
+  /**
+   * Runs the call, calling back exactly once on another thread: on OkHttp's dispatcher, or on the
+   * factory's scheduler after a wait.
+   *
+   * @throws NullPointerException if {@code callback} is null (before anything is sent)
+   * @throws IllegalStateException if the call was already executed
+   */
   @Override
   public void enqueue(Callback callback) {
+    if (callback == null) throw new NullPointerException("callback == null");
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
     Async run = new Async(callback);
     async = run;
@@ -78,6 +86,11 @@ final class RetryingCall implements Call {
     }
   }
 
+  /**
+   * Cancels the call: an attempt in flight is canceled, a wait ends at once. As in OkHttp, no
+   * callback or listener runs on this thread: the callback gets {@code IOException("Canceled")}
+   * on the client's dispatcher.
+   */
   @Override
   public void cancel() {
     canceled = true;
@@ -92,9 +105,15 @@ final class RetryingCall implements Call {
     return executed.get();
   }
 
+  /**
+   * True once {@link #cancel()} was called, or, as for a plain OkHttp call, once the call's
+   * timeout (or okretry's deadline) fired and canceled the attempt in flight.
+   */
   @Override
   public boolean isCanceled() {
-    return canceled;
+    if (canceled) return true;
+    Call call = current;
+    return call != null && call.isCanceled();
   }
 
   /**
@@ -106,8 +125,14 @@ final class RetryingCall implements Call {
     return timeout;
   }
 
+  /**
+   * Adds {@code eventListener} to every attempt made from now on.
+   *
+   * @throws NullPointerException if {@code eventListener} is null
+   */
   @Override
   public void addEventListener(EventListener eventListener) {
+    if (eventListener == null) throw new NullPointerException("eventListener == null");
     eventListeners.add(eventListener);
   }
 
@@ -155,6 +180,8 @@ final class RetryingCall implements Call {
     /** Orders a wait's scheduled task with the cancel that may end the wait. */
     private final Object waitLock = new Object();
     private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
+    /** Bounds the attempt in flight by okretry's own deadline; stopped once its outcome is in. */
+    private volatile @Nullable DeadlineWatch watch;
     /** True while enqueue() runs the first step on the caller's thread. */
     volatile boolean starting;
     /** True while a scheduled step runs on the factory's scheduler thread. */
@@ -175,6 +202,11 @@ final class RetryingCall implements Call {
       onScheduler = true;
       try {
         next();
+      } catch (RuntimeException | Error t) {
+        // Thrown from a scheduled task it would vanish into the task's future: hand it to the
+        // thread's handler instead, as a throw on an OkHttp dispatcher thread would reach it.
+        Thread thread = Thread.currentThread();
+        thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
       } finally {
         onScheduler = false;
       }
@@ -182,6 +214,15 @@ final class RetryingCall implements Call {
 
     /** Starts the next attempt now, or schedules it if the origin asks to wait. */
     void next() {
+      try {
+        attempt();
+      } catch (RuntimeException | Error t) {
+        crashed(t);
+        throw t;
+      }
+    }
+
+    private void attempt() {
       factory.waiting.remove(this);
       if (canceled || factory.isClosed()) {
         String why = canceled ? "Canceled" : "RetryingCallFactory is closed";
@@ -204,14 +245,20 @@ final class RetryingCall implements Call {
               .build();
       Call call = factory.attemptClient.newCall(attemptRequest);
       // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
-      // none) afresh: bound it instead by what the logical call has left, whether that comes from
-      // call.timeout() or okretry's deadline. Shrunk read timeouts alone miss a trickling peer.
+      // none) afresh: bound it instead by what the logical call has left. Shrunk read timeouts
+      // alone miss a trickling peer. call.timeout() gets OkHttp's own timeout semantics (it also
+      // bounds reading the body); okretry's own deadline, as in the interceptor, bounds the
+      // attempt until its outcome is in hand and no longer (a DeadlineWatch stopped in after()),
+      // so a slow predicate or listener cannot cancel a response decided in time.
+      boolean ownDeadline = logical.needsDeadlineWatch();
       call.timeout().timeout(
-          logical.hasDeadline() ? Math.max(1, logical.remainingNanos()) : 0, TimeUnit.NANOSECONDS);
+          logical.hasDeadline() && !ownDeadline ? Math.max(1, logical.remainingNanos()) : 0,
+          TimeUnit.NANOSECONDS);
       for (EventListener l : eventListeners) call.addEventListener(l);
       current = call;
       logical.attemptStarting(call);
       if (canceled) call.cancel(); // cancel() may have run before current was set
+      if (ownDeadline) watch = DeadlineWatch.start(call, logical.remainingNanos());
       call.enqueue(this);
     }
 
@@ -226,13 +273,33 @@ final class RetryingCall implements Call {
     }
 
     private void after(Call attempt, @Nullable Response response, @Nullable IOException error) {
-      // An attempt canceled from outside okretry's own cancel(): by its call timeout (the time the
-      // logical call had left) when that has run out, else by someone else (Dispatcher.cancelAll,
-      // OkHttp after a RuntimeException below, an event listener).
+      try {
+        decide(attempt, response, error);
+      } catch (RuntimeException | Error t) {
+        crashed(t);
+        throw t; // into OkHttp's AsyncCall, which cancels the attempt and rethrows it
+      }
+    }
+
+    private void decide(Call attempt, @Nullable Response response, @Nullable IOException error) {
+      DeadlineWatch w = watch;
+      watch = null;
+      boolean watchFired = w != null && w.stop(); // before any user code runs on the outcome
+      Throwable below = error != null ? thrownBelow(attempt, error) : null;
+      if (below != null) {
+        // OkHttp canceled the attempt because an interceptor or the request body threw: a bug,
+        // not a cancel. NOT_RETRYABLE, as the interceptor reports it (it sees the throw itself).
+        logical.failedBelow(below);
+        deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, error), null));
+        return;
+      }
+      // An attempt canceled from outside okretry's own cancel(): by okretry's deadline or its call
+      // timeout (the time the logical call had left) when that has run out, else by someone else
+      // (Dispatcher.cancelAll, an event listener).
       GiveUpReason cutShort =
           canceled ? GiveUpReason.CANCELED
               : error == null || !attempt.isCanceled() ? null
-              : logical.deadlinePassed() ? GiveUpReason.DEADLINE_EXCEEDED
+              : watchFired || logical.deadlinePassed() ? GiveUpReason.DEADLINE_EXCEEDED
               : GiveUpReason.CANCELED;
       Decision decision;
       try {
@@ -243,6 +310,9 @@ final class RetryingCall implements Call {
         IOException failure = new IOException("okretry: retry decision failed", e);
         deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, failure), null));
         return;
+      } catch (Error e) {
+        if (response != null) response.close();
+        throw e;
       }
       if (decision.isRetry()) {
         if (response != null) response.close(); // not held idle through the wait
@@ -255,6 +325,53 @@ final class RetryingCall implements Call {
       } else {
         if (response != null) response.close();
         deliverFailure(failure);
+      }
+    }
+
+    /**
+     * What an interceptor or request body threw, if OkHttp turned that into this failure: its
+     * AsyncCall cancels the call and reports {@code IOException("canceled due to " + t)} with
+     * {@code t} as its cause (OkHttp 5.5; earlier versions attached it as suppressed).
+     */
+    private @Nullable Throwable thrownBelow(Call attempt, IOException error) {
+      if (canceled || !attempt.isCanceled()) return null;
+      String message = error.getMessage();
+      if (message == null || !message.startsWith("canceled due to ")) return null;
+      Throwable cause = error.getCause();
+      if (cause != null && !(cause instanceof IOException)) return cause;
+      for (Throwable t : error.getSuppressed()) {
+        if (!(t instanceof IOException)) return t;
+      }
+      return null;
+    }
+
+    /**
+     * User code (a predicate, a listener, the callback) or a bug threw {@code t} while this call
+     * was driven. As OkHttp's AsyncCall does for an interceptor that throws, the call is canceled
+     * and, unless the callback already ran, it gets {@code IOException("canceled due to " + t)}
+     * with {@code t} as its cause (as OkHttp 5.5 does); the caller then rethrows {@code t}. Never
+     * a silent hang.
+     */
+    private void crashed(Throwable t) {
+      canceled = true;
+      Call call = current;
+      if (call != null) call.cancel();
+      DeadlineWatch w = watch;
+      if (w != null) w.stop();
+      ScheduledFuture<?> f;
+      synchronized (waitLock) {
+        f = pending;
+        pending = null;
+      }
+      if (f != null) f.cancel(false);
+      factory.waiting.remove(this);
+      log.warn("{} threw {}; the call is canceled", RetryingCall.this, t.toString());
+      IOException failure = new IOException("canceled due to " + t);
+      failure.initCause(t);
+      try {
+        deliverFailure(failure);
+      } catch (RuntimeException | Error callbackThrew) {
+        t.addSuppressed(callbackThrew);
       }
     }
 
@@ -271,10 +388,15 @@ final class RetryingCall implements Call {
         deliverFailure(logical.waitFailed(new IOException("RetryingCallFactory is closed", e), false));
         return;
       }
+      factory.watchScheduler();
       if (canceled || factory.isClosed()) endWait(canceled ? "Canceled" : "RetryingCallFactory is closed");
     }
 
-    /** Ends a wait at once: the retry task is dropped and the caller told now. */
+    /**
+     * Ends a wait at once: the retry task is dropped and the caller told on another thread (the
+     * thread calling cancel() or close() runs no listener or callback, and so never throws what
+     * they throw).
+     */
     void endWait(String why) {
       ScheduledFuture<?> f;
       synchronized (waitLock) {
@@ -282,7 +404,14 @@ final class RetryingCall implements Call {
       }
       if (f != null && f.cancel(false)) {
         factory.waiting.remove(this);
-        deliverFailure(logical.waitFailed(new IOException(why), false));
+        offThisThread(() -> {
+          try {
+            deliverFailure(logical.waitFailed(new IOException(why), false));
+          } catch (RuntimeException | Error t) {
+            crashed(t);
+            throw t;
+          }
+        });
       }
     }
 
@@ -325,6 +454,25 @@ final class RetryingCall implements Call {
         }
       }
       callbackRun.run();
+    }
+
+    /**
+     * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls
+     * back. If the dispatcher was shut down, here after all, but what it throws is logged, never
+     * passed to the caller of cancel() or close().
+     */
+    private void offThisThread(Runnable task) {
+      try {
+        factory.attemptClient.dispatcher().executorService().execute(task);
+        return;
+      } catch (RejectedExecutionException e) {
+        // fall through
+      }
+      try {
+        task.run();
+      } catch (RuntimeException | Error t) {
+        log.warn("A callback or listener of {} threw; ignored here", RetryingCall.this, t);
+      }
     }
   }
 }

@@ -6,10 +6,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
+import okio.AsyncTimeout;
 
 /**
  * A {@link Call.Factory} that retries like {@link RetryInterceptor} without holding a thread
@@ -31,6 +34,12 @@ import okhttp3.Request;
  * <p>Give it a client <em>without</em> the {@code RetryInterceptor} (it would retry twice). The
  * factory owns a single daemon scheduler thread unless you pass your own scheduler; {@link
  * #close()} stops the one it owns. Thread-safe.
+ *
+ * <p>Callbacks run on the client's dispatcher (or, after a wait, on the scheduler thread), never
+ * inside {@link Call#cancel()} or {@link #close()}, which never throw what a callback or listener
+ * throws. An {@link Error} or unchecked exception thrown by a predicate or listener ends the call
+ * as OkHttp ends a call whose interceptor throws: the callback, if it has not run, gets {@code
+ * IOException("canceled due to " + t)}, and {@code t} is rethrown on the thread that ran it.
  */
 public final class RetryingCallFactory implements Call.Factory, Closeable {
 
@@ -42,6 +51,10 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   /** Enqueued calls between attempts, so close() can end their waits. */
   final Set<RetryingCall.Async> waiting =
       Collections.newSetFromMap(new ConcurrentHashMap<RetryingCall.Async, Boolean>());
+  /** The OkHttp calls of execute() now waiting between attempts, so close() can end those too. */
+  final Set<Call> blockingWaits = Collections.newSetFromMap(new ConcurrentHashMap<Call, Boolean>());
+  /** True while a SchedulerWatch polls a caller's scheduler on behalf of waiting calls. */
+  private final AtomicBoolean schedulerWatched = new AtomicBoolean();
   private volatile boolean closed;
 
   private RetryingCallFactory(
@@ -58,12 +71,15 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
         client.networkInterceptors().contains(RetryAfterGuard.INSTANCE)
             ? client
             : client.newBuilder().addNetworkInterceptor(RetryAfterGuard.INSTANCE).build();
-    // First among the application interceptors: every interceptor of the client runs once per
-    // attempt and sees that attempt's timeouts, as those after a RetryInterceptor do.
+    // First among the application interceptors, on both clients: every interceptor of the client
+    // runs once per attempt and sees that attempt's timeouts, whether the call is enqueued or
+    // executed, as those after a RetryInterceptor do.
     OkHttpClient.Builder attempts = guarded.newBuilder();
     attempts.interceptors().add(0, new AttemptSettings(policy.time));
     this.attemptClient = attempts.build();
-    this.blockingClient = guarded.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build();
+    OkHttpClient.Builder blocking = guarded.newBuilder();
+    blocking.interceptors().add(0, new RetryInterceptor(policy, this));
+    this.blockingClient = blocking.build();
     this.scheduler = scheduler;
     this.ownsScheduler = owns;
   }
@@ -95,6 +111,9 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   /**
    * A factory over {@code client} that schedules retries on {@code scheduler}, which must run
    * tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running.
+   * If {@code scheduler} terminates (say after {@code shutdownNow()}) while calls wait on it,
+   * those calls fail within about 200 ms with {@code
+   * IOException("RetryingCallFactory's scheduler was shut down")}.
    *
    * @param client the client that sends each attempt; it must not have a RetryInterceptor
    * @param policy the policy: its settings, budget and listener
@@ -123,15 +142,66 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   }
 
   /**
-   * Ends the waits of calls between attempts (their callbacks get an {@link java.io.IOException}
-   * "RetryingCallFactory is closed") and stops the scheduler this factory made, if it made one.
-   * Attempts in flight finish as usual but are not retried. The client is left as it is.
+   * Ends at once every wait between attempts, of {@code enqueue()}d calls and of {@code
+   * execute()}d ones alike: an enqueued call's callback gets {@code IOException("RetryingCallFactory
+   * is closed")} on the client's dispatcher, an {@code execute()} throws it. Attempts in flight
+   * finish as usual but are not retried. Stops the scheduler this factory made, if it made one.
+   * The client is left as it is. Runs no callback or listener on this thread, so it never
+   * throws what they throw.
    */
   @Override
   public void close() {
     closed = true;
-    for (RetryingCall.Async call : waiting) call.endWait("RetryingCallFactory is closed");
-    if (ownsScheduler) scheduler.shutdownNow();
+    try {
+      for (RetryingCall.Async call : waiting) call.endWait("RetryingCallFactory is closed");
+      // Canceling the OkHttp call wakes its waiting thread; the interceptor sees this factory
+      // closed and reports it as such. A call whose attempt is in flight is not in this set.
+      for (Call call : blockingWaits) call.cancel();
+    } finally {
+      if (ownsScheduler) scheduler.shutdownNow();
+    }
+  }
+
+  /** How often waiting calls check that a caller's scheduler still runs. */
+  static final long SCHEDULER_POLL_MILLIS = 200;
+
+  /**
+   * A call now waits on the scheduler. A caller's scheduler may be shut down under it, which
+   * tells no one (shutdownNow() drops the tasks): while calls wait, poll it on okio's watchdog
+   * thread and end their waits once it has terminated. The factory's own scheduler stops only
+   * in close(), which ends the waits itself.
+   */
+  void watchScheduler() {
+    if (ownsScheduler || !schedulerWatched.compareAndSet(false, true)) return;
+    new SchedulerWatch().start();
+  }
+
+  private void pollScheduler() {
+    if (scheduler.isTerminated()) {
+      schedulerWatched.set(false);
+      for (RetryingCall.Async call : waiting) call.endWait("RetryingCallFactory's scheduler was shut down");
+      return;
+    }
+    if (!waiting.isEmpty()) {
+      new SchedulerWatch().start();
+      return;
+    }
+    schedulerWatched.set(false);
+    // A call that began waiting just now may have found the flag still set: look again.
+    if (!waiting.isEmpty()) watchScheduler();
+  }
+
+  /** One poll of the caller's scheduler, {@link #SCHEDULER_POLL_MILLIS} from its start. */
+  private final class SchedulerWatch extends AsyncTimeout {
+    void start() {
+      timeout(SCHEDULER_POLL_MILLIS, TimeUnit.MILLISECONDS);
+      enter();
+    }
+
+    @Override
+    protected void timedOut() {
+      pollScheduler();
+    }
   }
 
   boolean isClosed() {

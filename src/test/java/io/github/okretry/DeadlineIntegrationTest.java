@@ -12,6 +12,7 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -112,6 +113,82 @@ class DeadlineIntegrationTest {
         assertThat(done.result.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok");
       }
       assertThat(readTimeouts).singleElement().satisfies(ms -> assertThat(ms).as("10 s cut to the 1 s deadline").isBetween(1, 1_000));
+    }
+  }
+
+  /**
+   * Issue 22.4: a response decided before the deadline reaches the caller, however long the user
+   * code that runs on it (a predicate, a listener) takes, and the events say what the caller got.
+   * A 200 arrives ~300 ms into a 1 s deadline; the hook then takes 1 s; the caller reads all
+   * 3.2 MB of its body.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"execute retryOnResponse", "execute onSucceeded", "enqueue retryOnResponse",
+      "enqueue onSucceeded", "factory execute onSucceeded"})
+  void aResponseDecidedBeforeTheDeadlineReachesTheCallerWhileUserCodeRuns(String path) throws Exception {
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          return new MockResponse.Builder().headersDelay(300, TimeUnit.MILLISECONDS).body(BIG_BODY).build();
+        }
+      });
+      server.start();
+      List<String> events = new CopyOnWriteArrayList<>();
+      RetryPolicy.Builder policy = RetryPolicy.builder().deadline(Duration.ofSeconds(1));
+      if (path.endsWith("retryOnResponse")) {
+        policy.retryOnResponse(r -> {
+          sleep(1_000);
+          return false;
+        });
+      }
+      policy.listener(new RetryListener() {
+        @Override
+        public void onSucceeded(Request request, Response response, int attempts) {
+          events.add("succeeded HTTP " + response.code());
+          if (path.endsWith("onSucceeded")) sleep(1_000);
+        }
+
+        @Override
+        public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+          events.add("gave up " + reason);
+        }
+      });
+      Request request = new Request.Builder().url(server.url("/")).build();
+      OkHttpClient client = client();
+      Object got;
+      if (path.startsWith("enqueue")) {
+        try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy.build())) {
+          RetryingCallFactoryTest.Outcome done = new RetryingCallFactoryTest.Outcome();
+          calls.newCall(request).enqueue(done);
+          got = done.result.get(10, TimeUnit.SECONDS);
+        }
+      } else {
+        RetryingCallFactory calls = path.startsWith("factory") ? RetryingCallFactory.create(client, policy.build()) : null;
+        Call call = calls != null
+            ? calls.newCall(request)
+            : LeakCheck.track(client.newBuilder().addInterceptor(RetryInterceptor.create(policy.build())).build()).newCall(request);
+        try (Response r = call.execute()) {
+          got = r.code() + " " + r.body().string();
+        } catch (IOException e) {
+          got = e;
+        } finally {
+          if (calls != null) calls.close();
+        }
+      }
+      assertThat(got).as(path).isEqualTo("200 " + BIG_BODY);
+      assertThat(events).containsExactly("succeeded HTTP 200");
+    }
+  }
+
+  /** Larger than the socket buffers, so a cancel under the caller is seen even by a body read. */
+  static final String BIG_BODY = "decided in time ".repeat(200_000);
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
