@@ -1,8 +1,6 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.CallTimeouts;
-import io.github.okretry.internal.Decision;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import okhttp3.Call;
@@ -114,82 +112,67 @@ public final class RetryInterceptor implements Interceptor {
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
     Request request = policy.keys.stamp(chain.request());
-    long callTimeoutNanos = CallTimeouts.nanosAllowed(chain.call().timeout());
-    if (!LogicalCall.canDeferState(policy, request, callTimeoutNanos)) {
-      return run(chain, new LogicalCall(policy, request, callTimeoutNanos, 0), null, null);
+    LogicalCall logical =
+        LogicalCall.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
+    if (logical == null) {
+      // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
+      Response response = null;
+      IOException error = null;
+      try {
+        response = proceed(chain, request);
+      } catch (IOException e) {
+        error = e;
+      }
+      logical = LogicalCall.afterStatelessAttempt(policy, request, response, error, seen(chain.call(), false));
+      if (logical == null) return response;
+      return run(chain, logical, response);
     }
-    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-    Response response;
-    try {
-      response = proceed(chain, request);
-    } catch (IOException e) {
-      return run(chain, new LogicalCall(policy, request, 0, 1), null, e);
-    }
-    if (LogicalCall.succeededAtOnce(policy, response)) return response;
-    return run(chain, new LogicalCall(policy, request, 0, 1), response, null);
+    return run(chain, logical, null);
   }
 
-  /**
-   * The attempt loop. A non-null {@code response} or {@code error} is the outcome of an attempt
-   * already made, to be decided on first.
-   */
-  private Response run(
-      Chain chain, LogicalCall logical, @Nullable Response response, @Nullable IOException error)
-      throws IOException {
+  /** Acts on each step of {@code logical}; {@code response} is one already in hand, or null. */
+  private Response run(Chain chain, LogicalCall logical, @Nullable Response response) throws IOException {
     Call call = chain.call();
-    DeadlineWatch watch =
-        logical.needsDeadlineWatch() ? DeadlineWatch.start(call, logical.remainingNanos()) : null;
-    try {
-      while (true) {
-        if (response == null && error == null) {
-          for (Admission gate; (gate = logical.beforeAttempt()).kind() != Admission.Kind.GO; ) {
-            if (gate.kind() == Admission.Kind.THROTTLED) return logical.throttledResponse(gate);
-            sleep(logical, gate.waitNanos(), call, watch);
-          }
-          Chain attempt =
-              AttemptSettings.apply(chain, logical.deadlineNanos(), logical.mustNotRepeatUnderneath(), policy.time);
-          logical.attemptStarting(call);
+    for (Step step = logical.next(null); ; ) {
+      switch (step.kind()) {
+        case SEND:
+          LogicalCall.Attempt attempt = step.attempt();
+          Chain attemptChain = AttemptSettings.apply(chain, attempt, policy.time);
+          attempt.attachTo(call);
+          DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
+          Throwable error = null;
           try {
-            response = proceed(attempt, logical.request());
-          } catch (IOException e) {
+            response = proceed(attemptChain, attempt.request());
+          } catch (IOException | RuntimeException | Error e) {
             error = e;
-          } catch (RuntimeException | Error e) {
-            logical.failedBelow(e);
-            throw e;
           }
-        }
-
-        // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
-        // on it, so a response decided before the deadline reaches the caller instead of being
-        // canceled under it. It is started again if the call waits and tries again.
-        boolean watchFired = watch != null && watch.stop();
-        watch = null;
-        // A cancel by a deadline (okretry's watch, or OkHttp's call timeout) is not the caller's
-        // cancel: report it as the timeout it is.
-        boolean canceled = call.isCanceled();
-        GiveUpReason cutShort =
-            error != null && (watchFired || canceled && logical.deadlinePassed())
-                ? GiveUpReason.DEADLINE_EXCEEDED
-                : canceled ? GiveUpReason.CANCELED
-                : Thread.currentThread().isInterrupted() ? GiveUpReason.INTERRUPTED
-                : null;
-        Decision decision = logical.afterAttempt(response, error, cutShort);
-        if (decision.isRetry()) {
+          // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
+          // on it, so a response decided before the deadline reaches the caller.
+          boolean fired = watch != null && watch.stop();
+          step = logical.ended(attempt, response, error, seen(call, fired));
+          break;
+        case WAIT:
           if (response != null) response.close(); // not held idle through the wait
-          if (logical.needsDeadlineWatch()) watch = DeadlineWatch.start(call, logical.remainingNanos());
-          sleep(logical, decision.delayNanos(), call, watch);
           response = null;
-          error = null;
-          continue;
-        }
-        IOException failure = logical.failureFor(decision, error);
-        if (failure == null) return response;
-        if (response != null) response.close();
-        throw failure;
+          step = logical.next(sleep(step.waitNanos(), call));
+          break;
+        case RETURN:
+          return step.responseOr(response);
+        default:
+          if (response != null) response.close();
+          Throwable failure = step.failure();
+          if (failure instanceof RuntimeException) throw (RuntimeException) failure;
+          if (failure instanceof Error) throw (Error) failure;
+          throw (IOException) failure;
       }
-    } finally {
-      if (watch != null) watch.exit();
     }
+  }
+
+  /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
+  private static int seen(Call call, boolean watchFired) {
+    return (watchFired ? LogicalCall.WATCH_FIRED : 0)
+        | (call.isCanceled() ? LogicalCall.CALLER_CANCELED | LogicalCall.ATTEMPT_CANCELED : 0)
+        | (Thread.currentThread().isInterrupted() ? LogicalCall.INTERRUPTED : 0);
   }
 
   private static Response proceed(Chain chain, Request request) throws IOException {
@@ -204,17 +187,17 @@ public final class RetryInterceptor implements Interceptor {
     }
   }
 
-  private void sleep(LogicalCall logical, long delayNanos, Call call, @Nullable DeadlineWatch watch)
-      throws IOException {
+  /** Waits; returns what ended the wait early (a cancel, an interrupt, a close), or null. */
+  private @Nullable IOException sleep(long delayNanos, Call call) {
     RetryingCallFactory f = factory;
     if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
     try {
-      if (f != null && f.isClosed()) throw new IOException("RetryingCallFactory is closed");
+      if (f != null && f.isClosed()) return new IOException("RetryingCallFactory is closed");
       policy.time.sleep(delayNanos, call);
+      return null;
     } catch (IOException e) {
       // close() cancels the waiting call to wake it: report the close, not a cancel.
-      IOException why = f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
-      throw logical.waitFailed(why, watch != null && watch.fired() || logical.deadlinePassed());
+      return f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
     } finally {
       if (f != null) f.blockingWaits.remove(call);
     }

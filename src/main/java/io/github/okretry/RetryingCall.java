@@ -1,8 +1,6 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.CallTimeouts;
-import io.github.okretry.internal.Decision;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -182,6 +180,8 @@ final class RetryingCall implements Call {
     private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
     /** Bounds the attempt in flight by okretry's own deadline; stopped once its outcome is in. */
     private volatile @Nullable DeadlineWatch watch;
+    /** The attempt in flight, sent by send() and handed back to the call by after(). */
+    private volatile LogicalCall.@Nullable Attempt inFlight;
     /** True while enqueue() runs the first step on the caller's thread. */
     volatile boolean starting;
     /** True while a scheduled step runs on the factory's scheduler thread. */
@@ -190,8 +190,8 @@ final class RetryingCall implements Call {
     Async(Callback callback) {
       this.callback = callback;
       this.logical =
-          new LogicalCall(
-              factory.policy, factory.policy.keys.stamp(request), CallTimeouts.nanosAllowed(timeout), 0);
+          LogicalCall.start(
+              factory.policy, factory.policy.keys.stamp(request), CallTimeouts.nanosAllowed(timeout));
     }
 
     /** A wait is over: from now on a cancel acts on the next attempt, not on the wait. */
@@ -212,53 +212,56 @@ final class RetryingCall implements Call {
       }
     }
 
-    /** Starts the next attempt now, or schedules it if the origin asks to wait. */
+    /** Asks for the next step, after a wait or at the start, and acts on it. */
     void next() {
       try {
-        attempt();
+        factory.waiting.remove(this);
+        IOException ended =
+            canceled ? new IOException("Canceled")
+                : factory.isClosed() ? new IOException("RetryingCallFactory is closed")
+                : null;
+        act(logical.next(ended), null);
       } catch (RuntimeException | Error t) {
         crashed(t);
         throw t;
       }
     }
 
-    private void attempt() {
-      factory.waiting.remove(this);
-      if (canceled || factory.isClosed()) {
-        String why = canceled ? "Canceled" : "RetryingCallFactory is closed";
-        deliverFailure(logical.waitFailed(new IOException(why), false));
-        return;
+    /** Does what {@code step} says; {@code response} is the attempt's, if one is in hand. */
+    private void act(Step step, @Nullable Response response) {
+      switch (step.kind()) {
+        case SEND:
+          send(step.attempt());
+          return;
+        case WAIT:
+          if (response != null) response.close(); // not held idle through the wait
+          schedule(step.waitNanos());
+          return;
+        case RETURN:
+          deliverResponse(step.responseOr(response));
+          return;
+        default:
+          if (response != null) response.close();
+          deliverFailure((IOException) step.failure());
       }
-      Admission gate = logical.beforeAttempt();
-      if (gate.kind() == Admission.Kind.THROTTLED) {
-        deliverResponse(logical.throttledResponse(gate));
-        return;
-      }
-      if (gate.kind() == Admission.Kind.WAIT) {
-        schedule(gate.waitNanos());
-        return;
-      }
-      Request attemptRequest =
-          logical.request().newBuilder()
-              .tag(AttemptSettings.Tag.class,
-                  new AttemptSettings.Tag(logical.deadlineNanos(), logical.mustNotRepeatUnderneath()))
-              .build();
-      Call call = factory.attemptClient.newCall(attemptRequest);
+    }
+
+    private void send(LogicalCall.Attempt attempt) {
       // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
-      // none) afresh: bound it instead by what the logical call has left. Shrunk read timeouts
-      // alone miss a trickling peer. call.timeout() gets OkHttp's own timeout semantics (it also
-      // bounds reading the body); okretry's own deadline, as in the interceptor, bounds the
-      // attempt until its outcome is in hand and no longer (a DeadlineWatch stopped in after()),
-      // so a slow predicate or listener cannot cancel a response decided in time.
-      boolean ownDeadline = logical.needsDeadlineWatch();
-      call.timeout().timeout(
-          logical.hasDeadline() && !ownDeadline ? Math.max(1, logical.remainingNanos()) : 0,
-          TimeUnit.NANOSECONDS);
+      // none) afresh: bound it instead by what the logical call has left. call.timeout() gets
+      // OkHttp's own timeout semantics (it also bounds reading the body); okretry's own deadline,
+      // as in the interceptor, bounds the attempt until its outcome is in hand and no longer (a
+      // DeadlineWatch stopped in decide()), so a slow predicate or listener cannot cancel a
+      // response decided in time.
+      Call call = factory.attemptClient.newCall(
+          attempt.request().newBuilder().tag(LogicalCall.Attempt.class, attempt).build());
+      call.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
       for (EventListener l : eventListeners) call.addEventListener(l);
       current = call;
-      logical.attemptStarting(call);
+      inFlight = attempt;
+      attempt.attachTo(call);
       if (canceled) call.cancel(); // cancel() may have run before current was set
-      if (ownDeadline) watch = DeadlineWatch.start(call, logical.remainingNanos());
+      watch = DeadlineWatch.start(call, attempt.watchNanos());
       call.enqueue(this);
     }
 
@@ -274,75 +277,25 @@ final class RetryingCall implements Call {
 
     private void after(Call attempt, @Nullable Response response, @Nullable IOException error) {
       try {
-        decide(attempt, response, error);
+        DeadlineWatch w = watch;
+        watch = null;
+        boolean fired = w != null && w.stop(); // before any user code runs on the outcome
+        int seen =
+            (fired ? LogicalCall.WATCH_FIRED : 0)
+                | (canceled ? LogicalCall.CALLER_CANCELED : 0)
+                | (attempt.isCanceled() ? LogicalCall.ATTEMPT_CANCELED : 0);
+        Step step;
+        try {
+          step = logical.ended(inFlight, response, error, seen);
+        } catch (Error e) {
+          if (response != null) response.close();
+          throw e;
+        }
+        act(step, response);
       } catch (RuntimeException | Error t) {
         crashed(t);
         throw t; // into OkHttp's AsyncCall, which cancels the attempt and rethrows it
       }
-    }
-
-    private void decide(Call attempt, @Nullable Response response, @Nullable IOException error) {
-      DeadlineWatch w = watch;
-      watch = null;
-      boolean watchFired = w != null && w.stop(); // before any user code runs on the outcome
-      Throwable below = error != null ? thrownBelow(attempt, error) : null;
-      if (below != null) {
-        // OkHttp canceled the attempt because an interceptor or the request body threw: a bug,
-        // not a cancel. NOT_RETRYABLE, as the interceptor reports it (it sees the throw itself).
-        logical.failedBelow(below);
-        deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, error), null));
-        return;
-      }
-      // An attempt canceled from outside okretry's own cancel(): by okretry's deadline or its call
-      // timeout (the time the logical call had left) when that has run out, else by someone else
-      // (Dispatcher.cancelAll, an event listener).
-      GiveUpReason cutShort =
-          canceled ? GiveUpReason.CANCELED
-              : error == null || !attempt.isCanceled() ? null
-              : watchFired || logical.deadlinePassed() ? GiveUpReason.DEADLINE_EXCEEDED
-              : GiveUpReason.CANCELED;
-      Decision decision;
-      try {
-        decision = logical.afterAttempt(response, error, cutShort);
-      } catch (RuntimeException e) {
-        if (response != null) response.close();
-        logical.failedBelow(e);
-        IOException failure = new IOException("okretry: retry decision failed", e);
-        deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, failure), null));
-        return;
-      } catch (Error e) {
-        if (response != null) response.close();
-        throw e;
-      }
-      if (decision.isRetry()) {
-        if (response != null) response.close(); // not held idle through the wait
-        schedule(decision.delayNanos());
-        return;
-      }
-      IOException failure = logical.failureFor(decision, error);
-      if (failure == null) {
-        deliverResponse(response);
-      } else {
-        if (response != null) response.close();
-        deliverFailure(failure);
-      }
-    }
-
-    /**
-     * What an interceptor or request body threw, if OkHttp turned that into this failure: its
-     * AsyncCall cancels the call and reports {@code IOException("canceled due to " + t)} with
-     * {@code t} as its cause (OkHttp 5.5; earlier versions attached it as suppressed).
-     */
-    private @Nullable Throwable thrownBelow(Call attempt, IOException error) {
-      if (canceled || !attempt.isCanceled()) return null;
-      String message = error.getMessage();
-      if (message == null || !message.startsWith("canceled due to ")) return null;
-      Throwable cause = error.getCause();
-      if (cause != null && !(cause instanceof IOException)) return cause;
-      for (Throwable t : error.getSuppressed()) {
-        if (!(t instanceof IOException)) return t;
-      }
-      return null;
     }
 
     /**
@@ -385,7 +338,7 @@ final class RetryingCall implements Call {
         }
       } catch (RejectedExecutionException e) {
         factory.waiting.remove(this);
-        deliverFailure(logical.waitFailed(new IOException("RetryingCallFactory is closed", e), false));
+        act(logical.next(new IOException("RetryingCallFactory is closed", e)), null);
         return;
       }
       factory.watchScheduler();
@@ -406,7 +359,7 @@ final class RetryingCall implements Call {
         factory.waiting.remove(this);
         offThisThread(() -> {
           try {
-            deliverFailure(logical.waitFailed(new IOException(why), false));
+            act(logical.next(new IOException(why)), null);
           } catch (RuntimeException | Error t) {
             crashed(t);
             throw t;

@@ -2,8 +2,6 @@ package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.okretry.internal.Admission;
-import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
 import java.io.IOException;
@@ -78,22 +76,19 @@ class PacingHooksTest {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request toA = get("https://a.test/start");
     Request toB = get("https://b.test/moved"); // A redirected to B, and B refused
-    LogicalCall call = new LogicalCall(retry.policy(), toA, 0, 0);
-    assertThat(call.beforeAttempt()).as("not waiting on anything: go").isEqualTo(Admission.go());
-    call.attemptStarting(null);
-    Decision decision = call.afterAttempt(response(toB, 429, "1"), null, null);
-    assertThat(decision.delayNanos()).as("the server's second, exactly (spread 0)").isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), toA, 0);
+    LogicalCall.Attempt attempt = send(call);
+    Step decision = call.ended(attempt, response(toB, 429, "1"), null, 0);
+    assertThat(decision.waitNanos()).as("the server's second, exactly (spread 0)").isEqualTo(1_000 * MS);
     assertThat(budget.availableTokens()).as("a retry that honours Retry-After costs half").isEqualTo(99.5);
 
     time.advance(Duration.ofSeconds(1));
     teach(retry, "https://b.test:443", 400); // B's pacer: turns 400 ms apart, the last one now
-    Admission turn = call.beforeAttempt();
+    Step turn = call.next(null);
     assertThat(turn.waitNanos()).as("the next turn at B").isEqualTo(400 * MS);
     time.advance(Duration.ofMillis(400));
-    assertThat(call.beforeAttempt()).as("its turn: go").isEqualTo(Admission.go());
-
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(toB, 200, null), null, null)).isEqualTo(Decision.deliver());
+    attempt = send(call);
+    assertThat(call.ended(attempt, response(toB, 200, null), null, 0)).isSameAs(Step.RETURN);
     // The admitted turn, 400 ms after the last, was back to back with it: B's turns now go
     // 400 ms × 1.1 (PACING_MARGIN) apart.
     long now = time.nanoTime();
@@ -106,30 +101,30 @@ class PacingHooksTest {
   void aTurnNeverComesPastMaxRetryAfterNorIntoTheSecondHalfOfTheTimeLeft() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(4));
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    Decision decision = call.afterAttempt(response(request, 503, "1"), null, null);
-    assertThat(decision.delayNanos()).isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    LogicalCall.Attempt attempt = send(call);
+    Step decision = call.ended(attempt, response(request, 503, "1"), null, 0);
+    assertThat(decision.waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, "https://a.test:443", 10_000); // turns 10 s apart
     // 4 s deadline: 1 s Retry-After leaves 3 s, of which the wait may take half: at most 2.5 s.
-    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(1_500 * MS);
+    assertThat(call.next(null).waitNanos()).isEqualTo(1_500 * MS);
     time.advance(Duration.ofMillis(1_500));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    send(call);
   }
 
   @Test
   void aRetryAfterAnErrorIsNotPacedAndCostsAWholeToken() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    Decision decision = call.afterAttempt(response(request, 503, null), null, null);
-    assertThat(decision.isRetry()).isTrue();
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    LogicalCall.Attempt attempt = send(call);
+    Step decision = call.ended(attempt, response(request, 503, null), null, 0);
+    assertThat(decision.kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(budget.availableTokens()).isEqualTo(99.0);
-    time.advance(Duration.ofNanos(decision.delayNanos()));
+    time.advance(Duration.ofNanos(decision.waitNanos()));
     teach(retry, "https://a.test:443", 10_000);
-    assertThat(call.beforeAttempt()).as("backoff only: the pacer is for Retry-After crowds").isEqualTo(Admission.go());
+    send(call);
   }
 
   @Test
@@ -143,8 +138,15 @@ class PacingHooksTest {
     Request toB = get("https://b.test/");
     client.newCall(toB).execute().close();
     assertThat(retry.policy().originGate.size()).isZero();
-    assertThat(LogicalCall.canDeferState(retry.policy(), toB, 0))
-        .as("calls make their first attempt without state again").isTrue();
+    assertThat(LogicalCall.open(retry.policy(), toB, 0))
+        .as("calls make their first attempt without state again").isNull();
+  }
+
+  /** Asks {@code call} for its next step, which must be SEND, and returns the attempt to send. */
+  static LogicalCall.Attempt send(LogicalCall call) {
+    Step step = call.next(null);
+    assertThat(step.kind()).as("SEND").isEqualTo(Step.Kind.SEND);
+    return step.attempt();
   }
 
   static final String ORIGIN = "https://a.test:443";
@@ -167,10 +169,9 @@ class PacingHooksTest {
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
-    LogicalCall other = new LogicalCall(retry.policy(), get("https://a.test/other"), 0, 0);
-    assertThat(other.beforeAttempt()).isEqualTo(Admission.go());
-    other.attemptStarting(null);
-    assertThat(other.afterAttempt(response(other.request(), 200, null), null, null)).isEqualTo(Decision.deliver());
+    LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
+    LogicalCall.Attempt attempt = send(other);
+    assertThat(other.ended(attempt, response(attempt.request(), 200, null), null, 0)).isSameAs(Step.RETURN);
     // A turn refused 360 ms after the other call's admission (460 ms after the crowd's last one).
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
     assertThat(nextTurn(retry, sent + 1)).as("lo 360 ms: turns 450 ms apart").isEqualTo(taught + 450 * MS);
@@ -183,9 +184,8 @@ class PacingHooksTest {
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
-    LogicalCall other = new LogicalCall(retry.policy(), get("https://a.test/other"), 0, 0);
-    other.beforeAttempt();
-    other.attemptStarting(null); // sent, not answered yet
+    LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
+    send(other); // sent, not answered yet
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
     assertThat(nextTurn(retry, sent + 1)).as("still 400 ms apart: the refusal may be the other call's doing")
         .isEqualTo(taught + 400 * MS);
@@ -195,16 +195,15 @@ class PacingHooksTest {
   void aRefusedTurnTeachesThePacerOfTheOriginThatRefusedIt() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).delayNanos()).isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    LogicalCall.Attempt attempt = send(call);
+    assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now
-    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(400 * MS);
+    assertThat(call.next(null).waitNanos()).isEqualTo(400 * MS);
     time.advance(Duration.ofMillis(400));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).isRetry()).isTrue();
+    attempt = send(call);
+    assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).kind()).isEqualTo(Step.Kind.WAIT);
     // Refused 400 ms after the last admission: lo 400 ms, turns 500 ms apart from this one.
     long now = time.nanoTime();
     assertThat(nextTurn(retry, now)).isEqualTo(now + 500 * MS);
@@ -215,22 +214,20 @@ class PacingHooksTest {
     RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryAfterSpread(0).jitter(Jitter.NONE)
         .maxRetries(5).maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget).build());
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    call.afterAttempt(response(request, 429, "1"), null, null);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    LogicalCall.Attempt attempt = send(call);
+    call.ended(attempt, response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);
-    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(400 * MS);
+    assertThat(call.next(null).waitNanos()).isEqualTo(400 * MS);
     time.advance(Duration.ofMillis(400));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
-    call.attemptStarting(null);
-    Decision backoff = call.afterAttempt(null, new SocketTimeoutException("timeout"), null);
-    assertThat(backoff.delayNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
-    time.advance(Duration.ofNanos(backoff.delayNanos()));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    attempt = send(call);
+    Step backoff = call.ended(attempt, null, new SocketTimeoutException("timeout"), 0);
+    assertThat(backoff.waitNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
+    time.advance(Duration.ofNanos(backoff.waitNanos()));
     long sent = time.nanoTime();
-    call.attemptStarting(null);
-    call.afterAttempt(response(request, 200, null), null, null);
+    attempt = send(call);
+    call.ended(attempt, response(request, 200, null), null, 0);
     // Its admission counts as another call's: a turn refused 360 ms later teaches lo = 360 ms.
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
     long lastTurn = sent - 400 * MS; // the turn that ended in the exception
@@ -246,12 +243,12 @@ class PacingHooksTest {
     Request request = get("https://a.test/");
     long start = time.nanoTime();
     retry.policy().originGate.close(request.url(), start, start + 1_000 * MS, 503);
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.waitFor(1_000 * MS));
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    assertThat(call.next(null).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);
-    assertThat(call.beforeAttempt()).as("the gate is open: the pacer's next turn").isEqualTo(Admission.waitFor(400 * MS));
+    assertThat(call.next(null).waitNanos()).as("the gate is open: the pacer's next turn").isEqualTo(400 * MS);
     time.advance(Duration.ofMillis(400));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    send(call);
   }
 }

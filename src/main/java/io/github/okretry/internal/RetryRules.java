@@ -12,9 +12,6 @@ import io.github.okretry.GiveUpReason;
  */
 public final class RetryRules {
 
-  /** The value of {@code remainingNanos} for a call without a deadline. */
-  public static final long NO_DEADLINE = Long.MAX_VALUE;
-
   private final Backoff backoff;
   private final long maxRetryAfterNanos;
   private final double retryAfterSpread;

@@ -34,7 +34,7 @@ class RetryRulesTest {
   final Backoff none = new Backoff(100, 1000, 2, Jitter.NONE);
   final RetryRules policy = new RetryRules(none, 5_000, 0);
   final long absent = RetryAfter.ABSENT;
-  final long noDeadline = RetryRules.NO_DEADLINE;
+  final long noDeadline = CallDeadline.NO_DEADLINE;
 
   @Test
   void rejectsInvalid() {
@@ -94,11 +94,11 @@ class RetryRulesTest {
     @Test
     void spreadGoesOnlyUpwardAndStaysUnderTheCeiling() {
       RetryRules spread = new RetryRules(none, 5_000, 0.5);
-      assertThat(spread.spreadUpward(1_000, RetryRules.NO_DEADLINE, LOWEST)).isEqualTo(1_000);
-      assertThat(spread.spreadUpward(1_000, RetryRules.NO_DEADLINE, HIGHEST)).isEqualTo(1_500);
-      assertThat(spread.spreadUpward(4_000, RetryRules.NO_DEADLINE, HIGHEST)).isEqualTo(5_000);
-      assertThat(spread.spreadUpward(0, RetryRules.NO_DEADLINE, HIGHEST)).isEqualTo(0);
-      assertThat(policy.spreadUpward(1_000, RetryRules.NO_DEADLINE, HIGHEST)).isEqualTo(1_000);
+      assertThat(spread.spreadUpward(1_000, CallDeadline.NO_DEADLINE, LOWEST)).isEqualTo(1_000);
+      assertThat(spread.spreadUpward(1_000, CallDeadline.NO_DEADLINE, HIGHEST)).isEqualTo(1_500);
+      assertThat(spread.spreadUpward(4_000, CallDeadline.NO_DEADLINE, HIGHEST)).isEqualTo(5_000);
+      assertThat(spread.spreadUpward(0, CallDeadline.NO_DEADLINE, HIGHEST)).isEqualTo(0);
+      assertThat(policy.spreadUpward(1_000, CallDeadline.NO_DEADLINE, HIGHEST)).isEqualTo(1_000);
       assertThat(decide(spread, 1, 3, true, true, 1_000, noDeadline, 100, HIGHEST)).isEqualTo(Decision.retryAfter(1_500));
     }
 
@@ -107,7 +107,7 @@ class RetryRulesTest {
       RetryRules tight = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Jitter.NONE), 1_200 * MS, 1.0);
       RandomSource random = new SplittableRandom(3)::nextLong;
       for (int i = 0; i < 1_000; i++) {
-        long d = decide(tight, 1, 3, true, true, 1_000 * MS, RetryRules.NO_DEADLINE, 100 * MS, random).delayNanos();
+        long d = decide(tight, 1, 3, true, true, 1_000 * MS, CallDeadline.NO_DEADLINE, 100 * MS, random).delayNanos();
         assertThat(d).isBetween(1_000 * MS, 1_200 * MS);
       }
     }

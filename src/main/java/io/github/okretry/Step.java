@@ -1,0 +1,129 @@
+package io.github.okretry;
+
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a driver does next for one logical call, one of four, as {@link LogicalCall} decides it:
+ * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
+ * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}. The driver acts on
+ * it and never works out a reason itself. The steps of a successful call are constants (SEND is
+ * one per call, RETURN one for all): only failure paths allocate one.
+ */
+final class Step {
+
+  /** The four kinds of step. */
+  enum Kind {
+    SEND,
+    WAIT,
+    RETURN,
+    THROW
+  }
+
+  /** Return the response of the attempt that just ended, as it is. */
+  static final Step RETURN = new Step(Kind.RETURN, 0, null, null, null);
+
+  private final Kind kind;
+  private final long waitNanos;
+  private final LogicalCall.@Nullable Attempt attempt;
+  private final @Nullable Response response;
+  private final @Nullable Throwable failure;
+
+  private Step(
+      Kind kind,
+      long waitNanos,
+      LogicalCall.@Nullable Attempt attempt,
+      @Nullable Response response,
+      @Nullable Throwable failure) {
+    this.kind = kind;
+    this.waitNanos = waitNanos;
+    this.attempt = attempt;
+    this.response = response;
+    this.failure = failure;
+  }
+
+  /** Send {@code attempt}, then hand its outcome to {@link LogicalCall#ended}. */
+  static Step send(LogicalCall.Attempt attempt) {
+    return new Step(Kind.SEND, 0, attempt, null, null);
+  }
+
+  /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
+  static Step waitFor(long waitNanos) {
+    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
+    return new Step(Kind.WAIT, waitNanos, null, null, null);
+  }
+
+  /** Close any response in hand and throw {@code failure}. */
+  static Step throwing(Throwable failure) {
+    return new Step(Kind.THROW, 0, null, null, failure);
+  }
+
+  /**
+   * Return a local response standing for the origin's, which asked every caller to wait {@code
+   * waitNanos} more than this call can: status {@code code}, a {@code Retry-After} for the time
+   * still asked (whole seconds, rounded up), an empty body, and a message that says okretry made
+   * it. Nothing was sent.
+   */
+  static Step throttled(Request request, int code, long waitNanos, long nowMillis) {
+    long seconds = (waitNanos + 999_999_999L) / 1_000_000_000L;
+    Response local =
+        new Response.Builder()
+            .request(request)
+            .protocol(Protocol.HTTP_1_1)
+            .code(code)
+            .message("Throttled locally by okretry: origin asked to wait")
+            .header("Retry-After", Long.toString(seconds))
+            .body(ResponseBody.create("", (MediaType) null))
+            .sentRequestAtMillis(nowMillis)
+            .receivedResponseAtMillis(nowMillis)
+            .build();
+    return new Step(Kind.RETURN, 0, null, local, null);
+  }
+
+  Kind kind() {
+    return kind;
+  }
+
+  /** For {@link Kind#WAIT}: how long; else 0. */
+  long waitNanos() {
+    return waitNanos;
+  }
+
+  /** For {@link Kind#SEND}: the attempt to send. */
+  LogicalCall.Attempt attempt() {
+    if (attempt == null) throw new IllegalStateException("not a SEND: " + this);
+    return attempt;
+  }
+
+  /** For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one. */
+  @Nullable Response responseOr(@Nullable Response inHand) {
+    return response != null ? response : inHand;
+  }
+
+  /**
+   * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed.
+   * An {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
+   */
+  Throwable failure() {
+    if (failure == null) throw new IllegalStateException("not a THROW: " + this);
+    return failure;
+  }
+
+  @Override
+  public String toString() {
+    switch (kind) {
+      case SEND:
+        return "SEND";
+      case WAIT:
+        return "WAIT(" + waitNanos + " ns)";
+      case RETURN:
+        return response != null ? "RETURN(local " + response.code() + ")" : "RETURN";
+      default:
+        return "THROW(" + failure + ")";
+    }
+  }
+}
