@@ -24,13 +24,13 @@ final class AttemptSettings implements Interceptor {
 
   @Override
   public Response intercept(Chain chain) throws IOException {
-    LogicalCall.Attempt attempt = chain.request().tag(LogicalCall.Attempt.class);
+    Attempt attempt = chain.request().tag(Attempt.class);
     if (attempt == null) return chain.proceed(chain.request());
     return apply(chain, attempt, time).proceed(chain.request());
   }
 
   /** {@code chain} set up for {@code attempt}; its deadline is on {@code time}'s clock. */
-  static Chain apply(Chain chain, LogicalCall.Attempt attempt, TimeSource time) {
+  static Chain apply(Chain chain, Attempt attempt, TimeSource time) {
     // OkHttp would silently resend an unsafe request if a pooled connection dropped after it was
     // written; only okretry, which knows it is unsafe, may decide about repeats.
     Chain set = attempt.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;

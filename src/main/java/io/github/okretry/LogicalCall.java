@@ -10,41 +10,28 @@ import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.PacedCall;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
-import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One logical call under a {@link RetryPolicy}: its state across attempts (the request with its
- * key, the attempt count, the deadline, the previous wait, earlier failures) and every decision
- * about it. A driver asks {@link #next} before an attempt and after a wait, and hands each
- * attempt's outcome to {@link #ended}, with what it saw as flags ({@link #CALLER_CANCELED} …);
- * both answer with a {@link Step}, never a reason. It reports each event to the policy's {@link
- * Events} but does no I/O: it never sends, closes, sleeps or throws. Not thread-safe: one logical
- * call is driven by one thread at a time.
+ * One logical call under a {@link RetryPolicy}: its state across attempts and every decision about
+ * it. A driver asks {@link #next} before an attempt and after a wait, and hands each attempt's
+ * outcome to {@link #ended} with what it saw ({@link Seen}); both answer with a {@link Step}, never
+ * a reason. It reports each event to the policy's {@link Events} but does no I/O: it never sends,
+ * closes, sleeps or throws. Not thread-safe: one logical call is driven by one thread at a time.
  */
 final class LogicalCall {
 
-  /** Seen by the driver: the caller canceled (behind the interceptor: its one call was canceled). */
-  static final int CALLER_CANCELED = 1;
-  /** Seen by the driver: the attempt's OkHttp call was canceled, by whomever. */
-  static final int ATTEMPT_CANCELED = 2;
-  /** Seen by the driver: its {@link DeadlineWatch} cut the attempt. */
-  static final int WATCH_FIRED = 4;
-  /** Seen by the driver: its thread is interrupted. */
-  static final int INTERRUPTED = 8;
-
-  private final RetryPolicy policy;
-  private final Request request;
+  final RetryPolicy policy;
+  final Request request;
   private final int maxRetries;
-  private final CallDeadline deadline;
+  final CallDeadline deadline;
   private final boolean repeatableBody;
-  private final boolean idempotent;
-  private final boolean needsTracker;
+  final boolean idempotent;
+  final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
 
   private int attempts;
@@ -53,8 +40,7 @@ final class LogicalCall {
   private @Nullable String lastFailure;
   private @Nullable Attempt attempt; // one reused: attempts follow one another
   private @Nullable Step decided; // on an attempt made without state, for the first next()
-  // What classify() found out about the attempt that just ended.
-  private boolean retryable;
+  private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
 
@@ -62,7 +48,7 @@ final class LogicalCall {
       RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
     this.policy = policy;
     this.request = request;
-    // Overrides are read here and in canDefer(), from one ownDeadlineNanos().
+    // Overrides are read here and in ownDeadlineNanos() only.
     this.maxRetries =
         overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
     this.deadline = CallDeadline.of(policy.time.nanoTime(), ownDeadlineNanos(policy, overrides), callTimeoutNanos);
@@ -75,14 +61,10 @@ final class LogicalCall {
   }
 
   /**
-   * A logical call for {@code request} (stamped with its key), or null if its first attempt needs
-   * nothing from okretry: no deadline to start, no origin state to consult or report to, no
-   * listener, no send to track and no OkHttp retry to turn off. The driver then makes that attempt
-   * with no state at all and hands its outcome to {@link #afterStatelessAttempt}, so the common
-   * success allocates nothing here.
-   *
-   * @param callTimeoutNanos OkHttp's timeout for the whole call, 0 for none; it started a moment
-   *     before this is called
+   * A logical call for {@code request} (stamped with its key; {@code callTimeoutNanos} is OkHttp's
+   * for the whole call, 0 for none), or null if its first attempt needs nothing from okretry: no
+   * deadline, no origin state, no listener, no send to track, no OkHttp retry to turn off. The
+   * driver then makes it without state and hands its outcome to {@link #afterStatelessAttempt}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides overrides = RequestTags.overrides(request);
@@ -106,20 +88,15 @@ final class LogicalCall {
    */
   static @Nullable LogicalCall afterStatelessAttempt(
       RetryPolicy policy, Request request, @Nullable Response response, @Nullable IOException error, int seen) {
-    if (response != null && depositIfDone(policy, response)) return null;
+    if (response != null && !policy.classifier.isRetryableStatus(response.code())
+        && !policy.classifier.hasResponsePredicate()) {
+      policy.budget.deposit();
+      return null;
+    }
     LogicalCall call = new LogicalCall(policy, request, RequestTags.overrides(request), 0);
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
-  }
-
-  /** True, after a deposit into the budget, if {@code response} ends the call by status alone. */
-  private static boolean depositIfDone(RetryPolicy policy, Response response) {
-    if (policy.classifier.isRetryableStatus(response.code()) || policy.classifier.hasResponsePredicate()) {
-      return false;
-    }
-    policy.budget.deposit();
-    return true;
   }
 
   /** The one reading of the overrides' deadline: okretry's own budget, 0 for none. */
@@ -133,10 +110,8 @@ final class LogicalCall {
    */
   Step next(@Nullable IOException waitEndedBy) {
     Step d = decided;
-    if (d != null) {
-      decided = null;
-      return d;
-    }
+    decided = null;
+    if (d != null) return d;
     long now = policy.time.nanoTime();
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
     if (policy.originWideRetryAfter()) {
@@ -153,7 +128,7 @@ final class LogicalCall {
 
   private Attempt attemptHandle() {
     Attempt a = attempt;
-    if (a == null) attempt = a = new Attempt();
+    if (a == null) attempt = a = new Attempt(this);
     a.number = attempts;
     return a;
   }
@@ -175,18 +150,16 @@ final class LogicalCall {
 
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
-    boolean pastDeadline = deadline.passed(now);
-    GiveUpReason reason =
-        pastDeadline ? GiveUpReason.DEADLINE_EXCEEDED
-            : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED
-            : GiveUpReason.CANCELED;
-    String failure = lastFailure != null ? lastFailure : pastDeadline ? "deadline" : Events.describe(null, e);
-    return giveUp(reason, failure, pastDeadline ? CallTimeouts.deadlineTimeout(e) : e);
+    String failure = lastFailure != null ? lastFailure : Events.describe(null, e);
+    if (deadline.passed(now)) {
+      return giveUp(GiveUpReason.DEADLINE_EXCEEDED, lastFailure != null ? lastFailure : "deadline", CallTimeouts.deadlineTimeout(e));
+    }
+    return giveUp(e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED, failure, e);
   }
 
   /**
    * What to do after {@code attempt} ended with {@code response} or {@code error}; {@code seen}
-   * is what the driver saw ({@link #CALLER_CANCELED} | … , 0 for nothing). {@code error} is an
+   * is what the driver saw ({@link Seen} flags, 0 for nothing). {@code error} is an
    * {@link IOException}, or what a layer below okretry threw unchecked.
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
@@ -198,16 +171,14 @@ final class LogicalCall {
   }
 
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
-    Throwable below = thrownBelow(error, seen);
+    Throwable below = Seen.thrownBelow(error, seen);
     if (below != null) return failedBelow(below, error);
-    GiveUpReason cut = cutShort(response == null, seen);
+    GiveUpReason cut = Seen.cutShort(seen, response == null, deadline.passed(policy.time.nanoTime()));
     IOException e = (IOException) error;
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
     if (early != null) return early;
     lastFailure = Events.describe(response, e);
-    if (cut != null) {
-      // Checked for responses too: a retry that cannot happen must not spend a budget token, and
-      // the wait this response would lead to can no longer happen, so it ends as a wait would.
+    if (cut != null) { // for responses too: a retry that cannot happen ends as a wait would
       return giveUp(cut, lastFailure,
           response == null ? e
               : cut == GiveUpReason.INTERRUPTED ? new InterruptedIOException("interrupted")
@@ -230,40 +201,6 @@ final class LogicalCall {
     }
     if (!decision.isRetry()) return giveUp(decision.reason(), lastFailure, e);
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
-  }
-
-  /**
-   * Why the attempt was ended from outside, with one precedence for both drivers: a deadline (only
-   * for an attempt that failed: a response in hand was decided in time), the caller's cancel,
-   * another's cancel, an interrupt; or null if it ended by itself.
-   */
-  private @Nullable GiveUpReason cutShort(boolean failed, int seen) {
-    boolean attemptCanceled = (seen & ATTEMPT_CANCELED) != 0;
-    if (failed && ((seen & WATCH_FIRED) != 0 || attemptCanceled && deadline.passed(policy.time.nanoTime()))) {
-      return GiveUpReason.DEADLINE_EXCEEDED; // a cancel by a deadline is the timeout it is
-    }
-    if ((seen & CALLER_CANCELED) != 0 || failed && attemptCanceled) return GiveUpReason.CANCELED;
-    return (seen & INTERRUPTED) != 0 ? GiveUpReason.INTERRUPTED : null;
-  }
-
-  /**
-   * What an interceptor or request body threw, if that is how the attempt ended: thrown as it is,
-   * or, for a separate OkHttp call, as its AsyncCall reports it (it cancels the call and reports
-   * {@code IOException("canceled due to " + t)} with {@code t} as its cause in OkHttp 5.5, as
-   * suppressed before). A bug, not a cancel.
-   */
-  private static @Nullable Throwable thrownBelow(@Nullable Throwable error, int seen) {
-    if (error == null) return null;
-    if (!(error instanceof IOException)) return error;
-    if ((seen & CALLER_CANCELED) != 0 || (seen & ATTEMPT_CANCELED) == 0) return null;
-    String message = error.getMessage();
-    if (message == null || !message.startsWith("canceled due to ")) return null;
-    Throwable cause = error.getCause();
-    if (cause != null && !(cause instanceof IOException)) return cause;
-    for (Throwable t : error.getSuppressed()) {
-      if (!(t instanceof IOException)) return t;
-    }
-    return null;
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
@@ -340,89 +277,23 @@ final class LogicalCall {
     return Step.waitFor(delayNanos);
   }
 
-  /** The attempt ended in a bug below okretry (or in it): the call ends with {@code failure}. */
+  /** A bug below okretry (or in it) ended the attempt: the call ends with {@code failure}. */
   private Step failedBelow(Throwable below, @Nullable Throwable failure) {
-    Throwable last = failure instanceof IOException ? withHistory((IOException) failure) : below;
-    lastFailure = Events.describe(null, below);
-    policy.events.gaveUp(request, attempts, GiveUpReason.NOT_RETRYABLE, lastFailure);
-    return Step.throwing(last);
+    return giveUp(GiveUpReason.NOT_RETRYABLE, Events.describe(null, below), failure instanceof IOException ? failure : below);
   }
 
   /**
-   * The call ends for {@code reason}: the caller gets {@code thrown} with earlier failures attached
-   * as suppressed, or, if null, the response in hand.
+   * The call ends for {@code reason}: the caller gets {@code thrown} (an IOException with at most
+   * the first and last few earlier failures attached as suppressed, {@link FailureHistory}, or an
+   * unchecked throw from below as it is), or, if null, the response in hand.
    */
-  private Step giveUp(@Nullable GiveUpReason reason, String failure, @Nullable IOException thrown) {
+  private Step giveUp(@Nullable GiveUpReason reason, String failure, @Nullable Throwable thrown) {
     lastFailure = failure;
     policy.events.gaveUp(request, attempts, reason, failure);
-    return thrown != null ? Step.throwing(withHistory(thrown)) : Step.RETURN;
-  }
-
-  /** {@code last} with at most the first and the last few earlier failures ({@link FailureHistory}). */
-  private IOException withHistory(IOException last) {
+    if (thrown == null) return Step.RETURN;
     FailureHistory e = earlier;
-    if (e != null) {
-      e.attachTo(last);
-      earlier = null;
-    }
-    return last;
-  }
-
-  /**
-   * One attempt of this call, as a driver sends it: it gets the attempt with {@link Step#send} and
-   * hands it back to {@link #ended}. Attempts of one call follow one another, so one is reused; a
-   * hedge (two in flight) would take a second. The factory's attempts carry it as a request tag,
-   * for {@link AttemptSettings}.
-   */
-  final class Attempt implements SendTracker.OnNetworkRequest {
-    final Step send = Step.send(this);
-    private int number;
-    private @Nullable SendTracker tracker;
-    private @Nullable Call trackedCall;
-
-    /** The request to send, with its idempotency key if it has one. */
-    Request request() {
-      return request;
-    }
-
-    /** The end of the logical call on the policy's clock, or {@link CallDeadline#NO_DEADLINE}. */
-    long deadlineNanos() {
-      return deadline.endNanos();
-    }
-
-    /** True if nothing underneath okretry (OkHttp's own retries) may send this request twice. */
-    boolean mustNotRepeatUnderneath() {
-      return !idempotent;
-    }
-
-    /** How long the driver's {@link DeadlineWatch} bounds this attempt in flight, or 0 for none. */
-    long watchNanos() {
-      return deadline.watchNanos(policy.time.nanoTime());
-    }
-
-    /** The call timeout a separate OkHttp call for this attempt gets, or 0 for none. */
-    long callTimeoutNanos() {
-      return deadline.attemptCallTimeoutNanos(policy.time.nanoTime());
-    }
-
-    /** Watches {@code call} for this attempt's network requests, if anything needs to know. */
-    void attachTo(Call call) {
-      if (!needsTracker) return;
-      if (trackedCall != call) { // the interceptor has one call; the async factory one per attempt
-        tracker = SendTracker.attach(call, policy.events.hasListener() ? this : null);
-        trackedCall = call;
-      }
-      tracker.reset();
-    }
-
-    boolean provenNotSent() {
-      SendTracker t = tracker;
-      return t != null && !t.requestSent();
-    }
-
-    @Override
-    public void onNetworkRequest(int requestInAttempt) {
-      policy.events.networkRequest(request, number, requestInAttempt);
-    }
+    if (e != null && thrown instanceof IOException) e.attachTo((IOException) thrown);
+    earlier = null;
+    return Step.throwing(thrown);
   }
 }

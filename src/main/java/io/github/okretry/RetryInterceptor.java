@@ -136,7 +136,7 @@ public final class RetryInterceptor implements Interceptor {
     for (Step step = logical.next(null); ; ) {
       switch (step.kind()) {
         case SEND:
-          LogicalCall.Attempt attempt = step.attempt();
+          Attempt attempt = step.attempt();
           Chain attemptChain = AttemptSettings.apply(chain, attempt, policy.time);
           attempt.attachTo(call);
           DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
@@ -170,9 +170,9 @@ public final class RetryInterceptor implements Interceptor {
 
   /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
   private static int seen(Call call, boolean watchFired) {
-    return (watchFired ? LogicalCall.WATCH_FIRED : 0)
-        | (call.isCanceled() ? LogicalCall.CALLER_CANCELED | LogicalCall.ATTEMPT_CANCELED : 0)
-        | (Thread.currentThread().isInterrupted() ? LogicalCall.INTERRUPTED : 0);
+    return (watchFired ? Seen.WATCH_FIRED : 0)
+        | (call.isCanceled() ? Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED : 0)
+        | (Thread.currentThread().isInterrupted() ? Seen.INTERRUPTED : 0);
   }
 
   private static Response proceed(Chain chain, Request request) throws IOException {

@@ -181,7 +181,7 @@ final class RetryingCall implements Call {
     /** Bounds the attempt in flight by okretry's own deadline; stopped once its outcome is in. */
     private volatile @Nullable DeadlineWatch watch;
     /** The attempt in flight, sent by send() and handed back to the call by after(). */
-    private volatile LogicalCall.@Nullable Attempt inFlight;
+    private volatile @Nullable Attempt inFlight;
     /** True while enqueue() runs the first step on the caller's thread. */
     volatile boolean starting;
     /** True while a scheduled step runs on the factory's scheduler thread. */
@@ -246,7 +246,7 @@ final class RetryingCall implements Call {
       }
     }
 
-    private void send(LogicalCall.Attempt attempt) {
+    private void send(Attempt attempt) {
       // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
       // none) afresh: bound it instead by what the logical call has left. call.timeout() gets
       // OkHttp's own timeout semantics (it also bounds reading the body); okretry's own deadline,
@@ -254,7 +254,7 @@ final class RetryingCall implements Call {
       // DeadlineWatch stopped in decide()), so a slow predicate or listener cannot cancel a
       // response decided in time.
       Call call = factory.attemptClient.newCall(
-          attempt.request().newBuilder().tag(LogicalCall.Attempt.class, attempt).build());
+          attempt.request().newBuilder().tag(Attempt.class, attempt).build());
       call.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
       for (EventListener l : eventListeners) call.addEventListener(l);
       current = call;
@@ -281,9 +281,9 @@ final class RetryingCall implements Call {
         watch = null;
         boolean fired = w != null && w.stop(); // before any user code runs on the outcome
         int seen =
-            (fired ? LogicalCall.WATCH_FIRED : 0)
-                | (canceled ? LogicalCall.CALLER_CANCELED : 0)
-                | (attempt.isCanceled() ? LogicalCall.ATTEMPT_CANCELED : 0);
+            (fired ? Seen.WATCH_FIRED : 0)
+                | (canceled ? Seen.CALLER_CANCELED : 0)
+                | (attempt.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
         Step step;
         try {
           step = logical.ended(inFlight, response, error, seen);

@@ -29,14 +29,14 @@ final class Step {
 
   private final Kind kind;
   private final long waitNanos;
-  private final LogicalCall.@Nullable Attempt attempt;
+  private final @Nullable Attempt attempt;
   private final @Nullable Response response;
   private final @Nullable Throwable failure;
 
   private Step(
       Kind kind,
       long waitNanos,
-      LogicalCall.@Nullable Attempt attempt,
+      @Nullable Attempt attempt,
       @Nullable Response response,
       @Nullable Throwable failure) {
     this.kind = kind;
@@ -47,7 +47,7 @@ final class Step {
   }
 
   /** Send {@code attempt}, then hand its outcome to {@link LogicalCall#ended}. */
-  static Step send(LogicalCall.Attempt attempt) {
+  static Step send(Attempt attempt) {
     return new Step(Kind.SEND, 0, attempt, null, null);
   }
 
@@ -94,7 +94,7 @@ final class Step {
   }
 
   /** For {@link Kind#SEND}: the attempt to send. */
-  LogicalCall.Attempt attempt() {
+  Attempt attempt() {
     if (attempt == null) throw new IllegalStateException("not a SEND: " + this);
     return attempt;
   }

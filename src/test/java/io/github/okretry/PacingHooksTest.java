@@ -77,7 +77,7 @@ class PacingHooksTest {
     Request toA = get("https://a.test/start");
     Request toB = get("https://b.test/moved"); // A redirected to B, and B refused
     LogicalCall call = LogicalCall.start(retry.policy(), toA, 0);
-    LogicalCall.Attempt attempt = send(call);
+    Attempt attempt = send(call);
     Step decision = call.ended(attempt, response(toB, 429, "1"), null, 0);
     assertThat(decision.waitNanos()).as("the server's second, exactly (spread 0)").isEqualTo(1_000 * MS);
     assertThat(budget.availableTokens()).as("a retry that honours Retry-After costs half").isEqualTo(99.5);
@@ -102,7 +102,7 @@ class PacingHooksTest {
     RetryInterceptor retry = retry(Duration.ofSeconds(4));
     Request request = get("https://a.test/");
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
-    LogicalCall.Attempt attempt = send(call);
+    Attempt attempt = send(call);
     Step decision = call.ended(attempt, response(request, 503, "1"), null, 0);
     assertThat(decision.waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
@@ -118,7 +118,7 @@ class PacingHooksTest {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
-    LogicalCall.Attempt attempt = send(call);
+    Attempt attempt = send(call);
     Step decision = call.ended(attempt, response(request, 503, null), null, 0);
     assertThat(decision.kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(budget.availableTokens()).isEqualTo(99.0);
@@ -143,7 +143,7 @@ class PacingHooksTest {
   }
 
   /** Asks {@code call} for its next step, which must be SEND, and returns the attempt to send. */
-  static LogicalCall.Attempt send(LogicalCall call) {
+  static Attempt send(LogicalCall call) {
     Step step = call.next(null);
     assertThat(step.kind()).as("SEND").isEqualTo(Step.Kind.SEND);
     return step.attempt();
@@ -170,7 +170,7 @@ class PacingHooksTest {
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
     LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
-    LogicalCall.Attempt attempt = send(other);
+    Attempt attempt = send(other);
     assertThat(other.ended(attempt, response(attempt.request(), 200, null), null, 0)).isSameAs(Step.RETURN);
     // A turn refused 360 ms after the other call's admission (460 ms after the crowd's last one).
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
@@ -196,7 +196,7 @@ class PacingHooksTest {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
-    LogicalCall.Attempt attempt = send(call);
+    Attempt attempt = send(call);
     assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now
@@ -215,7 +215,7 @@ class PacingHooksTest {
         .maxRetries(5).maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget).build());
     Request request = get("https://a.test/");
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
-    LogicalCall.Attempt attempt = send(call);
+    Attempt attempt = send(call);
     call.ended(attempt, response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);

@@ -108,19 +108,19 @@ class StepTest {
     // The watch fired: the deadline, whoever else canceled.
     LogicalCall a = LogicalCall.start(p, get, 0);
     assertThat(a.ended(a.next(null).attempt(), null, canceled,
-        LogicalCall.WATCH_FIRED | LogicalCall.CALLER_CANCELED | LogicalCall.ATTEMPT_CANCELED).failure())
+        Seen.WATCH_FIRED | Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED).failure())
         .isInstanceOf(SocketTimeoutException.class).hasCause(canceled);
     // The caller's cancel, before the deadline, with a retryable response in hand.
     LogicalCall b = LogicalCall.start(p, get, 0);
-    assertThat(b.ended(b.next(null).attempt(), response(503), null, LogicalCall.CALLER_CANCELED).failure())
+    assertThat(b.ended(b.next(null).attempt(), response(503), null, Seen.CALLER_CANCELED).failure())
         .hasMessage("Canceled");
     // Someone else canceled the attempt (not the caller) after a response arrived: ignored.
     LogicalCall c = LogicalCall.start(p, get, 0);
-    assertThat(c.ended(c.next(null).attempt(), response(503), null, LogicalCall.ATTEMPT_CANCELED).kind())
+    assertThat(c.ended(c.next(null).attempt(), response(503), null, Seen.ATTEMPT_CANCELED).kind())
         .isEqualTo(Step.Kind.WAIT);
     // An interrupt, with a response in hand.
     LogicalCall d = LogicalCall.start(p, get, 0);
-    assertThat(d.ended(d.next(null).attempt(), response(503), null, LogicalCall.INTERRUPTED).failure())
+    assertThat(d.ended(d.next(null).attempt(), response(503), null, Seen.INTERRUPTED).failure())
         .isInstanceOf(InterruptedIOException.class);
   }
 
