@@ -2,8 +2,6 @@ package io.github.okretry;
 
 import io.github.okretry.internal.CallTimeouts;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -24,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>This is the blocking driver: it waits between attempts on the thread that runs the call
- * (for {@link Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same
+ * (for {@link okhttp3.Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same
  * policy without holding a thread while it waits. What is retried, when repeating is safe, and
  * how waits and the deadline work is the policy's: see {@link RetryPolicy} and
  * docs/semantics.md. The caller gets the last real outcome: the last response, body unread, or
@@ -119,88 +117,16 @@ public final class RetryInterceptor implements Interceptor {
       Response response = null;
       IOException error = null;
       try {
-        response = proceed(chain, request);
+        response = BlockingLoop.proceed(chain, request);
       } catch (IOException e) {
         error = e;
       }
-      logical = LogicalCall.afterStatelessAttempt(policy, request, response, error, seen(chain.call(), false));
+      logical = LogicalCall.afterStatelessAttempt(
+          policy, request, response, error, BlockingLoop.seen(chain.call(), false));
       if (logical == null) return response;
-      return run(chain, logical, response);
+      return BlockingLoop.run(chain, logical, response, factory);
     }
-    return run(chain, logical, null);
-  }
-
-  /** Acts on each step of {@code logical}; {@code response} is one already in hand, or null. */
-  private Response run(Chain chain, LogicalCall logical, @Nullable Response response) throws IOException {
-    Call call = chain.call();
-    for (Step step = logical.next(null); ; ) {
-      switch (step.kind()) {
-        case SEND:
-          Attempt attempt = step.attempt();
-          Chain attemptChain = AttemptSettings.apply(chain, attempt, policy.time);
-          attempt.attachTo(call);
-          DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
-          Throwable error = null;
-          try {
-            response = proceed(attemptChain, attempt.request());
-          } catch (IOException | RuntimeException | Error e) {
-            error = e;
-          }
-          // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
-          // on it, so a response decided before the deadline reaches the caller.
-          boolean fired = watch != null && watch.stop();
-          step = logical.ended(attempt, response, error, seen(call, fired));
-          break;
-        case WAIT:
-          if (response != null) response.close(); // not held idle through the wait
-          response = null;
-          step = logical.next(sleep(step.waitNanos(), call));
-          break;
-        case RETURN:
-          return step.responseOr(response);
-        default:
-          if (response != null) response.close();
-          Throwable failure = step.failure();
-          if (failure instanceof RuntimeException) throw (RuntimeException) failure;
-          if (failure instanceof Error) throw (Error) failure;
-          throw (IOException) failure;
-      }
-    }
-  }
-
-  /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
-  private static int seen(Call call, boolean watchFired) {
-    return (watchFired ? Seen.WATCH_FIRED : 0)
-        | (call.isCanceled() ? Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED : 0)
-        | (Thread.currentThread().isInterrupted() ? Seen.INTERRUPTED : 0);
-  }
-
-  private static Response proceed(Chain chain, Request request) throws IOException {
-    try {
-      return chain.proceed(request);
-    } catch (Exception e) {
-      // OkHttp 5 can throw a raw, undeclared InterruptedException while connecting, and it
-      // clears the interrupt flag: restore the flag and report it as Java I/O does.
-      if (!(e instanceof InterruptedException)) throw e;
-      Thread.currentThread().interrupt();
-      throw (IOException) new InterruptedIOException("interrupted").initCause(e);
-    }
-  }
-
-  /** Waits; returns what ended the wait early (a cancel, an interrupt, a close), or null. */
-  private @Nullable IOException sleep(long delayNanos, Call call) {
-    RetryingCallFactory f = factory;
-    if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
-    try {
-      if (f != null && f.isClosed()) return new IOException("RetryingCallFactory is closed");
-      policy.time.sleep(delayNanos, call);
-      return null;
-    } catch (IOException e) {
-      // close() cancels the waiting call to wake it: report the close, not a cancel.
-      return f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
-    } finally {
-      if (f != null) f.blockingWaits.remove(call);
-    }
+    return BlockingLoop.run(chain, logical, null, factory);
   }
 
   @Override
