@@ -7,13 +7,12 @@ import okhttp3.Request;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One attempt of a {@link LogicalCall}, as a driver sends it: it gets the attempt with {@link
- * Step#send} and hands it back to {@link LogicalCall#ended}. Attempts of one call follow one
+ * One attempt of a {@link LogicalCall}, as a driver sends it: the attempt is the SEND {@link Step}
+ * itself (so a send allocates nothing), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one call follow one
  * another, so one is reused; a hedge (two in flight) would take a second. The factory's attempts
  * carry it as a request tag, for {@link AttemptSettings}.
  */
-final class Attempt implements SendTracker.OnNetworkRequest {
-  final Step send = Step.send(this);
+final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private final LogicalCall call;
   int number; // 1 for the first
   private @Nullable SendTracker tracker;

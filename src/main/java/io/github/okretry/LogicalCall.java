@@ -123,7 +123,7 @@ final class LogicalCall {
     attempts++;
     paced.sending(request.url());
     policy.events.attemptStarted(request, attempts);
-    return attemptHandle().send;
+    return attemptHandle();
   }
 
   private Attempt attemptHandle() {

@@ -11,10 +11,11 @@ import org.jspecify.annotations.Nullable;
  * What a driver does next for one logical call, one of four, as {@link LogicalCall} decides it:
  * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
  * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}. The driver acts on
- * it and never works out a reason itself. The steps of a successful call are constants (SEND is
- * one per call, RETURN one for all): only failure paths allocate one.
+ * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
+ * the {@link Attempt} itself (one per call, reused by each attempt), RETURN one constant for all;
+ * only failure paths and waits allocate a step. Only {@link Attempt} extends it.
  */
-final class Step {
+class Step {
 
   /** The four kinds of step. */
   enum Kind {
@@ -25,41 +26,34 @@ final class Step {
   }
 
   /** Return the response of the attempt that just ended, as it is. */
-  static final Step RETURN = new Step(Kind.RETURN, 0, null, null, null);
+  static final Step RETURN = new Step(Kind.RETURN, 0, null, null);
 
   private final Kind kind;
   private final long waitNanos;
-  private final @Nullable Attempt attempt;
   private final @Nullable Response response;
   private final @Nullable Throwable failure;
 
-  private Step(
-      Kind kind,
-      long waitNanos,
-      @Nullable Attempt attempt,
-      @Nullable Response response,
-      @Nullable Throwable failure) {
-    this.kind = kind;
-    this.waitNanos = waitNanos;
-    this.attempt = attempt;
-    this.response = response;
-    this.failure = failure;
+  /** For {@link Attempt}, whose step is SEND: send it, then hand its outcome to {@link LogicalCall#ended}. */
+  Step() {
+    this(Kind.SEND, 0, null, null);
   }
 
-  /** Send {@code attempt}, then hand its outcome to {@link LogicalCall#ended}. */
-  static Step send(Attempt attempt) {
-    return new Step(Kind.SEND, 0, attempt, null, null);
+  private Step(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+    this.kind = kind;
+    this.waitNanos = waitNanos;
+    this.response = response;
+    this.failure = failure;
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Step(Kind.WAIT, waitNanos, null, null, null);
+    return new Step(Kind.WAIT, waitNanos, null, null);
   }
 
   /** Close any response in hand and throw {@code failure}. */
   static Step throwing(Throwable failure) {
-    return new Step(Kind.THROW, 0, null, null, failure);
+    return new Step(Kind.THROW, 0, null, failure);
   }
 
   /**
@@ -81,26 +75,26 @@ final class Step {
             .sentRequestAtMillis(nowMillis)
             .receivedResponseAtMillis(nowMillis)
             .build();
-    return new Step(Kind.RETURN, 0, null, local, null);
+    return new Step(Kind.RETURN, 0, local, null);
   }
 
-  Kind kind() {
+  final Kind kind() {
     return kind;
   }
 
   /** For {@link Kind#WAIT}: how long; else 0. */
-  long waitNanos() {
+  final long waitNanos() {
     return waitNanos;
   }
 
   /** For {@link Kind#SEND}: the attempt to send. */
-  Attempt attempt() {
-    if (attempt == null) throw new IllegalStateException("not a SEND: " + this);
-    return attempt;
+  final Attempt attempt() {
+    if (!(this instanceof Attempt)) throw new IllegalStateException("not a SEND: " + this);
+    return (Attempt) this;
   }
 
   /** For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one. */
-  @Nullable Response responseOr(@Nullable Response inHand) {
+  final @Nullable Response responseOr(@Nullable Response inHand) {
     return response != null ? response : inHand;
   }
 
@@ -108,13 +102,13 @@ final class Step {
    * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed.
    * An {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
    */
-  Throwable failure() {
+  final Throwable failure() {
     if (failure == null) throw new IllegalStateException("not a THROW: " + this);
     return failure;
   }
 
   @Override
-  public String toString() {
+  public final String toString() {
     switch (kind) {
       case SEND:
         return "SEND";

@@ -79,7 +79,7 @@ class StepTest {
     Step first = other.next(null);
     other.ended(first.attempt(), response(503), null, 0);
     time.advance(Duration.ofMillis(100));
-    assertThat(other.next(null)).as("one SEND per call, reused by each attempt").isSameAs(first);
+    assertThat(other.next(null)).as("one SEND per call, reused by each attempt").isSameAs(first).isSameAs(first.attempt());
   }
 
   @Test
