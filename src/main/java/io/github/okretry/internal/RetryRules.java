@@ -34,15 +34,15 @@ public final class RetryRules {
     this.retryAfterSpread = retryAfterSpread;
   }
 
-  public Backoff backoff() {
+  Backoff backoff() {
     return backoff;
   }
 
-  public long maxRetryAfterNanos() {
+  long maxRetryAfterNanos() {
     return maxRetryAfterNanos;
   }
 
-  public double retryAfterSpread() {
+  double retryAfterSpread() {
     return retryAfterSpread;
   }
 

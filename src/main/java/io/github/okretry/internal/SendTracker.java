@@ -64,7 +64,7 @@ public final class SendTracker extends EventListener {
   }
 
   /** Network requests whose headers the current attempt completely wrote so far. */
-  public int requestsThisAttempt() {
+  int requestsThisAttempt() {
     return requestsThisAttempt;
   }
 
