@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.Jitter;
-import java.io.IOException;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
