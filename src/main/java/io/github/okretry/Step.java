@@ -26,34 +26,42 @@ class Step {
   }
 
   /** Return the response of the attempt that just ended, as it is. */
-  static final Step RETURN = new Step(Kind.RETURN, 0, null, null);
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
 
   private final Kind kind;
-  private final long waitNanos;
-  private final @Nullable Response response;
-  private final @Nullable Throwable failure;
 
   /** For {@link Attempt}, whose step is SEND: send it, then hand its outcome to {@link LogicalCall#ended}. */
   Step() {
-    this(Kind.SEND, 0, null, null);
+    this.kind = Kind.SEND;
   }
 
-  private Step(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+  private Step(Kind kind) {
     this.kind = kind;
-    this.waitNanos = waitNanos;
-    this.response = response;
-    this.failure = failure;
+  }
+
+  /** Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays small. */
+  private static final class Other extends Step {
+    final long waitNanos;
+    final @Nullable Response response;
+    final @Nullable Throwable failure;
+
+    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+      super(kind);
+      this.waitNanos = waitNanos;
+      this.response = response;
+      this.failure = failure;
+    }
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Step(Kind.WAIT, waitNanos, null, null);
+    return new Other(Kind.WAIT, waitNanos, null, null);
   }
 
   /** Close any response in hand and throw {@code failure}. */
   static Step throwing(Throwable failure) {
-    return new Step(Kind.THROW, 0, null, failure);
+    return new Other(Kind.THROW, 0, null, failure);
   }
 
   /**
@@ -75,7 +83,7 @@ class Step {
             .sentRequestAtMillis(nowMillis)
             .receivedResponseAtMillis(nowMillis)
             .build();
-    return new Step(Kind.RETURN, 0, local, null);
+    return new Other(Kind.RETURN, 0, local, null);
   }
 
   final Kind kind() {
@@ -84,7 +92,7 @@ class Step {
 
   /** For {@link Kind#WAIT}: how long; else 0. */
   final long waitNanos() {
-    return waitNanos;
+    return this instanceof Other ? ((Other) this).waitNanos : 0;
   }
 
   /** For {@link Kind#SEND}: the attempt to send. */
@@ -95,7 +103,8 @@ class Step {
 
   /** For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one. */
   final @Nullable Response responseOr(@Nullable Response inHand) {
-    return response != null ? response : inHand;
+    Response local = this instanceof Other ? ((Other) this).response : null;
+    return local != null ? local : inHand;
   }
 
   /**
@@ -103,6 +112,7 @@ class Step {
    * An {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
    */
   final Throwable failure() {
+    Throwable failure = this instanceof Other ? ((Other) this).failure : null;
     if (failure == null) throw new IllegalStateException("not a THROW: " + this);
     return failure;
   }
@@ -113,11 +123,12 @@ class Step {
       case SEND:
         return "SEND";
       case WAIT:
-        return "WAIT(" + waitNanos + " ns)";
+        return "WAIT(" + waitNanos() + " ns)";
       case RETURN:
-        return response != null ? "RETURN(local " + response.code() + ")" : "RETURN";
+        Response local = responseOr(null);
+        return local != null ? "RETURN(local " + local.code() + ")" : "RETURN";
       default:
-        return "THROW(" + failure + ")";
+        return "THROW(" + failure() + ")";
     }
   }
 }
