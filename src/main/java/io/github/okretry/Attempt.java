@@ -52,7 +52,7 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     if (!call.needsTracker) return;
     SendTracker t = tracker;
     if (t == null || trackedCall != okhttpCall) { // the interceptor has one call; the factory one per attempt
-      tracker = t = SendTracker.attach(okhttpCall, call.policy.events.hasListener() ? this : null);
+      tracker = t = SendTracker.attach(okhttpCall, call.policy.events.watchesNetworkRequests() ? this : null);
       trackedCall = okhttpCall;
     }
     t.reset();

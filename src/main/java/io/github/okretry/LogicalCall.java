@@ -44,8 +44,7 @@ final class LogicalCall {
   private boolean provenUnprocessed;
   private long retryAfterNanos;
 
-  private LogicalCall(
-      RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
+  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
     this.policy = policy;
     this.request = request;
     // Overrides are read here and in ownDeadlineNanos() only.
@@ -55,7 +54,7 @@ final class LogicalCall {
     this.repeatableBody = RepeatSafety.repeatableBody(request.body());
     this.idempotent = RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request));
     this.needsTracker =
-        RepeatSafety.needsSendProof(repeatableBody, idempotent, maxRetries) || policy.events.hasListener();
+        RepeatSafety.needsSendProof(repeatableBody, idempotent, maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.baseDelayNanos();
     this.paced = new PacedCall(policy.originGate, policy.time);
   }
@@ -63,20 +62,22 @@ final class LogicalCall {
   /**
    * A logical call for {@code request} (stamped with its key; {@code callTimeoutNanos} is OkHttp's
    * for the whole call, 0 for none), or null if its first attempt needs nothing from okretry: no
-   * deadline, no origin state, no listener, no send to track, no OkHttp retry to turn off. The
-   * driver then makes it without state and hands its outcome to {@link #afterStatelessAttempt}.
+   * deadline, no origin state, no network request to watch, no OkHttp retry to turn off. The
+   * driver then makes it without state (this reports its start to a listener) and hands its
+   * outcome to {@link #afterStatelessAttempt}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides overrides = RequestTags.overrides(request);
     if (callTimeoutNanos == 0 && ownDeadlineNanos(policy, overrides) == 0
-        && policy.originGate.size() == 0 && !policy.events.hasListener()
+        && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+      policy.events.attemptStarted(request, 1);
       return null;
     }
     return new LogicalCall(policy, request, overrides, callTimeoutNanos);
   }
 
-  /** A logical call for {@code request}, always with its state (the async driver's way in). */
+  /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
     return new LogicalCall(policy, request, RequestTags.overrides(request), callTimeoutNanos);
   }
@@ -84,13 +85,14 @@ final class LogicalCall {
   /**
    * After a first attempt made without state ({@link #open} returned null): null if {@code
    * response} ends the call as it is, by its status alone (this deposits into the budget, as any
-   * first success does); else the logical call, whose first {@link #next} answers for that attempt.
+   * first success does, and reports the success); else the logical call, whose first {@link #next} answers for that attempt.
    */
   static @Nullable LogicalCall afterStatelessAttempt(
-      RetryPolicy policy, Request request, @Nullable Response response, @Nullable IOException error, int seen) {
+      RetryPolicy policy, Request request, @Nullable Response response, @Nullable Throwable error, int seen) {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
-      policy.budget.deposit();
+      policy.budget.deposit(); // the named side effect: a first success pays into the budget
+      policy.events.succeeded(request, response, 1);
       return null;
     }
     LogicalCall call = new LogicalCall(policy, request, RequestTags.overrides(request), 0);
@@ -277,8 +279,7 @@ final class LogicalCall {
     return Step.waitFor(delayNanos);
   }
 
-  /** A bug below okretry (or in it) ended the attempt: the call ends with {@code failure}. */
-  private Step failedBelow(Throwable below, @Nullable Throwable failure) {
+  private Step failedBelow(Throwable below, @Nullable Throwable failure) { // a bug, here or below
     return giveUp(GiveUpReason.NOT_RETRYABLE, Events.describe(null, below), failure instanceof IOException ? failure : below);
   }
 

@@ -115,11 +115,11 @@ public final class RetryInterceptor implements Interceptor {
     if (logical == null) {
       // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
       Response response = null;
-      IOException error = null;
+      Throwable error = null;
       try {
         response = BlockingLoop.proceed(chain, request);
-      } catch (IOException e) {
-        error = e;
+      } catch (IOException | RuntimeException | Error e) {
+        error = e; // a throw from below ends the call with one onGaveUp, as in the loop
       }
       logical = LogicalCall.afterStatelessAttempt(
           policy, request, response, error, BlockingLoop.seen(chain.call(), false));
