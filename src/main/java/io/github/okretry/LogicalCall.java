@@ -186,17 +186,30 @@ final class LogicalCall {
         long remaining = remainingNanos();
         if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
           policy.events.gaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
+          paced.abandon(); // a turn it may hold is given back
           return Admission.throttled(closed.code(), wait);
         }
         // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-        if (!paced.isPaced()) {
-          paced.waitOn(OriginGate.origin(request.url()), now + policy.rules.latestWaitNanos(wait, remaining));
-        }
+        if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), wait, remaining);
         return Admission.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
       }
     }
     long turn = paced.turnNanos();
     return turn > 0 ? Admission.waitFor(turn) : Admission.go();
+  }
+
+  /**
+   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within
+   * the same bounds as the spread (the ceiling, half the time left), and, if alone, no later
+   * than the spread could have put it.
+   */
+  private void waitOn(String origin, long waitNanos, long remainingNanos) {
+    long now = policy.time.nanoTime();
+    paced.waitOn(
+        origin,
+        waitNanos,
+        now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos),
+        now + policy.rules.latestWaitNanos(waitNanos, remainingNanos));
   }
 
   /**
@@ -326,11 +339,8 @@ final class LogicalCall {
       return decision;
     }
     if (throttled && response != null) {
-      // After its Retry-After this retry joins the origin's crowd, paced by the origin that
-      // answered, within the same bounds as the spread: the ceiling, half the time left.
-      paced.waitOn(
-          OriginGate.origin(response.request().url()),
-          policy.time.nanoTime() + policy.rules.latestWaitNanos(retryAfterNanos, remaining));
+      // After its Retry-After this retry joins the crowd of the origin that answered.
+      waitOn(OriginGate.origin(response.request().url()), retryAfterNanos, remaining);
     }
 
     policy.events.retryScheduled(request, attempt, lastFailure, decision.delayNanos());
@@ -363,6 +373,7 @@ final class LogicalCall {
    * threw), or because okretry's deadline passed during it. Returns what the caller gets.
    */
   IOException waitFailed(IOException e, boolean deadlinePassed) {
+    paced.abandon(); // a turn it holds must not delay the calls after it
     GiveUpReason reason =
         deadlinePassed ? GiveUpReason.DEADLINE_EXCEEDED
             : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED
