@@ -30,6 +30,7 @@ public final class PacedCall {
   private final TimeSource time;
   private int state = NOT_PACED;
   private @Nullable String origin; // the origin whose pacer this call waits on
+  private int code; // the status that made it wait, for the local response if it cannot go
   private long waitedNanos; // the Retry-After it waits out
   private long ownLatestNanos; // the latest its own Retry-After and spread could put it
   private long latestNanos; // the latest it may go, whatever the pacer says
@@ -47,40 +48,42 @@ public final class PacedCall {
   }
 
   /**
-   * The call now waits on {@code origin} (a key from {@link OriginGate#origin}), which asked for a
-   * wait of {@code waitedNanos}.
+   * The call now waits on {@code origin} (a key from {@link OriginGate#origin}), which answered
+   * {@code code} with a wait of {@code waitedNanos}.
    *
    * @param ownLatestNanos the wait's end plus the most the spread could add to it: a call alone on
    *     its origin goes no later
    * @param latestNanos the latest it may go at all (its {@code maxRetryAfter}, half the time left)
    */
-  public void waitOn(String origin, long waitedNanos, long ownLatestNanos, long latestNanos) {
+  public void waitOn(String origin, int code, long waitedNanos, long ownLatestNanos, long latestNanos) {
     this.state = WAITING;
     this.origin = origin;
+    this.code = code;
     this.waitedNanos = waitedNanos;
     this.ownLatestNanos = ownLatestNanos;
     this.latestNanos = latestNanos;
   }
 
   /**
-   * For a waiting call whose own wait is over: takes a turn from the origin's pacer and returns
-   * the wait until it, 0 to go now. If the turn would come after the call's latest time and
-   * others wait ahead of it, it takes none and goes now, at the time its own spread chose, as it
-   * would unpaced: held to its latest time instead, it would only bunch with the rest of the
-   * crowd. One turn per wait, then the call goes, however the clock behaves. For any other call,
-   * 0.
+   * For a waiting call whose own wait is over: takes a turn from the origin's pacer and says to
+   * wait for it or to go now. If others wait ahead of it and its turn would come after its latest
+   * time, it takes none and cannot go ({@link Admission#throttled} with the status it waited on
+   * and the wait its turn would have needed): held to its latest time it would bunch with the
+   * rest of the crowd there, and sent at once it would only add to the crowd the origin is
+   * turning away. One turn per wait, then the call goes, however the clock behaves. For any
+   * other call, go.
    */
-  public long turnNanos() {
-    if (state != WAITING || origin == null) return 0;
+  public Admission turn() {
+    if (state != WAITING || origin == null) return Admission.go();
     long now = time.nanoTime();
     long slot = origins.reserve(origin, now, latestNanos, ownLatestNanos);
     if (slot - Math.max(now, latestNanos) > 0) {
-      state = NOT_PACED; // no turn taken: it goes as one of the calls the pacer does not pace
-      return 0;
+      state = NOT_PACED; // no turn was taken
+      return Admission.throttled(code, slot - now);
     }
     slotNanos = slot;
     state = HOLDING;
-    return Math.max(0, slot - now);
+    return slot - now > 0 ? Admission.waitFor(slot - now) : Admission.go();
   }
 
   /**

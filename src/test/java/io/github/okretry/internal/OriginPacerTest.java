@@ -516,12 +516,9 @@ class OriginPacerTest {
       if (e[1] == 0) {
         attempts++;
         if (e[3] >= 0) pacer.used(e[3], t);
-        boolean unpacedRetry = paced && e[3] < 0 && latest[caller] != 0; // it took no turn
         boolean admitted = limiter.admit(t);
         long answered = t + (1 + random.nextInt(3)) * MS;
         if (e[3] >= 0) pacer.released(e[3], admitted, admitted ? ABSENT : RETRY_AFTER, RETRY_AFTER, answered);
-        if (unpacedRetry) pacer.sent(t);
-        if (unpacedRetry && admitted) pacer.admitted(t);
         if (admitted) {
           succeeded++;
           makespan = Math.max(makespan, answered);
@@ -533,9 +530,8 @@ class OriginPacerTest {
         }
       } else {
         long slot = paced ? pacer.reserve(t, latest[caller], ownLatest[caller]) : t;
-        boolean turn = paced && slot - Math.max(t, latest[caller]) <= 0; // else it goes now, unpaced
-        long leaves = turn ? slot : t;
-        events.add(new long[] {leaves + random.nextInt(jitterMs) * MS, 0, caller, turn ? slot : -1});
+        if (slot - Math.max(t, latest[caller]) > 0) continue; // no turn before its latest time: gives up
+        events.add(new long[] {slot + random.nextInt(jitterMs) * MS, 0, caller, paced ? slot : -1});
       }
     }
     return new Crowd(succeeded, attempts, makespan);
@@ -559,7 +555,10 @@ class OriginPacerTest {
       System.out.printf("limiter %d/s, 40 callers, 50 seeds: paced %.2f attempts/call, %.0f ms; unpaced %.2f, %.0f ms%n",
           perSecond, pacedAttempts, pacedMs, unpacedAttempts, unpacedMs);
     }
-    assertThat(paced).allSatisfy(c -> assertThat(c.succeeded()).isEqualTo(40));
+    // At 5/s the 40 need 8 s, past the 5 s ceiling: those whose turn would come later give up
+    // with the origin's answer (11 to 16 of 40) instead of being released together at 5 s.
+    int fit = perSecond == 5 ? 20 : 40;
+    assertThat(paced).allSatisfy(c -> assertThat(c.succeeded()).isGreaterThanOrEqualTo(fit));
     assertThat(pacedAttempts).isLessThan(unpacedAttempts);
     assertThat(pacedMs).isLessThan(unpacedMs);
     if (perSecond == 20) { // the burst: ≤ 2.5 attempts per call, ≤ 4 s
