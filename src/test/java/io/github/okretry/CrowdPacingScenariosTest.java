@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.Decision;
+import io.github.okretry.internal.OriginPacerPropertiesTest;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
@@ -235,17 +236,6 @@ class CrowdPacingScenariosTest {
     }
   }
 
-  /** The most of {@code times} within any {@code windowNanos}. */
-  static int densest(List<Long> times, long windowNanos) {
-    long[] t = times.stream().mapToLong(Long::longValue).sorted().toArray();
-    int best = 0;
-    for (int i = 0, j = 0; i < t.length; i++) {
-      while (t[i] - t[j] >= windowNanos) j++;
-      best = Math.max(best, i - j + 1);
-    }
-    return best;
-  }
-
   /** The burst client of issue 14: nothing set but these; the default budget. */
   static RetryPolicy.Builder burstSettings() {
     return RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5));
@@ -323,7 +313,7 @@ class CrowdPacingScenariosTest {
         sim.call("https://" + host + "/", random.nextLong(30 * MS));
       }
       sim.run();
-      densest[paced] = densest(sim.retryArrivals, 100 * MS);
+      densest[paced] = OriginPacerPropertiesTest.densest(sim.retryArrivals, 100 * MS);
       print("  %s: %d of 300 succeeded, %d requests", paced == 1 ? "paced" : "unpaced", sim.callers().stream().filter(c -> c.ok).count(), sim.requests);
     }
     return densest;

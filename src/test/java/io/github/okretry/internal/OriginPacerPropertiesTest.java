@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * they wait for or hold a turn.
  */
 @Tag("unit")
-class OriginPacerPropertiesTest {
+public class OriginPacerPropertiesTest {
 
   static final long MS = 1_000_000L;
   static final long S = 1_000 * MS;
@@ -185,7 +185,8 @@ class OriginPacerPropertiesTest {
     return densest;
   }
 
-  static int densest(List<Long> times, long windowNanos) {
+  /** The most of {@code times} within any {@code windowNanos}; also used by the scenario tests. */
+  public static int densest(List<Long> times, long windowNanos) {
     long[] t = times.stream().mapToLong(Long::longValue).sorted().toArray();
     int best = 0;
     for (int i = 0, j = 0; i < t.length; i++) {

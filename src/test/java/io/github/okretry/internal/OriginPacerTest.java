@@ -88,11 +88,7 @@ class OriginPacerTest {
 
   @Test
   void aRetryBehindOthersWhoseTurnWouldComeAfterItsLatestTimeTakesNoTurn() {
-    OriginPacer pacer = new OriginPacer();
-    pacer.reserve(0, NO_LIMIT, NO_LIMIT);
-    pacer.released(0, true, ABSENT, WAITED, 1 * MS);
-    pacer.released(400 * MS, false, RETRY_AFTER, WAITED, 401 * MS); // interval 500 ms
-    assertThat(pacer.reserve(402 * MS, NO_LIMIT, NO_LIMIT)).isEqualTo(500 * MS);
+    OriginPacer pacer = oneTurnFiveHundredMsAhead();
     assertThat(pacer.reserve(403 * MS, 900 * MS, 900 * MS)).as("its turn (1 000 ms) is too late: none taken").isEqualTo(1_000 * MS);
     assertThat(pacer.reserve(404 * MS, NO_LIMIT, NO_LIMIT)).as("the turn it did not take").isEqualTo(1_000 * MS);
     assertThat(pacer.reserve(2_000 * MS, 1_500 * MS, 1_500 * MS)).as("latest already past: now").isEqualTo(2_000 * MS);
@@ -169,6 +165,19 @@ class OriginPacerTest {
     assertThat(new OriginPacer().isIdle(0)).as("a new pacer holds nothing").isTrue();
   }
 
+  /**
+   * Refused 400 ms after an admitted release, so turns go 500 ms apart; a retry asking at 402 ms
+   * holds the turn at 500 ms.
+   */
+  static OriginPacer oneTurnFiveHundredMsAhead() {
+    OriginPacer pacer = new OriginPacer();
+    pacer.reserve(0, NO_LIMIT, NO_LIMIT);
+    pacer.released(0, true, ABSENT, WAITED, 1 * MS);
+    pacer.released(400 * MS, false, RETRY_AFTER, WAITED, 401 * MS);
+    assertThat(pacer.reserve(402 * MS, NO_LIMIT, NO_LIMIT)).isEqualTo(500 * MS);
+    return pacer;
+  }
+
   /** The refusal that teaches {@code lo}: 40 ms after an admitted release, so turns go 50 ms apart. */
   static OriginPacer learnedFiftyMs() {
     OriginPacer pacer = new OriginPacer();
@@ -230,11 +239,7 @@ class OriginPacerTest {
   class Boundaries {
     @Test
     void aTurnThatFallsExactlyOnTheRetrysLatestTimeIsTaken() {
-      OriginPacer pacer = new OriginPacer();
-      pacer.reserve(0, NO_LIMIT, NO_LIMIT);
-      pacer.released(0, true, ABSENT, WAITED, 1 * MS);
-      pacer.released(400 * MS, false, RETRY_AFTER, WAITED, 401 * MS); // interval 500 ms
-      assertThat(pacer.reserve(402 * MS, NO_LIMIT, NO_LIMIT)).isEqualTo(500 * MS);
+      OriginPacer pacer = oneTurnFiveHundredMsAhead();
       assertThat(pacer.reserve(403 * MS, 1_000 * MS, 1_000 * MS)).as("its turn is its latest time").isEqualTo(1_000 * MS);
       assertThat(pacer.reserve(404 * MS, NO_LIMIT, NO_LIMIT)).as("so the next turn is one interval later").isEqualTo(1_500 * MS);
     }
