@@ -58,6 +58,7 @@ final class LogicalCall {
   private @Nullable Call trackedCall;
   private @Nullable String lastFailure;
   private final PacedCall paced; // this call's part in its origin's pacing
+  private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
 
   /**
    * @param request the request with its idempotency key ({@link IdempotencyKeys#stamp})
@@ -186,17 +187,35 @@ final class LogicalCall {
         long remaining = remainingNanos();
         if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
           policy.events.gaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
+          paced.abandon(); // a turn it may hold is given back
           return Admission.throttled(closed.code(), wait);
         }
         // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-        if (!paced.isPaced()) {
-          paced.waitOn(OriginGate.origin(request.url()), now + policy.rules.latestWaitNanos(wait, remaining));
-        }
+        if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), closed.code(), wait, remaining);
         return Admission.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
       }
     }
-    long turn = paced.turnNanos();
-    return turn > 0 ? Admission.waitFor(turn) : Admission.go();
+    Admission turn = paced.turn();
+    if (turn.kind() == Admission.Kind.THROTTLED) {
+      // Its turn would come after its latest time: it ends as a Retry-After that does not fit
+      // ends, with a local response standing for the origin's; nothing more is sent.
+      policy.events.gaveUp(request, attempt, pastLatest, "HTTP " + turn.code() + " (crowd)");
+    }
+    return turn;
+  }
+
+  /**
+   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within
+   * the same bounds as the spread (the ceiling, half the time left), and, if alone, no later
+   * than the spread could have put it.
+   */
+  private void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
+    long now = policy.time.nanoTime();
+    long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
+    // A turn past its latest time ends the call for the reason that time stands for.
+    pastLatest =
+        latest >= policy.maxRetryAfterNanos() ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
+    paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
   }
 
   /**
@@ -326,11 +345,8 @@ final class LogicalCall {
       return decision;
     }
     if (throttled && response != null) {
-      // After its Retry-After this retry joins the origin's crowd, paced by the origin that
-      // answered, within the same bounds as the spread: the ceiling, half the time left.
-      paced.waitOn(
-          OriginGate.origin(response.request().url()),
-          policy.time.nanoTime() + policy.rules.latestWaitNanos(retryAfterNanos, remaining));
+      // After its Retry-After this retry joins the crowd of the origin that answered.
+      waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
 
     policy.events.retryScheduled(request, attempt, lastFailure, decision.delayNanos());
@@ -364,6 +380,7 @@ final class LogicalCall {
    * threw), or because okretry's deadline passed during it. Returns what the caller gets.
    */
   IOException waitFailed(IOException e, boolean deadlinePassed) {
+    paced.abandon(); // a turn it holds must not delay the calls after it
     GiveUpReason reason =
         deadlinePassed ? GiveUpReason.DEADLINE_EXCEEDED
             : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED
