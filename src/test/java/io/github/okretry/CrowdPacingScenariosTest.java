@@ -82,7 +82,7 @@ class CrowdPacingScenariosTest {
      * Each caller draws from its own seeded stream, so the same crowd paced and unpaced makes the
      * same draws until their histories part.
      */
-    Sim(RetryPolicyBuilder<RetryPolicy.Builder> settings, long seed, long gapNanos, int retryAfterSeconds) {
+    Sim(RetryPolicy.Builder settings, long seed, long gapNanos, int retryAfterSeconds) {
       this.seed = seed;
       this.policy = settings.timeSource(time).random(new RandomSource() {
         @Override
