@@ -17,7 +17,13 @@ public enum GiveUpReason {
    * Retry-After) would end at or past it, or an attempt or a wait was cut short by it.
    */
   DEADLINE_EXCEEDED,
-  /** The server's Retry-After is longer than {@code maxRetryAfter}. */
+  /**
+   * The server's Retry-After is longer than {@code maxRetryAfter}; or the call waits on it in a
+   * crowd paced on its origin, behind others, and its turn would come after {@code
+   * maxRetryAfter}: the caller then receives a local response with the origin's status and a
+   * {@code Retry-After} for that turn, and nothing more is sent (when half the time left is the
+   * tighter bound, the reason is {@link #DEADLINE_EXCEEDED}).
+   */
   RETRY_AFTER_TOO_LONG,
   /**
    * The call's {@link RetryBudget} had no retry left: failures persist across many calls, and more

@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.AttemptFacts;
 import io.github.okretry.internal.CallDeadline;
 import io.github.okretry.internal.CallTimeouts;
@@ -33,6 +34,7 @@ final class LogicalCall {
   final boolean idempotent;
   final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
+  private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
 
   private int attempts;
   private long previousDelayNanos;
@@ -120,8 +122,14 @@ final class LogicalCall {
       OriginGate.Closed closed = policy.originGate.check(request.url(), now);
       if (closed != null) return heldAtGate(closed, now);
     }
-    long turn = paced.turnNanos();
-    if (turn > 0) return Step.waitFor(turn);
+    Admission turn = paced.turn();
+    if (turn.kind() == Admission.Kind.THROTTLED) {
+      // Its turn would come after its latest time: it ends as a Retry-After that does not fit
+      // ends, with a local response standing for the origin's; nothing more is sent.
+      policy.events.gaveUp(request, attempts, pastLatest, "HTTP " + turn.code() + " (crowd)");
+      return Step.returning(turn.localResponse(request, policy.clock.currentTimeMillis()));
+    }
+    if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
     attempts++;
     paced.sending(request.url());
     policy.events.attemptStarted(request, attempts);
@@ -141,17 +149,32 @@ final class LogicalCall {
     long remaining = deadline.remainingNanos(now);
     if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
       policy.events.gaveUp(request, attempts, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
-      return Step.throttled(request, closed.code(), wait, policy.clock.currentTimeMillis());
+      paced.abandon(); // a turn it may hold is given back
+      Admission throttled = Admission.throttled(closed.code(), wait);
+      return Step.returning(throttled.localResponse(request, policy.clock.currentTimeMillis()));
     }
     // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-    if (!paced.isPaced()) {
-      paced.waitOn(OriginGate.origin(request.url()), now + policy.rules.latestWaitNanos(wait, remaining));
-    }
+    if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), closed.code(), wait, remaining);
     return Step.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
+  }
+
+  /**
+   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within
+   * the same bounds as the spread (the ceiling, half the time left), and, if alone, no later
+   * than the spread could have put it.
+   */
+  private void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
+    long now = policy.time.nanoTime();
+    long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
+    // A turn past its latest time ends the call for the reason that time stands for.
+    pastLatest =
+        latest >= policy.maxRetryAfterNanos() ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
+    paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
   }
 
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
+    paced.abandon(); // a turn it holds must not delay the calls after it
     String failure = lastFailure != null ? lastFailure : Events.describe(null, e);
     if (deadline.passed(now)) {
       return giveUp(GiveUpReason.DEADLINE_EXCEEDED, lastFailure != null ? lastFailure : "deadline", CallTimeouts.deadlineTimeout(e));
@@ -263,11 +286,8 @@ final class LogicalCall {
   private Step retryScheduled(
       @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
     if (throttled && response != null) {
-      // After its Retry-After this retry joins the origin's crowd, paced by the origin that
-      // answered, within the same bounds as the spread: the ceiling, half the time left.
-      paced.waitOn(
-          OriginGate.origin(response.request().url()),
-          policy.time.nanoTime() + policy.rules.latestWaitNanos(retryAfterNanos, remaining));
+      // After its Retry-After this retry joins the crowd of the origin that answered.
+      waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, lastFailure, delayNanos);
     if (error != null) {

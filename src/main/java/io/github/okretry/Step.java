@@ -1,10 +1,6 @@
 package io.github.okretry;
 
-import okhttp3.MediaType;
-import okhttp3.Protocol;
-import okhttp3.Request;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,24 +61,10 @@ class Step {
   }
 
   /**
-   * Return a local response standing for the origin's, which asked every caller to wait {@code
-   * waitNanos} more than this call can: status {@code code}, a {@code Retry-After} for the time
-   * still asked (whole seconds, rounded up), an empty body, and a message that says okretry made
-   * it. Nothing was sent.
+   * Return {@code local}, a response okretry made standing for the origin's ({@link
+   * io.github.okretry.internal.Admission#localResponse}): nothing was sent.
    */
-  static Step throttled(Request request, int code, long waitNanos, long nowMillis) {
-    long seconds = (waitNanos + 999_999_999L) / 1_000_000_000L;
-    Response local =
-        new Response.Builder()
-            .request(request)
-            .protocol(Protocol.HTTP_1_1)
-            .code(code)
-            .message("Throttled locally by okretry: origin asked to wait")
-            .header("Retry-After", Long.toString(seconds))
-            .body(ResponseBody.create("", (MediaType) null))
-            .sentRequestAtMillis(nowMillis)
-            .receivedResponseAtMillis(nowMillis)
-            .build();
+  static Step returning(Response local) {
     return new Other(Kind.RETURN, 0, local, null);
   }
 

@@ -54,9 +54,11 @@ class OldOkHttpTest {
   /** RetryInterceptor.create(RetryPolicy.builder().build()) with the classes of {@code loader}. */
   private static Object buildInterceptor(ClassLoader loader) throws Throwable {
     Class<?> interceptor = Class.forName(RetryInterceptor.class.getName(), true, loader);
-    Object builder = interceptor.getMethod("builder").invoke(null);
+    Class<?> policy = Class.forName(RetryPolicy.class.getName(), true, loader);
     try {
-      return builder.getClass().getMethod("build").invoke(builder);
+      Object builder = policy.getMethod("builder").invoke(null);
+      Object built = builder.getClass().getMethod("build").invoke(builder);
+      return interceptor.getMethod("create", policy).invoke(null, built);
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }

@@ -55,20 +55,28 @@ class PacingHooksTest {
     return b.build();
   }
 
+  static final long FAR = Long.MAX_VALUE / 4;
+
   /**
-   * The pacer of {@code origin} learns a {@code gapMs} gap, and someone takes the turn at now and
-   * is admitted.
+   * The pacer of {@code origin} learns a {@code gapMs} gap, someone takes the turn at now and is
+   * admitted, and, if {@code crowd}, another call holds the next turn, {@code gapMs} from now: a
+   * retry asking now waits behind it. Alone, a retry would go within its own spread.
    */
-  void teach(RetryInterceptor retry, String origin, long gapMs) {
+  void teach(RetryInterceptor retry, String origin, long gapMs, boolean crowd) {
     long now = time.nanoTime();
     long base = now - 2 * gapMs * MS;
     OriginGate gate = retry.policy().originGate;
-    gate.reserve(origin, base, Long.MAX_VALUE / 4);
-    gate.released(origin, base, true, RetryAfter.ABSENT, base + MS);
+    gate.used(origin, gate.reserve(origin, base, FAR, FAR), base);
+    gate.released(origin, base, true, RetryAfter.ABSENT, LONG_RETRY_AFTER, base + MS);
     // Refused 0.8 × gapMs after an admitted one: turns go 0.8 × 1.25 = gapMs apart.
-    gate.released(origin, base + gapMs * 4 / 5 * MS, false, 60_000 * MS, base + 2 * MS);
-    gate.reserve(origin, now, Long.MAX_VALUE / 4);
-    gate.released(origin, now, true, RetryAfter.ABSENT, now);
+    gate.released(origin, base + gapMs * 4 / 5 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, base + 2 * MS);
+    gate.used(origin, gate.reserve(origin, now, FAR, FAR), now);
+    gate.released(origin, now, true, RetryAfter.ABSENT, LONG_RETRY_AFTER, now);
+    if (crowd) gate.reserve(origin, now, FAR, FAR);
+  }
+
+  void teach(RetryInterceptor retry, String origin, long gapMs) {
+    teach(retry, origin, gapMs, true);
   }
 
   @Test
@@ -83,22 +91,22 @@ class PacingHooksTest {
     assertThat(budget.availableTokens()).as("a retry that honours Retry-After costs half").isEqualTo(99.5);
 
     time.advance(Duration.ofSeconds(1));
-    teach(retry, "https://b.test:443", 400); // B's pacer: turns 400 ms apart, the last one now
+    teach(retry, "https://b.test:443", 400); // B's pacer: turns 400 ms apart, another call's next
     Step turn = call.next(null);
-    assertThat(turn.waitNanos()).as("the next turn at B").isEqualTo(400 * MS);
-    time.advance(Duration.ofMillis(400));
+    assertThat(turn.waitNanos()).as("the turn after the other call's at B").isEqualTo(800 * MS);
+    time.advance(Duration.ofMillis(800));
     attempt = send(call);
     assertThat(call.ended(attempt, response(toB, 200, null), null, 0)).isSameAs(Step.RETURN);
-    // The admitted turn, 400 ms after the last, was back to back with it: B's turns now go
-    // 400 ms × 1.1 (PACING_MARGIN) apart.
+    // The admitted turn, 800 ms after the last admitted one, was back to back with it (hi = 800
+    // ms): B's turns now go min(hi, lo × 1.25 = 400 ms) × 1.1 (PACING_MARGIN) apart.
     long now = time.nanoTime();
-    assertThat(retry.policy().originGate.reserve("https://b.test:443", now, Long.MAX_VALUE / 4)).isEqualTo(now + 440 * MS);
-    assertThat(retry.policy().originGate.reserve("https://a.test:443", now, Long.MAX_VALUE / 4))
+    assertThat(retry.policy().originGate.reserve("https://b.test:443", now, FAR, FAR)).isEqualTo(now + 440 * MS);
+    assertThat(retry.policy().originGate.reserve("https://a.test:443", now, FAR, FAR))
         .as("A was never paced").isEqualTo(now);
   }
 
   @Test
-  void aTurnNeverComesPastMaxRetryAfterNorIntoTheSecondHalfOfTheTimeLeft() throws IOException {
+  void aRetryBehindOthersWhoseTurnWouldComePastItsLatestTimeGivesUpWithTheOriginsStatus() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(4));
     Request request = get("https://a.test/");
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
@@ -106,10 +114,28 @@ class PacingHooksTest {
     Step decision = call.ended(attempt, response(request, 503, "1"), null, 0);
     assertThat(decision.waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, "https://a.test:443", 10_000); // turns 10 s apart
+    teach(retry, "https://a.test:443", 10_000); // turns 2 s apart (the rate cap), another call's next
     // 4 s deadline: 1 s Retry-After leaves 3 s, of which the wait may take half: at most 2.5 s.
-    assertThat(call.next(null).waitNanos()).isEqualTo(1_500 * MS);
-    time.advance(Duration.ofMillis(1_500));
+    // Its turn (4 s from now) is later: held to 2.5 s it would bunch with every other such call,
+    // sent now it would only add to the crowd the origin turns away.
+    Step step = call.next(null);
+    assertThat(step.kind()).isEqualTo(Step.Kind.RETURN);
+    Response local = step.responseOr(null);
+    assertThat(local.code()).isEqualTo(503);
+    assertThat(local.header("Retry-After")).isEqualTo("4");
+    long now = time.nanoTime();
+    assertThat(nextTurn(retry, now)).as("it took no turn: the next follows the other call's").isEqualTo(now + 4_000 * MS);
+  }
+
+  @Test
+  void aRetryAloneOnItsOriginIsNeverHeldPastItsOwnSpread() throws IOException {
+    RetryInterceptor retry = retry(Duration.ofSeconds(20)); // retryAfterSpread 0: its spread adds nothing
+    Request request = get("https://a.test/");
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    Attempt attempt = send(call);
+    assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
+    time.advance(Duration.ofSeconds(1));
+    teach(retry, ORIGIN, 10_000, false); // turns 2 s apart, the last one now, nobody waiting
     send(call);
   }
 
@@ -154,7 +180,7 @@ class PacingHooksTest {
 
   /** What the origin's pacer hands out next at {@code nowNanos}: the turn of a retry asking then. */
   long nextTurn(RetryInterceptor retry, long nowNanos) {
-    return retry.policy().originGate.reserve(ORIGIN, nowNanos, Long.MAX_VALUE / 4);
+    return retry.policy().originGate.reserve(ORIGIN, nowNanos, FAR, FAR);
   }
 
   /**
@@ -165,7 +191,7 @@ class PacingHooksTest {
   @Test
   void aCallThatIsNotPacedReportsWhenItWasSentAndAdmitted() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
-    teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now
+    teach(retry, ORIGIN, 400, false); // lo 320 ms; the last turn, admitted, now
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
@@ -173,20 +199,20 @@ class PacingHooksTest {
     Attempt attempt = send(other);
     assertThat(other.ended(attempt, response(attempt.request(), 200, null), null, 0)).isSameAs(Step.RETURN);
     // A turn refused 360 ms after the other call's admission (460 ms after the crowd's last one).
-    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
+    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
     assertThat(nextTurn(retry, sent + 1)).as("lo 360 ms: turns 450 ms apart").isEqualTo(taught + 450 * MS);
   }
 
   @Test
   void aTurnRefusedWhileACallThatIsNotPacedIsInFlightTeachesNothing() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
-    teach(retry, ORIGIN, 400);
+    teach(retry, ORIGIN, 400, false);
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
     LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
     send(other); // sent, not answered yet
-    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
+    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
     assertThat(nextTurn(retry, sent + 1)).as("still 400 ms apart: the refusal may be the other call's doing")
         .isEqualTo(taught + 400 * MS);
   }
@@ -199,14 +225,15 @@ class PacingHooksTest {
     Attempt attempt = send(call);
     assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now
-    assertThat(call.next(null).waitNanos()).isEqualTo(400 * MS);
-    time.advance(Duration.ofMillis(400));
+    teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now; another call's next
+    assertThat(call.next(null).waitNanos()).isEqualTo(800 * MS);
+    time.advance(Duration.ofMillis(800));
     attempt = send(call);
     assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).kind()).isEqualTo(Step.Kind.WAIT);
-    // Refused 400 ms after the last admission: lo 400 ms, turns 500 ms apart from this one.
+    // Refused 800 ms after the last admission: lo 800 ms, turns 800 × 1.25 = 1 000 ms apart,
+    // which is also the most the Retry-Afters that taught it allow.
     long now = time.nanoTime();
-    assertThat(nextTurn(retry, now)).isEqualTo(now + 500 * MS);
+    assertThat(nextTurn(retry, now)).isEqualTo(now + 1_000 * MS);
   }
 
   @Test
@@ -219,8 +246,8 @@ class PacingHooksTest {
     call.ended(attempt, response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);
-    assertThat(call.next(null).waitNanos()).isEqualTo(400 * MS);
-    time.advance(Duration.ofMillis(400));
+    assertThat(call.next(null).waitNanos()).isEqualTo(800 * MS);
+    time.advance(Duration.ofMillis(800));
     attempt = send(call);
     Step backoff = call.ended(attempt, null, new SocketTimeoutException("timeout"), 0);
     assertThat(backoff.waitNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
@@ -229,7 +256,7 @@ class PacingHooksTest {
     attempt = send(call);
     call.ended(attempt, response(request, 200, null), null, 0);
     // Its admission counts as another call's: a turn refused 360 ms later teaches lo = 360 ms.
-    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, sent + 361 * MS);
+    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
     long lastTurn = sent - 400 * MS; // the turn that ended in the exception
     assertThat(nextTurn(retry, sent + 1)).isEqualTo(lastTurn + 450 * MS);
   }
@@ -247,8 +274,8 @@ class PacingHooksTest {
     assertThat(call.next(null).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);
-    assertThat(call.next(null).waitNanos()).as("the gate is open: the pacer's next turn").isEqualTo(400 * MS);
-    time.advance(Duration.ofMillis(400));
+    assertThat(call.next(null).waitNanos()).as("the gate is open: the turn after the other call's").isEqualTo(800 * MS);
+    time.advance(Duration.ofMillis(800));
     send(call);
   }
 }

@@ -165,21 +165,12 @@ class StepTest {
   }
 
   @Test
-  void theLocalResponseStandsForTheOriginsAnswer() throws IOException {
-    Step step = Step.throttled(get, 503, 1_500_000_001L, 1_234L);
+  void aLocalResponseIsReturnedInsteadOfTheOneInHand() {
+    Response local = response(503);
+    Step step = Step.returning(local);
     assertThat(step.kind()).isEqualTo(Step.Kind.RETURN);
-    try (Response r = step.responseOr(null)) {
-      assertThat(r.code()).isEqualTo(503);
-      assertThat(r.protocol()).isEqualTo(Protocol.HTTP_1_1);
-      assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
-      assertThat(r.header("Retry-After")).as("whole seconds, rounded up").isEqualTo("2");
-      assertThat(r.request()).isSameAs(get);
-      assertThat(r.body().string()).isEmpty();
-      assertThat(r.sentRequestAtMillis()).isEqualTo(1_234L);
-      assertThat(r.receivedResponseAtMillis()).isEqualTo(1_234L);
-    }
-    try (Response exact = Step.throttled(get, 429, 3 * S, 0).responseOr(null)) {
-      assertThat(exact.header("Retry-After")).isEqualTo("3");
-    }
+    assertThat(step.responseOr(response(200))).isSameAs(local);
+    assertThat(Step.RETURN.responseOr(local)).isSameAs(local);
+    assertThat(step).hasToString("RETURN(local 503)");
   }
 }

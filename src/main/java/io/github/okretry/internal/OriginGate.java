@@ -115,23 +115,43 @@ public final class OriginGate {
   }
 
   /**
-   * The release time for a retry waiting on {@code origin}: see {@link OriginPacer#reserve}.
+   * A turn for a retry waiting on {@code origin}: see {@link OriginPacer#reserve}.
    *
    * @param origin a key from {@link #origin(HttpUrl)}
    */
-  public long reserve(String origin, long nowNanos, long latestNanos) {
+  public long reserve(String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
     synchronized (this) {
-      return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos);
+      return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos, ownLatestNanos);
+    }
+  }
+
+  /** The attempt of the turn at {@code slotNanos} left: see {@link OriginPacer#used}. Adds nothing if the origin was forgotten meanwhile. */
+  public void used(String origin, long slotNanos, long nowNanos) {
+    synchronized (this) {
+      Entry entry = entries.get(origin);
+      if (entry != null && entry.pacer != null) entry.pacer.used(slotNanos, nowNanos);
     }
   }
 
   /**
-   * What {@code origin} answered to the retry released at {@code slotNanos}: see {@link
+   * The call holding the turn at {@code slotNanos} ended without sending: see {@link
+   * OriginPacer#givenBack}. Adds nothing if the origin was forgotten meanwhile.
+   */
+  public void givenBack(String origin, long slotNanos, long nowNanos) {
+    synchronized (this) {
+      Entry entry = entries.get(origin);
+      if (entry != null && entry.pacer != null) entry.pacer.givenBack(slotNanos, nowNanos);
+    }
+  }
+
+  /**
+   * What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link
    * OriginPacer#released}.
    */
-  public void released(String origin, long slotNanos, boolean admitted, long retryAfterNanos, long nowNanos) {
+  public void released(
+      String origin, long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
     synchronized (this) {
-      pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, nowNanos);
+      pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
     }
   }
 

@@ -2,50 +2,71 @@ package io.github.okretry.internal;
 
 /**
  * Paces the retries of one client that wait on one origin after it refused them with a 429/503
- * {@code Retry-After}, so they arrive about as fast as the origin recently admitted them rather
- * than all in the same instant.
+ * {@code Retry-After}, so a crowd arrives about as fast as the origin recently admitted them
+ * rather than all in the same instant.
  *
- * <p>Each waiting retry, once its own {@code Retry-After} (spread upward as usual) has passed,
- * asks for a release time: the later of now and the previous release plus the current interval.
- * Releases are handed out in turn, so a crowd leaves one interval apart. The interval is learned
- * from the origin's answers to the releases themselves:
+ * <p><b>Turns.</b> Each waiting retry, once its own {@code Retry-After} (spread upward as usual)
+ * has passed, asks for a turn: the later of now and the last turn handed out plus the current
+ * interval. A turn is held until its attempt leaves ({@link #used}) or its call ends without
+ * sending it ({@link #givenBack}: canceled, interrupted, factory closed, deadline, gave up). The
+ * pacer's invariants (docs/semantics.md, "Pacing a crowd"), each checked by property tests on
+ * fake time:
+ *
+ * <ol>
+ *   <li><em>A lone call is not delayed.</em> A retry that asks while no other call holds a turn
+ *       still ahead of now is released no later than {@code ownLatestNanos}: its {@code
+ *       Retry-After} plus the most its spread could have added. Pacing never holds it longer
+ *       than spreading alone might have.
+ *   <li><em>A given-back turn does not delay anyone.</em> Once no turn is held, the next one
+ *       counts from the last turn actually used; a turn given back at the end of the line is
+ *       handed out again.
+ *   <li><em>A crowd beyond its ceiling gives up, never bunches.</em> A retry that is not alone
+ *       and whose turn would come after its latest time ({@code maxRetryAfter}, half the time
+ *       left) takes no turn: {@link #reserve} returns that later time and the caller gives up
+ *       with the origin's answer, as for a {@code Retry-After} that is too long. So the retries
+ *       that are released are those an unpaced crowd would send at their wake times, or turns at
+ *       least one interval apart: never denser than the same crowd unpaced.
+ *   <li><em>Intervals come from evidence about spacing and are bounded by it</em> (below).
+ * </ol>
+ *
+ * <p><b>The interval</b> is learned from the origin's answers to the released turns:
  *
  * <ul>
- *   <li>a release <em>refused</em> with a {@code Retry-After} a gap {@code g} after the origin
- *       last admitted one of this client's calls says the origin needs more than {@code g}
- *       between calls (a lower bound, {@code lo}), but only if no other call of the client
- *       (a first attempt, which is not paced) was sent to the origin since that admission, and
- *       {@code g} is shorter than that {@code Retry-After}: otherwise the refusal may be about
- *       the other calls' load, or about nothing spacing could fix;
- *   <li>a release <em>admitted</em> right after another admitted one, {@code g} later, says
- *       {@code g} is enough (an upper bound, {@code hi}).
+ *   <li>a turn <em>refused</em> with a {@code Retry-After} a gap {@code g} after the origin last
+ *       admitted one of this client's calls says the origin needs more than {@code g} between
+ *       calls (a lower bound, {@code lo}), but only if no other call of the client (a first
+ *       attempt, which is not paced) was sent to the origin since that admission, and {@code g}
+ *       is shorter than both that refusal's {@code Retry-After} and the {@code Retry-After} the
+ *       refused call had waited out: a longer gap says nothing spacing could fix (the origin may
+ *       refuse everything, a quota may be spent), so one long refusal teaches nothing;
+ *   <li>a turn <em>admitted</em> right after another admitted one, {@code g} later, says {@code
+ *       g} is enough (an upper bound, {@code hi}).
  * </ul>
  *
- * <p>The interval is 0 until something was refused (the first retries go as they wake, spread by
+ * <p>The interval is 0 until a turn was refused (the first retries go as they wake, spread by
  * {@code retryAfterSpread}), {@code lo × }{@link Tuning#PACING_GROWTH} while only refusals are
- * known, and {@code hi × }{@link Tuning#PACING_MARGIN} once two retries were admitted back to
- * back: the narrowest gap at which the origin recently admitted this client's retries, with a
- * little room for scheduling jitter. It does not probe below {@code hi}, because a refused retry
- * costs its call another {@code Retry-After}: on a fake-time crowd of 40 against a strict 20/s
- * limiter, probing halfway between the bounds cost 13 % more makespan and 2 % more attempts than
- * staying at {@code hi}, and the margin cut the runs over 4 s from 11 % to 2 % (26 % to 6 % with
- * 5 ms of jitter; {@code OriginPacerTest#printTuningTable}). Bounds that contradict each other
- * (the origin sped up or slowed down) drop the older one. After {@link
- * Tuning#PACING_MEMORY_NANOS} without activity everything is forgotten.
+ * known, and {@code min(hi, lo × growth) × }{@link Tuning#PACING_MARGIN} once two turns were
+ * admitted back to back: the narrowest gap the origin recently admitted, with a little room for
+ * scheduling jitter, but never wider than the refusals justify, so wide gaps between lone calls
+ * cannot slow a crowd down. It is never longer than the {@code Retry-After}s of the refusal that
+ * taught {@code lo}. It does not probe below {@code hi}, because a refused retry costs its call
+ * another {@code Retry-After} ({@code OriginPacerTest#printTuningTable}). Bounds that contradict
+ * each other (the origin sped up or slowed down) drop the older one. Each bound is forgotten
+ * {@link Tuning#PACING_MEMORY_NANOS} after it was learned, however busy the origin is since: the
+ * spacing the pacer itself caused is never evidence that keeps it alive.
  *
  * <p>As a safety net, the interval is also capped by the origin's recent admission rate of all
  * this client's calls: never more than {@link Tuning#PACING_RATE_SLACK} times the mean gap
- * between admissions over the last {@link Tuning#PACING_RATE_WINDOW_NANOS} (a sliding window), so
- * a crowd is never paced much slower than the origin is demonstrably admitting this client.
+ * between admissions over the last {@link Tuning#PACING_RATE_WINDOW_NANOS} (a sliding window).
  *
- * <p>A release never comes before the retry's own {@code Retry-After} (the caller asks only
- * after waiting it) and never after the {@code latestNanos} the caller passes (its {@code
- * maxRetryAfter} and deadline): a retry that would have to wait longer goes at its latest time
- * without taking a turn. Pacing decides when, never whether; the retry budget decides whether.
+ * <p>A turn never comes before the retry's own {@code Retry-After} (the caller asks only after
+ * waiting it). Pacing decides when, and for a crowd that does not fit its ceiling, that it
+ * cannot go; the retry budget decides whether a retry is made at all.
  *
  * <p>Pure: every method takes the time, nothing reads a clock. Not thread-safe; {@link
- * OriginGate} guards each origin's pacer with its lock. Costs O(1) per call and a fixed few
- * fields per origin.
+ * OriginGate} guards each origin's pacer with its lock. O(1) per call and a fixed few fields per
+ * origin: turns are counted, not listed, so a turn given back in the middle of the line leaves
+ * a hole that only the calls already behind it wait through.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -59,11 +80,21 @@ public final class OriginPacer {
   private final long rateWindowNanos;
   private final double rateSlack;
 
-  private boolean active; // a release was handed out since the last reset
+  private boolean active; // something happened since the last reset
   private long lastActivityNanos;
-  private long lastReleaseNanos;
+  // Turns: counted, not listed (bounded memory).
+  private boolean anyTurn; // tailNanos holds a turn
+  private long tailNanos; // the latest turn handed out and not given back
+  private int held; // turns handed out whose attempt has neither left nor been given back
+  private boolean anyUsed;
+  private long lastUsedNanos; // the latest turn whose attempt left
+  // What was learned, each with when.
   private long loNanos; // 0: nothing refused yet
+  private long loLearnedNanos;
+  private long loCapNanos; // the shorter Retry-After of the refusal that taught lo
   private long hiNanos = UNKNOWN;
+  private long hiLearnedNanos;
+  // The evidence the bounds are learned from.
   private long lastAdmittedSlotNanos; // of a paced release
   private boolean anyAdmitted;
   private long lastOtherAdmissionNanos; // when the last admitted unpaced call was sent
@@ -87,7 +118,7 @@ public final class OriginPacer {
   /**
    * @param growth the interval as a multiple of {@code lo} while only refusals are known, ≥ 1
    * @param margin the interval as a multiple of {@code hi} once it is known, ≥ 1
-   * @param memoryNanos idle time after which everything learned is forgotten, positive
+   * @param memoryNanos how long a learned bound, and an idle origin, is remembered, positive
    * @param rateWindowNanos the window over which admissions are counted, positive
    * @param rateSlack the interval is at most this many mean gaps between admissions, ≥ 1
    */
@@ -105,39 +136,77 @@ public final class OriginPacer {
   }
 
   /**
-   * The time a retry that has waited out its own {@code Retry-After} is released at: {@code
-   * nowNanos} or later, at most {@code latestNanos}.
+   * A turn for a retry that has waited out its own {@code Retry-After}: {@code nowNanos} or
+   * later. The turn is taken (and must be {@link #used} or {@link #givenBack}) if it is at most
+   * {@code max(nowNanos, latestNanos)}; a later result is the time the call would have had to
+   * wait for, no turn is taken, and the call cannot go (docs: "a crowd beyond its ceiling").
+   * A call that asks while no other holds a turn still ahead always gets one, no later than
+   * {@code ownLatestNanos}.
    *
-   * @param latestNanos the latest the retry may go (its {@code maxRetryAfter}, its deadline)
+   * @param latestNanos the latest the retry may go (its {@code maxRetryAfter}, half its time left)
+   * @param ownLatestNanos the latest its own {@code Retry-After} and spread could have put it
    */
-  public long reserve(long nowNanos, long latestNanos) {
-    forgetIfIdle(nowNanos);
-    lastActivityNanos = nowNanos;
-    if (!active) {
-      active = true;
-      lastReleaseNanos = nowNanos;
-      return nowNanos;
+  public long reserve(long nowNanos, long latestNanos, long ownLatestNanos) {
+    touch(nowNanos);
+    long slot = anyTurn ? Math.max(nowNanos, tailNanos + intervalNanos(nowNanos)) : nowNanos;
+    if (held == 0 || tailNanos - nowNanos <= 0) {
+      // Alone: nobody is waiting ahead, so pacing may not hold it longer than its spread might.
+      long cap = Math.max(nowNanos, Math.min(ownLatestNanos, latestNanos));
+      if (slot - cap > 0) slot = cap;
+    } else if (slot - Math.max(nowNanos, latestNanos) > 0) {
+      return slot; // no turn: releasing it at its latest time would bunch it with the others
     }
-    long slot = Math.max(nowNanos, lastReleaseNanos + intervalNanos(nowNanos));
-    if (slot - latestNanos > 0) return Math.max(nowNanos, latestNanos); // no turn taken
-    lastReleaseNanos = slot;
+    if (!anyTurn || slot - tailNanos > 0) tailNanos = slot;
+    anyTurn = true;
+    held++;
     return slot;
   }
 
+  /** The attempt released by the turn at {@code slotNanos} left. */
+  public void used(long slotNanos, long nowNanos) {
+    touch(nowNanos);
+    if (held > 0) held--;
+    if (!anyUsed || slotNanos - lastUsedNanos > 0) lastUsedNanos = slotNanos;
+    anyUsed = true;
+    if (held == 0) tailNanos = lastUsedNanos; // every later turn was given back
+  }
+
   /**
-   * What the origin answered to the retry released at {@code slotNanos}.
+   * The call holding the turn at {@code slotNanos} ended without sending its attempt: the turn is
+   * free again. If no turn is held any more, the next counts from the last one used; if it was
+   * the last turn handed out, the next caller gets it.
+   */
+  public void givenBack(long slotNanos, long nowNanos) {
+    touch(nowNanos);
+    if (held > 0) held--;
+    if (!anyTurn) return;
+    if (held == 0) {
+      if (anyUsed) tailNanos = lastUsedNanos;
+      else anyTurn = false;
+    } else if (slotNanos == tailNanos) {
+      tailNanos -= intervalNanos(nowNanos);
+      if (anyUsed && lastUsedNanos - tailNanos > 0) tailNanos = lastUsedNanos;
+    }
+  }
+
+  /**
+   * What the origin answered to the attempt released by the turn at {@code slotNanos}.
    *
    * @param admitted true unless it was refused (429 or 503)
    * @param retryAfterNanos the refusal's {@code Retry-After}, or {@link RetryAfter#ABSENT}
+   * @param waitedNanos the {@code Retry-After} the call had waited out before this turn
    */
-  public void released(long slotNanos, boolean admitted, long retryAfterNanos, long nowNanos) {
-    forgetIfIdle(nowNanos);
-    lastActivityNanos = nowNanos;
+  public void released(long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
+    touch(nowNanos);
     if (anyOutcome && slotNanos - previousSlotNanos > 0) {
       if (admitted && previousAdmitted) {
         long gap = slotNanos - previousSlotNanos;
-        if (gap < hiNanos) hiNanos = gap;
-        if (hiNanos <= loNanos) loNanos = hiNanos - hiNanos / 4; // the origin sped up
+        if (!hiKnown(nowNanos) || gap < hiNanos) {
+          hiNanos = gap;
+          hiLearnedNanos = nowNanos;
+        }
+        // The origin sped up: lo drops to where it no longer narrows the interval below hi.
+        if (loKnown(nowNanos) && hiNanos <= loNanos) loNanos = Math.max(1, Math.min(hiNanos - 1, (long) (hiNanos / growth)));
       } else if (!admitted && anyAdmitted && retryAfterNanos != RetryAfter.ABSENT) {
         // From the origin's last admission of any of this client's calls: if it admitted an
         // unpaced call in between (or after this release left), the refusal is not about spacing.
@@ -145,9 +214,12 @@ public final class OriginPacer {
         if (anyOtherAdmission && lastOtherAdmissionNanos - lastAdmission > 0) lastAdmission = lastOtherAdmissionNanos;
         long gap = slotNanos - lastAdmission;
         boolean othersSentSince = anyOtherSent && lastOtherSentNanos - lastAdmission > 0;
-        if (!othersSentSince && gap > 0 && gap < retryAfterNanos && gap > loNanos) {
+        long cap = Math.min(retryAfterNanos, waitedNanos);
+        if (!othersSentSince && gap > 0 && gap < cap && (!loKnown(nowNanos) || gap > loNanos)) {
           loNanos = gap;
-          if (loNanos >= hiNanos) hiNanos = UNKNOWN; // the origin slowed down
+          loCapNanos = cap;
+          loLearnedNanos = nowNanos;
+          if (hiKnown(nowNanos) && loNanos >= hiNanos) hiNanos = UNKNOWN; // the origin slowed down
         }
       }
     }
@@ -180,27 +252,45 @@ public final class OriginPacer {
   }
 
   /**
-   * The gap learned from the paced retries alone: 0 until the origin refused one; never more
-   * than the memory (a longer gap would outlast what it was learned from).
-   */
-  public long intervalNanos() {
-    if (loNanos == 0) return 0; // nothing refused: pacing would only slow the crowd down
-    if (hiNanos != UNKNOWN) return (long) Math.min(memoryNanos, hiNanos * margin);
-    return (long) Math.min(memoryNanos, loNanos * growth);
-  }
-
-  /**
-   * The gap between releases at {@code nowNanos}: the learned one ({@link #intervalNanos()}),
-   * capped by the origin's recent admission rate of this client's calls.
+   * The gap between turns at {@code nowNanos}: 0 until the origin refused a turn for its spacing
+   * (or once that was forgotten); else the learned gap, at most the {@code Retry-After}s that
+   * taught it and at most {@link Tuning#PACING_RATE_SLACK} mean gaps between the origin's recent
+   * admissions of this client's calls.
    */
   public long intervalNanos(long nowNanos) {
-    long learned = intervalNanos();
+    long learned = learnedIntervalNanos(nowNanos);
     if (learned == 0) return 0;
     rollWindow(nowNanos);
     double elapsed = (double) (nowNanos - windowStartNanos) / rateWindowNanos;
     double admissions = admittedInPreviousWindow * Math.max(0, 1 - elapsed) + admittedInWindow;
     if (admissions < 1) return learned;
     return Math.min(learned, (long) (rateSlack * rateWindowNanos / admissions));
+  }
+
+  /** The interval from the bounds alone, without the cap by the rate of admissions. */
+  long learnedIntervalNanos(long nowNanos) {
+    if (!loKnown(nowNanos)) return 0; // nothing refused: pacing would only slow the crowd down
+    double base = loNanos * growth;
+    if (hiKnown(nowNanos)) base = Math.min(hiNanos, base) * margin;
+    return (long) Math.min(loCapNanos, base);
+  }
+
+  /** {@link #learnedIntervalNanos(long)} as of the last report. */
+  long learnedIntervalNanos() {
+    return learnedIntervalNanos(lastActivityNanos);
+  }
+
+  /** Turns handed out and neither used nor given back. */
+  public int heldTurns() {
+    return held;
+  }
+
+  private boolean loKnown(long nowNanos) {
+    return loNanos != 0 && nowNanos - loLearnedNanos < memoryNanos;
+  }
+
+  private boolean hiKnown(long nowNanos) {
+    return hiNanos != UNKNOWN && nowNanos - hiLearnedNanos < memoryNanos;
   }
 
   private void countAdmission(long nowNanos) {
@@ -226,29 +316,40 @@ public final class OriginPacer {
     }
   }
 
-  /** True if nothing happened for {@link Tuning#PACING_MEMORY_NANOS}: there is nothing to keep. */
+  /**
+   * True if there is nothing to keep: nothing happened for {@link Tuning#PACING_MEMORY_NANOS}
+   * (so everything learned has lapsed) and no turn is held that is still ahead.
+   */
   public boolean isIdle(long nowNanos) {
-    return nowNanos - lastActivityNanos >= memoryNanos || (!active && !anyOutcome);
+    if (!active) return true;
+    return nowNanos - lastActivityNanos >= memoryNanos && (held == 0 || tailNanos - nowNanos <= 0);
   }
 
-  private void forgetIfIdle(long nowNanos) {
-    if ((active || anyOutcome) && nowNanos - lastActivityNanos >= memoryNanos) {
-      active = false;
-      loNanos = 0;
-      hiNanos = UNKNOWN;
-      anyAdmitted = false;
-      anyOtherAdmission = false;
-      anyOtherSent = false;
-      anyOutcome = false;
-      windowStarted = false;
-      admittedInWindow = 0;
-      admittedInPreviousWindow = 0;
-    }
+  private void touch(long nowNanos) {
+    if (active && isIdle(nowNanos)) reset();
+    active = true;
+    lastActivityNanos = nowNanos;
+  }
+
+  /** Forgets everything; a turn still counted as held by then was lost without a report. */
+  private void reset() {
+    anyTurn = false;
+    held = 0;
+    anyUsed = false;
+    loNanos = 0;
+    hiNanos = UNKNOWN;
+    anyAdmitted = false;
+    anyOtherAdmission = false;
+    anyOtherSent = false;
+    anyOutcome = false;
+    windowStarted = false;
+    admittedInWindow = 0;
+    admittedInPreviousWindow = 0;
   }
 
   @Override
   public String toString() {
-    return "OriginPacer{intervalNanos=" + intervalNanos() + ", lo=" + loNanos + ", hi="
-        + (hiNanos == UNKNOWN ? "?" : Long.toString(hiNanos)) + "}";
+    return "OriginPacer{lo=" + loNanos + ", hi=" + (hiNanos == UNKNOWN ? "?" : Long.toString(hiNanos))
+        + ", held=" + held + "}";
   }
 }

@@ -6,11 +6,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One logical call's part in the pacing of its origin's crowd ({@link OriginPacer}, reached
- * through {@link OriginGate}): whether the call waits on an origin for a turn, the turn it got,
+ * through {@link OriginGate}): whether the call waits on an origin for a turn, the turn it holds,
  * and when its current attempt was sent, so that the origin's pacer hears what the origin
  * answered. A call is paced after a 429/503 with {@code Retry-After} (once that wait is over) or
  * while the origin-wide gate holds it; any other call only reports its sends and admissions, and
  * only while some origin is paced.
+ *
+ * <p>A turn is held from {@link #turn} until its attempt leaves ({@link #sending}) or the call
+ * ends without sending it ({@link #abandon}), which gives it back, so a canceled crowd leaves no
+ * turns behind to delay later calls.
  *
  * <p>Internal API: not covered by compatibility guarantees. Not thread-safe: one per logical call.
  */
@@ -18,15 +22,19 @@ public final class PacedCall {
 
   private static final int NOT_PACED = 0;
   private static final int WAITING = 1; // waits for a turn from its origin's pacer
-  private static final int RELEASED = 2; // its turn came; the attempt it releases is out
+  private static final int HOLDING = 2; // holds a turn; its attempt has not left yet
+  private static final int SENT = 3; // its turn's attempt is out, not answered yet
   private static final long NOT_TIMED = Long.MIN_VALUE;
 
   private final OriginGate origins;
   private final TimeSource time;
   private int state = NOT_PACED;
   private @Nullable String origin; // the origin whose pacer this call waits on
+  private int code; // the status that made it wait, for the local response if it cannot go
+  private long waitedNanos; // the Retry-After it waits out
+  private long ownLatestNanos; // the latest its own Retry-After and spread could put it
   private long latestNanos; // the latest it may go, whatever the pacer says
-  private long slotNanos; // its release time once RELEASED
+  private long slotNanos; // its turn once HOLDING or SENT
   private long attemptSentNanos = NOT_TIMED; // set only while some origin is paced
 
   public PacedCall(OriginGate origins, TimeSource time) {
@@ -40,36 +48,64 @@ public final class PacedCall {
   }
 
   /**
-   * The call now waits on {@code origin} (a key from {@link OriginGate#origin}) and must go no
-   * later than {@code latestNanos}.
+   * The call now waits on {@code origin} (a key from {@link OriginGate#origin}), which answered
+   * {@code code} with a wait of {@code waitedNanos}.
+   *
+   * @param ownLatestNanos the wait's end plus the most the spread could add to it: a call alone on
+   *     its origin goes no later
+   * @param latestNanos the latest it may go at all (its {@code maxRetryAfter}, half the time left)
    */
-  public void waitOn(String origin, long latestNanos) {
+  public void waitOn(String origin, int code, long waitedNanos, long ownLatestNanos, long latestNanos) {
     this.state = WAITING;
     this.origin = origin;
+    this.code = code;
+    this.waitedNanos = waitedNanos;
+    this.ownLatestNanos = ownLatestNanos;
     this.latestNanos = latestNanos;
   }
 
   /**
-   * For a waiting call whose own wait is over: takes a release time from the origin's pacer and
-   * returns the wait until it, 0 to go now. One turn per wait, then the call goes, however the
-   * clock behaves. For any other call, 0.
+   * For a waiting call whose own wait is over: takes a turn from the origin's pacer and says to
+   * wait for it or to go now. If others wait ahead of it and its turn would come after its latest
+   * time, it takes none and cannot go ({@link Admission#throttled} with the status it waited on
+   * and the wait its turn would have needed): held to its latest time it would bunch with the
+   * rest of the crowd there, and sent at once it would only add to the crowd the origin is
+   * turning away. One turn per wait, then the call goes, however the clock behaves. For any
+   * other call, go.
    */
-  public long turnNanos() {
-    if (state != WAITING || origin == null) return 0;
+  public Admission turn() {
+    if (state != WAITING || origin == null) return Admission.go();
     long now = time.nanoTime();
-    slotNanos = origins.reserve(origin, now, latestNanos);
-    state = RELEASED;
-    return Math.max(0, slotNanos - now);
+    long slot = origins.reserve(origin, now, latestNanos, ownLatestNanos);
+    if (slot - Math.max(now, latestNanos) > 0) {
+      state = NOT_PACED; // no turn was taken
+      return Admission.throttled(code, slot - now);
+    }
+    slotNanos = slot;
+    state = HOLDING;
+    return slot - now > 0 ? Admission.waitFor(slot - now) : Admission.go();
   }
 
   /**
-   * An attempt of this call is being sent to {@code url}. Only while some origin is paced: its
-   * pacer hears of the calls it does not pace, so it does not mistake their load for its own
-   * spacing.
+   * The call ended without sending the attempt it waits for (canceled, interrupted, factory
+   * closed, deadline, gave up): a turn it holds is given back.
+   */
+  public void abandon() {
+    if (state == HOLDING && origin != null) origins.givenBack(origin, slotNanos, time.nanoTime());
+    if (state != SENT) state = NOT_PACED;
+  }
+
+  /**
+   * An attempt of this call is being sent to {@code url}: its turn, if it holds one, is used.
+   * Otherwise, and only while some origin is paced, its origin's pacer hears of a call it does
+   * not pace, so it does not mistake their load for its own spacing.
    */
   public void sending(HttpUrl url) {
     attemptSentNanos = NOT_TIMED;
-    if (state != RELEASED && origins.size() > 0) {
+    if (state == HOLDING && origin != null) {
+      origins.used(origin, slotNanos, time.nanoTime());
+      state = SENT;
+    } else if (state != SENT && origins.size() > 0) {
       attemptSentNanos = time.nanoTime();
       origins.sent(url, attemptSentNanos);
     }
@@ -83,10 +119,10 @@ public final class PacedCall {
    * admitted it.
    */
   public void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
-    if (state == RELEASED) {
+    if (state == SENT) {
       state = NOT_PACED;
       if (response != null && origin != null) {
-        origins.released(origin, slotNanos, !refused, retryAfterNanos, time.nanoTime());
+        origins.released(origin, slotNanos, !refused, retryAfterNanos, waitedNanos, time.nanoTime());
       }
     } else if (response != null && !refused && attemptSentNanos != NOT_TIMED) {
       origins.admitted(response.request().url(), attemptSentNanos);

@@ -85,6 +85,18 @@ public final class RetryRules {
   }
 
   /**
+   * The longest {@link #spreadUpward} can make a server's wait of {@code waitNanos}: the bound
+   * the pacer keeps for a call alone on its origin, so pacing never holds it longer than
+   * spreading alone might have.
+   *
+   * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
+   */
+  public long longestSpreadNanos(long waitNanos, long remainingNanos) {
+    long spread = waitNanos + (long) (waitNanos * retryAfterSpread);
+    return Math.min(spread < waitNanos ? Long.MAX_VALUE : spread, latestWaitNanos(waitNanos, remainingNanos));
+  }
+
+  /**
    * The longest a server's wait of {@code waitNanos} may be stretched, by the spread or by the
    * pacing of a crowd: the ceiling, and half the time the wait leaves before the deadline. Never
    * below {@code waitNanos}.

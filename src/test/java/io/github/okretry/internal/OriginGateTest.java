@@ -88,7 +88,7 @@ class OriginGateTest {
   void anOriginWithARecentPacerIsKeptUntilItsMemoryPasses() {
     OriginGate gate = new OriginGate(1_000);
     String origin = OriginGate.origin(url("a.test"));
-    assertThat(gate.reserve(origin, 0, FAR)).isZero();
+    assertThat(gate.reserve(origin, 0, FAR, FAR)).isZero();
     assertThat(gate.size()).isEqualTo(1);
     gate.close(url("b.test"), 1, 2, 503);
     long later = Tuning.PACING_MEMORY_NANOS - 1;
@@ -104,7 +104,7 @@ class OriginGateTest {
   void reportsAboutAnOriginWithNothingLeftToRememberRemoveIt() {
     OriginGate gate = new OriginGate();
     String a = OriginGate.origin(url("a.test"));
-    gate.reserve(a, 0, FAR);
+    gate.reserve(a, 0, FAR, FAR);
     gate.sent(url("a.test"), 1); // recent: kept, and no entry is made for another origin
     gate.admitted(url("b.test"), 1);
     assertThat(gate.size()).isEqualTo(1);
@@ -117,11 +117,11 @@ class OriginGateTest {
     OriginGate gate = new OriginGate();
     String a = OriginGate.origin(url("a.test"));
     String b = OriginGate.origin(url("b.test"));
-    gate.reserve(a, 0, FAR);
-    gate.released(a, 0, true, RetryAfter.ABSENT, 1);
-    gate.released(a, 40_000_000L, false, S, 41_000_000L); // a learns a 50 ms gap
-    assertThat(gate.reserve(a, 42_000_000L, FAR)).isEqualTo(50_000_000L);
-    assertThat(gate.reserve(b, 42_000_000L, FAR)).as("b knows nothing").isEqualTo(42_000_000L);
+    gate.reserve(a, 0, FAR, FAR);
+    gate.released(a, 0, true, RetryAfter.ABSENT, S, 1);
+    gate.released(a, 40_000_000L, false, S, S, 41_000_000L); // a learns a 50 ms gap
+    assertThat(gate.reserve(a, 42_000_000L, FAR, FAR)).isEqualTo(50_000_000L);
+    assertThat(gate.reserve(b, 42_000_000L, FAR, FAR)).as("b knows nothing").isEqualTo(42_000_000L);
   }
 
   @Test
@@ -155,26 +155,26 @@ class OriginGateTest {
 
   /** Turns of {@code origin} at {@code now}: the gap between two retries asking at once. */
   static long gapBetweenTurns(OriginGate gate, String origin, long now) {
-    long first = gate.reserve(origin, now, FAR);
-    return gate.reserve(origin, now, FAR) - first;
+    long first = gate.reserve(origin, now, FAR, FAR);
+    return gate.reserve(origin, now, FAR, FAR) - first;
   }
 
   @Test
   void reportsOfCallsThatAreNotPacedReachTheOriginsPacer() {
     OriginGate gate = new OriginGate();
     String a = OriginGate.origin(url("a.test"));
-    gate.reserve(a, 0, FAR);
-    gate.released(a, 0, true, RetryAfter.ABSENT, 1);
+    gate.reserve(a, 0, FAR, FAR);
+    gate.released(a, 0, true, RetryAfter.ABSENT, S, 1);
     gate.sent(url("a.test"), 20_000_000L);
     gate.admitted(url("a.test"), 20_000_000L);
-    gate.released(a, 40_000_000L, false, S, 41_000_000L); // 20 ms after the other call's admission
+    gate.released(a, 40_000_000L, false, S, S, 41_000_000L); // 20 ms after the other call's admission
     assertThat(gapBetweenTurns(gate, a, 42_000_000L)).isEqualTo(25_000_000L);
 
     OriginGate inFlight = new OriginGate();
-    inFlight.reserve(a, 0, FAR);
-    inFlight.released(a, 0, true, RetryAfter.ABSENT, 1);
+    inFlight.reserve(a, 0, FAR, FAR);
+    inFlight.released(a, 0, true, RetryAfter.ABSENT, S, 1);
     inFlight.sent(url("a.test"), 20_000_000L); // not answered yet
-    inFlight.released(a, 40_000_000L, false, S, 41_000_000L);
+    inFlight.released(a, 40_000_000L, false, S, S, 41_000_000L);
     assertThat(gapBetweenTurns(inFlight, a, 42_000_000L)).as("the refusal may be the other call's doing").isZero();
   }
 
@@ -191,7 +191,7 @@ class OriginGateTest {
   @Test
   void anAdmissionReportAboutAnOriginWithNothingLeftToRememberRemovesIt() {
     OriginGate gate = new OriginGate();
-    gate.reserve(OriginGate.origin(url("a.test")), 0, FAR);
+    gate.reserve(OriginGate.origin(url("a.test")), 0, FAR, FAR);
     gate.admitted(url("a.test"), Tuning.PACING_MEMORY_NANOS);
     assertThat(gate.size()).isZero();
   }
