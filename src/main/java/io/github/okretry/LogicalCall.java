@@ -49,10 +49,8 @@ final class LogicalCall {
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
     this.policy = policy;
     this.request = request;
-    // Overrides are read here and in ownDeadlineNanos() only.
-    this.maxRetries =
-        overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
-    this.deadline = CallDeadline.of(policy.time.nanoTime(), ownDeadlineNanos(policy, overrides), callTimeoutNanos);
+    this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
+    this.deadline = CallDeadline.of(policy.time.nanoTime(), RetryOverrides.deadlineNanos(overrides, policy), callTimeoutNanos);
     this.repeatableBody = RepeatSafety.repeatableBody(request.body());
     this.idempotent = RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request));
     this.needsTracker =
@@ -62,15 +60,14 @@ final class LogicalCall {
   }
 
   /**
-   * A logical call for {@code request} (stamped with its key; {@code callTimeoutNanos} is OkHttp's
-   * for the whole call, 0 for none), or null if its first attempt needs nothing from okretry: no
-   * deadline, no origin state, no network request to watch, no OkHttp retry to turn off. The
-   * driver then makes it without state (this reports its start to a listener) and hands its
-   * outcome to {@link #afterStatelessAttempt}.
+   * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
+   * null if its first attempt needs nothing from okretry (no deadline, origin state, network request
+   * to watch, OkHttp retry to turn off): the driver makes it without state (its start is reported
+   * here) and hands its outcome to {@link #afterStatelessAttempt}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides overrides = RequestTags.overrides(request);
-    if (callTimeoutNanos == 0 && ownDeadlineNanos(policy, overrides) == 0
+    if (callTimeoutNanos == 0 && RetryOverrides.deadlineNanos(overrides, policy) == 0
         && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       policy.events.attemptStarted(request, 1);
@@ -86,8 +83,8 @@ final class LogicalCall {
 
   /**
    * After a first attempt made without state ({@link #open} returned null): null if {@code
-   * response} ends the call as it is, by its status alone (this deposits into the budget, as any
-   * first success does, and reports the success); else the logical call, whose first {@link #next} answers for that attempt.
+   * response} ends the call by its status alone (reported, and paid into the budget as any first
+   * success is); else the logical call, whose first {@link #next} answers for that attempt.
    */
   static @Nullable LogicalCall afterStatelessAttempt(
       RetryPolicy policy, Request request, @Nullable Response response, @Nullable Throwable error, int seen) {
@@ -101,11 +98,6 @@ final class LogicalCall {
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
-  }
-
-  /** The one reading of the overrides' deadline: okretry's own budget, 0 for none. */
-  private static long ownDeadlineNanos(RetryPolicy policy, @Nullable RetryOverrides overrides) {
-    return overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.deadlineNanos();
   }
 
   /**
@@ -123,12 +115,8 @@ final class LogicalCall {
       if (closed != null) return heldAtGate(closed, now);
     }
     Admission turn = paced.turn();
-    if (turn.kind() == Admission.Kind.THROTTLED) {
-      // Its turn would come after its latest time: it ends as a Retry-After that does not fit
-      // ends, with a local response standing for the origin's; nothing more is sent.
-      policy.events.gaveUp(request, attempts, pastLatest, "HTTP " + turn.code() + " (crowd)");
-      return Step.returning(turn.localResponse(request, policy.clock.currentTimeMillis()));
-    }
+    // A turn past its latest time ends the call as a Retry-After that does not fit ends.
+    if (turn.kind() == Admission.Kind.THROTTLED) return throttled(pastLatest, "crowd", turn);
     if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
     attempts++;
     paced.sending(request.url());
@@ -137,8 +125,7 @@ final class LogicalCall {
   }
 
   private Attempt attemptHandle() {
-    Attempt a = attempt;
-    if (a == null) attempt = a = new Attempt(this);
+    Attempt a = attempt != null ? attempt : (attempt = new Attempt(this));
     a.number = attempts;
     return a;
   }
@@ -148,20 +135,23 @@ final class LogicalCall {
     long wait = closed.notBeforeNanos() - now;
     long remaining = deadline.remainingNanos(now);
     if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
-      policy.events.gaveUp(request, attempts, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
       paced.abandon(); // a turn it may hold is given back
-      Admission throttled = Admission.throttled(closed.code(), wait);
-      return Step.returning(throttled.localResponse(request, policy.clock.currentTimeMillis()));
+      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", Admission.throttled(closed.code(), wait));
     }
     // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
     if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), closed.code(), wait, remaining);
     return Step.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
   }
 
+  /** The call cannot wait as the origin asks: a local response stands for the origin's, nothing sent. */
+  private Step throttled(@Nullable GiveUpReason reason, String by, Admission asked) {
+    policy.events.gaveUp(request, attempts, reason, "HTTP " + asked.code() + " (" + by + ")");
+    return Step.returning(asked.localResponse(request, policy.clock.currentTimeMillis()));
+  }
+
   /**
-   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within
-   * the same bounds as the spread (the ceiling, half the time left), and, if alone, no later
-   * than the spread could have put it.
+   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within the
+   * bounds of the spread (the ceiling, half the time left); if alone, no later than the spread.
    */
   private void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
     long now = policy.time.nanoTime();
@@ -175,17 +165,16 @@ final class LogicalCall {
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     paced.abandon(); // a turn it holds must not delay the calls after it
-    String failure = lastFailure != null ? lastFailure : Events.describe(null, e);
-    if (deadline.passed(now)) {
-      return giveUp(GiveUpReason.DEADLINE_EXCEEDED, lastFailure != null ? lastFailure : "deadline", CallTimeouts.deadlineTimeout(e));
-    }
-    return giveUp(e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED, failure, e);
+    boolean late = deadline.passed(now);
+    String failure = lastFailure != null ? lastFailure : late ? "deadline" : Events.describe(null, e);
+    GiveUpReason reason =
+        late ? GiveUpReason.DEADLINE_EXCEEDED : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED;
+    return giveUp(reason, failure, late ? CallTimeouts.deadlineTimeout(e) : e);
   }
 
   /**
-   * What to do after {@code attempt} ended with {@code response} or {@code error}; {@code seen}
-   * is what the driver saw ({@link Seen} flags, 0 for nothing). {@code error} is an
-   * {@link IOException}, or what a layer below okretry threw unchecked.
+   * What to do after {@code attempt} ended with {@code response} or {@code error} (an IOException,
+   * or an unchecked throw from below); {@code seen}: the driver's {@link Seen} flags, 0 for none.
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     try {
@@ -203,12 +192,8 @@ final class LogicalCall {
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
     if (early != null) return early;
     lastFailure = Events.describe(response, e);
-    if (cut != null) { // for responses too: a retry that cannot happen ends as a wait would
-      return giveUp(cut, lastFailure,
-          response == null ? e
-              : cut == GiveUpReason.INTERRUPTED ? new InterruptedIOException("interrupted")
-              : new IOException("Canceled"));
-    }
+    // For responses too: a retry that cannot happen ends as a wait would.
+    if (cut != null) return giveUp(cut, lastFailure, response == null ? e : Seen.failureFor(cut));
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
     AttemptFacts facts =
@@ -275,9 +260,8 @@ final class LogicalCall {
       wrapped.addSuppressed(e);
       return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
     }
-    // Never sent (no network request's headers were completely written: e.g. a connection shut
-    // down by GOAWAY before the stream opened), or refused unprocessed. Without a tracker the
-    // request is idempotent, or cannot be repeated anyway.
+    // Never sent (no request's headers written whole: a connection shut down by GOAWAY before the
+    // stream opened), or refused unprocessed. Without a tracker it is idempotent or not repeatable.
     provenUnprocessed = attempt.provenNotSent() || Classifier.provesNotProcessed(e);
     return null;
   }
@@ -290,10 +274,7 @@ final class LogicalCall {
       waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, lastFailure, delayNanos);
-    if (error != null) {
-      if (earlier == null) earlier = new FailureHistory();
-      earlier.add(error);
-    }
+    if (error != null) earlier = FailureHistory.add(earlier, error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
     return Step.waitFor(delayNanos);
@@ -312,8 +293,7 @@ final class LogicalCall {
     lastFailure = failure;
     policy.events.gaveUp(request, attempts, reason, failure);
     if (thrown == null) return Step.RETURN;
-    FailureHistory e = earlier;
-    if (e != null && thrown instanceof IOException) e.attachTo((IOException) thrown);
+    if (earlier != null && thrown instanceof IOException) earlier.attachTo((IOException) thrown);
     earlier = null;
     return Step.throwing(thrown);
   }

@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.Classifier;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +36,14 @@ final class Seen {
     }
     if ((seen & CALLER_CANCELED) != 0 || failed && attemptCanceled) return GiveUpReason.CANCELED;
     return (seen & INTERRUPTED) != 0 ? GiveUpReason.INTERRUPTED : null;
+  }
+
+  /**
+   * What the caller gets for an attempt {@code cut} short with a response in hand (the response
+   * is closed): what a wait cut short the same way would have thrown.
+   */
+  static IOException failureFor(GiveUpReason cut) {
+    return cut == GiveUpReason.INTERRUPTED ? new InterruptedIOException("interrupted") : new IOException("Canceled");
   }
 
   /**
