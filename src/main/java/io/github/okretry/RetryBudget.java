@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryBudget {
 
-  private static final RetryBudget UNLIMITED = new RetryBudget(null);
+  private static final RetryBudget UNLIMITED = new RetryBudget((Builder) null);
 
   private final boolean unlimited;
   private final double percentCanRetry;
@@ -44,6 +44,19 @@ public final class RetryBudget {
     this.minRetriesPerSecond = b == null ? 0 : b.minRetriesPerSecond;
     this.maxTokens = b == null ? 0 : b.maxTokens;
     this.bucket = b == null ? null : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond);
+  }
+
+  private RetryBudget(RetryTokenBucket bucket) {
+    this.unlimited = false;
+    this.percentCanRetry = Double.NaN;
+    this.minRetriesPerSecond = -1;
+    this.maxTokens = -1;
+    this.bucket = bucket;
+  }
+
+  /** A budget over a bucket with other numbers than the builder's: the fleet simulator's candidates. */
+  static RetryBudget over(RetryTokenBucket bucket) {
+    return new RetryBudget(bucket);
   }
 
   /**
