@@ -40,6 +40,7 @@ public final class Fleet {
     double meanServiceSeconds = 0.01;
     boolean exponential = true;
     double failureRate;
+    long failingFromNanos;
     int retryAfterSeconds = -1;
     int downServer = -1;
     long downFromNanos;
@@ -64,6 +65,12 @@ public final class Fleet {
     public Service failing(double rate, int retryAfterSeconds) {
       this.failureRate = rate;
       this.retryAfterSeconds = retryAfterSeconds;
+      return this;
+    }
+
+    /** The failure rate applies from {@code seconds} on; before, every attempt succeeds. */
+    public Service failingFrom(double seconds) {
+      this.failingFromNanos = nanos(seconds);
       return this;
     }
 
@@ -116,6 +123,8 @@ public final class Fleet {
     public final long[] offered;
     public final long[] goodput;
     public final long[] attempts;
+    /** Server attempts by the second their call started in (CrowdTest's measure). */
+    public final long[] attemptsByCallStart;
     public long events;
 
     Result(String contender, int seconds) {
@@ -123,6 +132,7 @@ public final class Fleet {
       this.offered = new long[seconds + 1];
       this.goodput = new long[seconds + 1];
       this.attempts = new long[seconds + 1];
+      this.attemptsByCallStart = new long[seconds + 1];
     }
 
     public double successRate() {
@@ -193,10 +203,12 @@ public final class Fleet {
     final SimulatedDriver.Call call;
     final int client;
     final long number; // the client's n-th call
-    CallState(SimulatedDriver.Call call, int client, long number) {
+    final int startSecond;
+    CallState(SimulatedDriver.Call call, int client, long number, int startSecond) {
       this.call = call;
       this.client = client;
       this.number = number;
+      this.startSecond = startSecond;
     }
   }
 
@@ -313,7 +325,7 @@ public final class Fleet {
     if (now >= endNanos) return;
     result.calls++;
     result.offered[second(now)]++;
-    CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++);
+    CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++, second(now));
     double gap = 1.0 / load.callsPerSecondEach();
     SplittableRandom r = arrivals[client];
     long next = load.periodic() ? (long) (gap * SECOND) : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
@@ -347,6 +359,7 @@ public final class Fleet {
     int server = service.servers == 1 ? 0 : serverRandom.nextInt(service.servers);
     result.serverAttempts++;
     result.attempts[second(now)]++;
+    result.attemptsByCallStart[call.startSecond]++;
     Attempt a = new Attempt(call, server, call.call.attempts());
     if (server == service.downServer && now >= service.downFromNanos && now < service.downUntilNanos) {
       a.over = true;
@@ -381,7 +394,8 @@ public final class Fleet {
     if (a.over) return; // the client left: the work was wasted
     a.over = true;
     // Common random numbers: the same attempt of the same call fails for every contender alike.
-    boolean ok = unit(mix(seed, a.call.client, a.call.number, a.number)) >= service.failureRate;
+    boolean ok = clock.now < service.failingFromNanos
+        || unit(mix(seed, a.call.client, a.call.number, a.number)) >= service.failureRate;
     after(a.call, a.call.call.answered(ok));
   }
 
