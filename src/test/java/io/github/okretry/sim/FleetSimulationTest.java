@@ -2,57 +2,39 @@ package io.github.okretry.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.okretry.internal.RetryTokenBucket;
-import io.github.okretry.internal.Tuning;
-import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Short versions of the fleet scenarios, guarding the figures in docs/fleet.md. */
+/** Short versions of the fleet scenarios (a second or two), guarding the figures in docs/fleet.md. */
 @Tag("unit")
 class FleetSimulationTest {
 
-  static Fleet.Contender streak(int limit) {
-    return Peers.okretry("okretry, streak " + limit, () -> new RetryTokenBucket(200, 100_000, 100_000, 10, 1000, 500, limit));
+  @Test
+  void aQuietFleetOfFreshClientsRetriesADeadServerOnlyWithTheFailureStreak() {
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 200, 0.5, 20, 1).amplification()).isEqualTo(4.0);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_STREAK, 200, 0.5, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_STREAK, 1000, 0.1, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
+    assertThat(FleetScenarios.quietFleet(Peers.GRPC_A6, 200, 0.5, 20, 1).amplification()).isCloseTo(1.3, org.assertj.core.api.Assertions.within(0.01));
   }
 
   @Test
-  void series() {
-    for (Fleet.Contender c : List.of(Peers.GRPC_A6, Peers.UNBUDGETED)) {
-      Fleet.Result m = FleetScenarios.metastable(c, 1);
-      StringBuilder sb = new StringBuilder(c.name() + ": ");
-      for (int s = 0; s < 60; s++) sb.append(s).append(':').append(m.offered[s]).append('/').append(m.goodput[s]).append('/').append(m.attempts[s]).append(' ');
-      System.out.println(sb);
-    }
+  void theBusyClientAndTheColdStart() {
+    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, -1, 1)).isLessThanOrEqualTo(1.051);
+    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY_STREAK, 1, 1)).isLessThanOrEqualTo(1.2);
+    assertThat(FleetScenarios.coldStart(Peers.OKRETRY, 1)).isGreaterThanOrEqualTo(48);
+    assertThat(FleetScenarios.coldStart(Peers.GRPC_A6, 1)).as("gRPC A6 gives a fresh client up").isLessThan(40);
   }
 
   @Test
-  void scratch() {
-    for (Fleet.Contender c : List.of(streak(0), streak(5), streak(10), streak(20), streak(40))) {
-      long t0 = System.nanoTime();
-      Fleet.Result q200 = FleetScenarios.quietFleet(c, 200, 0.5, 20, 1);
-      Fleet.Result q1000 = FleetScenarios.quietFleet(c, 1000, 0.1, 20, 1);
-      Fleet.Result dies = FleetScenarios.quietFleetServerDies(c, 200, 0.5, 40, 20, 1);
-      int minCold = 50;
-      double meanCold = 0;
-      for (long seed = 1; seed <= 50; seed++) {
-        long ok = FleetScenarios.coldStart(c, seed);
-        minCold = (int) Math.min(minCold, ok);
-        meanCold += ok / 50.0;
-      }
-      double busy = FleetScenarios.busyClientSustained(c, -1, 1);
-      double busyRa = FleetScenarios.busyClientSustained(c, 1, 1);
-      Fleet.Result m = FleetScenarios.metastable(c, 1);
-      Fleet.Result cut = FleetScenarios.capacityCut(c, 1);
-      System.out.printf("%s: quiet200 %.3f quiet1000 %.3f dies@20 %.3f cold min %d mean %.2f busy %.3f busyRA %.3f meta %d (%.3f) cut %d (%.3f) %.0f ms%n",
-          c.name(), q200.amplification(), q1000.amplification(), dies.amplification(), minCold, meanCold, busy, busyRa,
-          FleetScenarios.recoverySeconds(m, 15, 58), m.amplification(), FleetScenarios.recoverySeconds(cut, 20, 58), cut.amplification(), (System.nanoTime() - t0) / 1e6);
-    }
-    for (Fleet.Contender c : Peers.PEERS) {
-      Fleet.Result m = FleetScenarios.metastable(c, 1);
-      Fleet.Result cut = FleetScenarios.capacityCut(c, 1);
-      System.out.printf("%s: meta %d (%.3f) cut %d (%.3f) cold %d%n", c.name(), FleetScenarios.recoverySeconds(m, 15, 58), m.amplification(),
-          FleetScenarios.recoverySeconds(cut, 20, 58), cut.amplification(), FleetScenarios.coldStart(c, 1));
-    }
+  void unbudgetedRetriesTurnAShortOutageMetastableAndABudgetDoesNot() {
+    assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.UNBUDGETED, 1), 15, 58)).isEqualTo(-1);
+    assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.OKRETRY_STREAK, 1), 15, 58)).isBetween(0, 5);
+  }
+
+  @Test
+  void independentFailuresGiveSuccessEqualToAmplificationTimesOneMinusTheRate() {
+    // Every attempt succeeds with the same odds, so no budget gets more success per attempt.
+    Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(100, 1, 30), 1).run(Peers.OKRETRY);
+    assertThat(r.successRate()).isCloseTo(0.5 * r.amplification(), org.assertj.core.api.Assertions.within(0.02));
   }
 }

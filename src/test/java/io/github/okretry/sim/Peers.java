@@ -24,6 +24,10 @@ public final class Peers {
   /** okretry with its default budget, as a user gets it. */
   public static final Fleet.Contender OKRETRY = okretry("okretry (default)", null);
 
+  /** okretry with the failure-streak rule at the simulator's pick. */
+  public static final Fleet.Contender OKRETRY_STREAK =
+      okretry("okretry, failureStreak(20)", () -> RetryBudget.builder().failureStreak(20).build());
+
   public static final Fleet.Contender UNBUDGETED = peer("unbudgeted, 3 retries", () -> null);
   public static final Fleet.Contender AWS_STANDARD = peer("AWS standard (500, cost 5/10)", () -> new Aws(500, 5, 10, 5));
   public static final Fleet.Contender AWS_2026 = peer("AWS 2026 (500, cost 14, throttling 5)", () -> new Aws(500, 14, 14, 5));
@@ -33,8 +37,13 @@ public final class Peers {
 
   public static final List<Fleet.Contender> PEERS = List.of(UNBUDGETED, AWS_STANDARD, AWS_2026, GRPC_A6, FINAGLE, SRE_ADAPTIVE);
 
-  /** okretry with a budget over {@code bucket} (null: the default budget). */
-  public static Fleet.Contender okretry(String name, @Nullable Supplier<RetryTokenBucket> bucket) {
+  /** okretry with a budget over {@code bucket}, for candidates the public builder cannot make. */
+  public static Fleet.Contender okretryOver(String name, Supplier<RetryTokenBucket> bucket) {
+    return okretry(name, () -> SimulatedDriver.budget(bucket.get()));
+  }
+
+  /** okretry with {@code budget} (null: the default budget). */
+  public static Fleet.Contender okretry(String name, @Nullable Supplier<RetryBudget> budget) {
     return new Fleet.Contender() {
       @Override
       public String name() {
@@ -44,7 +53,7 @@ public final class Peers {
       @Override
       public SimulatedDriver driver(Fleet.Env env) {
         RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(env.maxRetries());
-        if (bucket != null) b.retryBudget(SimulatedDriver.budget(bucket.get()));
+        if (budget != null) b.retryBudget(budget.get());
         SplittableRandom r = env.random();
         return new SimulatedDriver(
             SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(), Fleet.URL, null, env.retryAfterSeconds());
@@ -158,50 +167,25 @@ public final class Peers {
    */
   static final class Finagle implements SimulatedDriver.Veto {
     final double percent;
-    final int ttlSeconds;
     final double reserve;
-    final double[] deposits;
-    final double[] withdrawals;
-    long bucketSecond = -1;
+    final Window window; // 0: deposits, 1: withdrawals
 
     Finagle(double percent, int minRetriesPerSec, int ttlSeconds) {
       this.percent = percent;
-      this.ttlSeconds = ttlSeconds;
       this.reserve = minRetriesPerSec * (double) ttlSeconds;
-      this.deposits = new double[ttlSeconds];
-      this.withdrawals = new double[ttlSeconds];
-    }
-
-    private void roll(long nowNanos) {
-      long s = nowNanos / Fleet.SECOND;
-      if (bucketSecond < 0) bucketSecond = s;
-      for (; bucketSecond < s; bucketSecond++) {
-        int i = (int) ((bucketSecond + 1) % ttlSeconds);
-        deposits[i] = 0;
-        withdrawals[i] = 0;
-      }
+      this.window = new Window(ttlSeconds);
     }
 
     @Override
     public boolean admit(long nowNanos, int attempt) {
-      if (attempt == 1) {
-        roll(nowNanos);
-        deposits[(int) (bucketSecond % ttlSeconds)] += percent;
-      }
+      if (attempt == 1) window.add(nowNanos, 0, percent);
       return true;
     }
 
     @Override
     public boolean allowRetry(long nowNanos, Failure failure) {
-      roll(nowNanos);
-      double d = 0;
-      double w = 0;
-      for (int i = 0; i < ttlSeconds; i++) {
-        d += deposits[i];
-        w += withdrawals[i];
-      }
-      if (reserve + d - w < 1) return false;
-      withdrawals[(int) (bucketSecond % ttlSeconds)] += 1;
+      if (reserve + window.sum(nowNanos, 0) - window.sum(nowNanos, 1) < 1) return false;
+      window.add(nowNanos, 1, 1);
       return true;
     }
 
@@ -217,40 +201,19 @@ public final class Peers {
    */
   static final class SreAdaptive implements SimulatedDriver.Veto {
     final double k;
-    final int windowSeconds;
-    final long[] requests;
-    final long[] accepts;
-    long bucketSecond = -1;
+    final Window window; // 0: requests, 1: accepts
     SplittableRandom random;
 
     SreAdaptive(double k, int windowSeconds) {
       this.k = k;
-      this.windowSeconds = windowSeconds;
-      this.requests = new long[windowSeconds];
-      this.accepts = new long[windowSeconds];
-    }
-
-    private void roll(long nowNanos) {
-      long s = nowNanos / Fleet.SECOND;
-      if (bucketSecond < 0) bucketSecond = s;
-      for (; bucketSecond < s; bucketSecond++) {
-        int i = (int) ((bucketSecond + 1) % windowSeconds);
-        requests[i] = 0;
-        accepts[i] = 0;
-      }
+      this.window = new Window(windowSeconds);
     }
 
     @Override
     public boolean admit(long nowNanos, int attempt) {
-      roll(nowNanos);
-      long req = 0;
-      long acc = 0;
-      for (int i = 0; i < windowSeconds; i++) {
-        req += requests[i];
-        acc += accepts[i];
-      }
-      requests[(int) (bucketSecond % windowSeconds)]++;
-      double p = Math.max(0, (req - k * acc) / (req + 1));
+      double requests = window.sum(nowNanos, 0);
+      double p = Math.max(0, (requests - k * window.sum(nowNanos, 1)) / (requests + 1));
+      window.add(nowNanos, 0, 1);
       return random.nextDouble() >= p;
     }
 
@@ -261,10 +224,41 @@ public final class Peers {
 
     @Override
     public void attemptEnded(long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
-      if (success) {
-        roll(nowNanos);
-        accepts[(int) (bucketSecond % windowSeconds)]++;
+      if (success) window.add(nowNanos, 1, 1);
+    }
+  }
+
+  /** Two counts per second over a sliding window of whole seconds. */
+  static final class Window {
+    final double[][] counts;
+    final int seconds;
+    long second = -1;
+
+    Window(int seconds) {
+      this.seconds = seconds;
+      this.counts = new double[2][seconds];
+    }
+
+    private int roll(long nowNanos) {
+      long s = nowNanos / Fleet.SECOND;
+      if (second < 0) second = s;
+      for (; second < s; second++) {
+        int i = (int) ((second + 1) % seconds);
+        counts[0][i] = 0;
+        counts[1][i] = 0;
       }
+      return (int) (second % seconds);
+    }
+
+    void add(long nowNanos, int which, double v) {
+      counts[which][roll(nowNanos)] += v;
+    }
+
+    double sum(long nowNanos, int which) {
+      roll(nowNanos);
+      double sum = 0;
+      for (double c : counts[which]) sum += c;
+      return sum;
     }
   }
 }
