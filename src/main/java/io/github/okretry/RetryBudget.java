@@ -30,12 +30,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryBudget {
 
-  private static final RetryBudget UNLIMITED = new RetryBudget(null);
+  private static final RetryBudget UNLIMITED = new RetryBudget((Builder) null);
 
   private final boolean unlimited;
   private final double percentCanRetry;
   private final int minRetriesPerSecond;
   private final int maxTokens;
+  private final int failureStreak;
   private final @Nullable RetryTokenBucket bucket; // null when unlimited
 
   private RetryBudget(@Nullable Builder b) {
@@ -43,7 +44,23 @@ public final class RetryBudget {
     this.percentCanRetry = b == null ? Double.POSITIVE_INFINITY : b.percentCanRetry;
     this.minRetriesPerSecond = b == null ? 0 : b.minRetriesPerSecond;
     this.maxTokens = b == null ? 0 : b.maxTokens;
-    this.bucket = b == null ? null : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond);
+    this.failureStreak = b == null ? 0 : b.failureStreak;
+    this.bucket =
+        b == null ? null : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond, failureStreak);
+  }
+
+  private RetryBudget(RetryTokenBucket bucket) {
+    this.unlimited = false;
+    this.percentCanRetry = Double.NaN;
+    this.minRetriesPerSecond = -1;
+    this.maxTokens = -1;
+    this.failureStreak = -1;
+    this.bucket = bucket;
+  }
+
+  /** A budget over a bucket with other numbers than the builder's: the fleet simulator's candidates. */
+  static RetryBudget over(RetryTokenBucket bucket) {
+    return new RetryBudget(bucket);
   }
 
   /**
@@ -119,7 +136,7 @@ public final class RetryBudget {
     return unlimited
         ? "RetryBudget.unlimited()"
         : "RetryBudget{percentCanRetry=" + percentCanRetry + ", minRetriesPerSecond="
-            + minRetriesPerSecond + ", maxTokens=" + maxTokens + "}";
+            + minRetriesPerSecond + ", maxTokens=" + maxTokens + ", failureStreak=" + failureStreak + "}";
   }
 
   /** Builds a {@link RetryBudget}. Not thread-safe; {@link #build()} makes a fresh bucket. */
@@ -127,6 +144,7 @@ public final class RetryBudget {
     private double percentCanRetry = Tuning.PERCENT_CAN_RETRY;
     private int minRetriesPerSecond = Tuning.MIN_RETRIES_PER_SECOND;
     private int maxTokens = Tuning.MAX_TOKENS;
+    private int failureStreak = Tuning.FAILURE_STREAK_LIMIT;
 
     private Builder() {}
 
@@ -177,6 +195,29 @@ public final class RetryBudget {
         throw new IllegalArgumentException("maxTokens not in [1, 1000000]: " + maxTokens);
       }
       this.maxTokens = maxTokens;
+      return this;
+    }
+
+    /**
+     * Makes retries after errors depend on evidence that retrying works: the budget pays for one
+     * only while fewer than {@code limit} were asked for since the last call whose first attempt
+     * succeeded, and a new budget has seen no such call. A fleet of processes that have only ever
+     * seen a server fail then adds no retries to its load, however few calls each makes (the
+     * balance and the reserve cannot tell a quiet process from a healthy one); the price is that
+     * a fresh process does not retry its first failures either, until one call succeeds at once.
+     * Retries that wait out a 429/503 {@code Retry-After} need no evidence: the server said when
+     * to come back. 20 is what the fleet simulator in {@code docs/fleet.md} chose. Default 0: off.
+     *
+     * @param limit retries after errors allowed in a row without a first-attempt success, in
+     *     [0, 1 000 000]; 0 turns the rule off
+     * @return this builder
+     * @throws IllegalArgumentException if not in {@code [0, 1 000 000]}
+     */
+    public Builder failureStreak(int limit) {
+      if (limit < 0 || limit > 1_000_000) {
+        throw new IllegalArgumentException("failureStreak not in [0, 1000000]: " + limit);
+      }
+      this.failureStreak = limit;
       return this;
     }
 

@@ -209,6 +209,37 @@ class RetryBudgetTest {
   }
 
   @Test
+  void aFailureStreakMakesAQuietFleetOfFreshClientsLeaveADeadServerAlone() throws IOException {
+    // 200 fresh clients, one call each to a server failing everything: with the rule, no retries.
+    AtomicInteger hits = new AtomicInteger();
+    for (int c = 0; c < 200; c++) {
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
+          .timeSource(new SharedClock())
+          .retryBudget(RetryBudget.builder().failureStreak(20).build())
+          .build());
+      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(flakyServer(1.0, c, hits)).build();
+      client.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+    }
+    assertThat(hits.get()).as("one attempt per call").isEqualTo(200);
+    assertThat(RetryBudget.builder().failureStreak(20).build()).hasToString(
+        "RetryBudget{percentCanRetry=0.2, minRetriesPerSecond=10, maxTokens=100, failureStreak=20}");
+    assertThat(RetryBudget.create().toString()).as("off by default").endsWith("failureStreak=0}");
+    assertThatThrownBy(() -> RetryBudget.builder().failureStreak(-1)).hasMessage("failureStreak not in [0, 1000000]: -1");
+    assertThatThrownBy(() -> RetryBudget.builder().failureStreak(1_000_001)).hasMessage("failureStreak not in [0, 1000000]: 1000001");
+  }
+
+  @Test
+  void aFailureStreakStillLetsAClientThatHasSeenSuccessRideOutFailures() throws IOException {
+    RetryBudget budget = RetryBudget.builder().failureStreak(20).build();
+    budget.deposit();
+    for (int i = 0; i < 20; i++) assertThat(budget.tryWithdraw(0)).isTrue();
+    assertThat(budget.tryWithdraw(0)).as("21 in a row").isFalse();
+    assertThat(budget.tryWithdraw(true, 0)).as("Retry-After retries need no evidence").isTrue();
+    budget.deposit();
+    assertThat(budget.tryWithdraw(0)).isTrue();
+  }
+
+  @Test
   void interceptorsCanShareOneBudget() throws IOException {
     // Two tokens to start with and no reserve: every retry below is paid from the shared balance.
     RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();

@@ -1,5 +1,6 @@
 package io.github.okretry.internal;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -24,6 +25,10 @@ public final class RetryTokenBucket {
   private final long retryCostMilli;
   private final long retryAfterCostMilli;
   private final AtomicLong balanceMilli;
+  private final int failureStreakLimit; // 0: no evidence needed
+  // Retries after errors asked for since the last call whose first attempt succeeded; a new
+  // bucket starts at the limit: it has seen no success yet.
+  private final AtomicInteger failureStreak;
 
   private long reserveMilli; // guarded by this
   private long reserveRefilledAtNanos; // guarded by this
@@ -36,6 +41,9 @@ public final class RetryTokenBucket {
    * @param reservePerSecond the reserve's refill rate and cap, in tokens; 0 for no reserve
    * @param retryCostMilli what a retry after an error without a server-given wait costs, > 0
    * @param retryAfterCostMilli what a retry honouring a 429/503 {@code Retry-After} costs, > 0
+   * @param failureStreakLimit a retry after an error is paid only while fewer than this many were
+   *     asked for since the last call whose first attempt succeeded, and a new bucket has seen
+   *     none: 0 turns the rule off, ≥ 0
    */
   public RetryTokenBucket(
       long depositMilli,
@@ -43,7 +51,8 @@ public final class RetryTokenBucket {
       long initialMilli,
       int reservePerSecond,
       long retryCostMilli,
-      long retryAfterCostMilli) {
+      long retryAfterCostMilli,
+      int failureStreakLimit) {
     if (depositMilli < 0) throw new IllegalArgumentException("depositMilli < 0: " + depositMilli);
     if (capacityMilli < MILLI) throw new IllegalArgumentException("capacityMilli < 1000: " + capacityMilli);
     if (initialMilli < 0 || initialMilli > capacityMilli) {
@@ -54,6 +63,7 @@ public final class RetryTokenBucket {
     if (retryAfterCostMilli <= 0) {
       throw new IllegalArgumentException("retryAfterCostMilli <= 0: " + retryAfterCostMilli);
     }
+    if (failureStreakLimit < 0) throw new IllegalArgumentException("failureStreakLimit < 0: " + failureStreakLimit);
     this.depositMilli = depositMilli;
     this.capacityMilli = capacityMilli;
     this.reservePerSecond = reservePerSecond;
@@ -61,10 +71,13 @@ public final class RetryTokenBucket {
     this.retryAfterCostMilli = retryAfterCostMilli;
     this.balanceMilli = new AtomicLong(initialMilli);
     this.reserveMilli = (long) reservePerSecond * MILLI;
+    this.failureStreakLimit = failureStreakLimit;
+    this.failureStreak = new AtomicInteger(failureStreakLimit);
   }
 
   /** A bucket with okretry's defaults ({@link Tuning}) and the given public settings. */
-  public static RetryTokenBucket withDefaults(double percentCanRetry, int maxTokens, int minRetriesPerSecond) {
+  public static RetryTokenBucket withDefaults(
+      double percentCanRetry, int maxTokens, int minRetriesPerSecond, int failureStreakLimit) {
     long capacity = (long) maxTokens * MILLI;
     return new RetryTokenBucket(
         Math.round(percentCanRetry * MILLI),
@@ -72,7 +85,8 @@ public final class RetryTokenBucket {
         Math.round(capacity * Tuning.INITIAL_FILL),
         minRetriesPerSecond,
         Tuning.RETRY_COST_MILLI,
-        Tuning.RETRY_AFTER_COST_MILLI);
+        Tuning.RETRY_AFTER_COST_MILLI,
+        failureStreakLimit);
   }
 
   /** The balance, without the reserve, in thousandths of a token. */
@@ -82,6 +96,8 @@ public final class RetryTokenBucket {
 
   /** A call's first attempt succeeded: pays in its share, up to the capacity. */
   public void deposit() {
+    // Evidence that retries can succeed. Read first: the healthy path writes nothing.
+    if (failureStreakLimit != 0 && failureStreak.get() != 0) failureStreak.set(0);
     // Skipping the write when full keeps the healthy path to one volatile read per call.
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli))) return;
@@ -96,11 +112,21 @@ public final class RetryTokenBucket {
    * @param nowNanos the monotonic time, for the reserve's refill
    */
   public boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
+    // A server that said when to come back is alive: only retries after errors need evidence.
+    if (!honoursRetryAfter && failureStreakLimit != 0 && !streakAllows()) return false;
     long cost = honoursRetryAfter ? retryAfterCostMilli : retryCostMilli;
     for (long current = balanceMilli.get(); current >= cost; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, current - cost)) return true;
     }
     return tryWithdrawReserve(cost, nowNanos);
+  }
+
+  /** Counts this failure into the streak; false once the streak has reached the limit. */
+  private boolean streakAllows() {
+    for (int n = failureStreak.get(); ; n = failureStreak.get()) {
+      if (n >= failureStreakLimit) return false; // stays at the limit until a success
+      if (failureStreak.compareAndSet(n, n + 1)) return true;
+    }
   }
 
   private synchronized boolean tryWithdrawReserve(long cost, long nowNanos) {

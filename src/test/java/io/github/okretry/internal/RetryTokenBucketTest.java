@@ -16,7 +16,7 @@ class RetryTokenBucketTest {
   static final long MS = 1_000_000L;
 
   static RetryTokenBucket defaults() {
-    return RetryTokenBucket.withDefaults(Tuning.PERCENT_CAN_RETRY, Tuning.MAX_TOKENS, Tuning.MIN_RETRIES_PER_SECOND);
+    return RetryTokenBucket.withDefaults(Tuning.PERCENT_CAN_RETRY, Tuning.MAX_TOKENS, Tuning.MIN_RETRIES_PER_SECOND, Tuning.FAILURE_STREAK_LIMIT);
   }
 
   @Test
@@ -31,7 +31,7 @@ class RetryTokenBucketTest {
 
   @Test
   void depositsFillUpToTheCapacityAndTheReserveRefillsWithTime() {
-    RetryTokenBucket bucket = new RetryTokenBucket(200, 2_000, 0, 1, 1_000, 500);
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 2_000, 0, 1, 1_000, 500, 0);
     assertThat(bucket.tryWithdraw(false, 0)).as("empty balance: the reserve's one token").isTrue();
     assertThat(bucket.tryWithdraw(true, 0)).isFalse();
     assertThat(bucket.tryWithdraw(true, 499 * MS)).as("0.499 tokens refilled").isFalse();
@@ -42,7 +42,7 @@ class RetryTokenBucketTest {
 
   @Test
   void withDefaultsTakesThePublicSettingsInTokens() {
-    RetryTokenBucket bucket = RetryTokenBucket.withDefaults(0.5, 2, 0);
+    RetryTokenBucket bucket = RetryTokenBucket.withDefaults(0.5, 2, 0, 0);
     assertThat(bucket.balanceMilli()).as("starts full").isEqualTo(2_000);
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
@@ -53,7 +53,7 @@ class RetryTokenBucketTest {
 
   @Test
   void theReserveRefillsInProportionToItsRate() {
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 10, 1_000, 500);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 10, 1_000, 500, 0);
     for (int i = 0; i < 10; i++) assertThat(bucket.tryWithdraw(false, 0)).as("the reserve's 10 tokens").isTrue();
     assertThat(bucket.tryWithdraw(false, 0)).isFalse();
     assertThat(bucket.tryWithdraw(false, 99 * MS)).as("0.99 tokens after 99 ms at 10 per second").isFalse();
@@ -62,7 +62,7 @@ class RetryTokenBucketTest {
 
   @Test
   void timeTooShortToRefillAnythingIsNotLost() {
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 0);
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
     assertThat(bucket.tryWithdraw(true, MS / 2)).as("nothing refilled in 0.5 ms").isFalse();
     assertThat(bucket.tryWithdraw(true, 500 * MS)).as("0.5 tokens since 0, not since 0.5 ms").isTrue();
@@ -71,7 +71,7 @@ class RetryTokenBucketTest {
   @ParameterizedTest(name = "origin {0}")
   @ValueSource(longs = {0, -1_000_000_000_000_000L, 1_000_000_000_000_000L})
   void theReserveRefillsFromItsFirstUseAtAnyClockOrigin(long o) {
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 0);
     assertThat(bucket.tryWithdraw(false, o)).as("the reserve's one token").isTrue();
     assertThat(bucket.tryWithdraw(true, o + 499 * MS)).isFalse();
     assertThat(bucket.tryWithdraw(true, o + 500 * MS)).isTrue();
@@ -79,12 +79,29 @@ class RetryTokenBucketTest {
 
   @Test
   void refusesBadSettings() {
-    assertThatThrownBy(() -> new RetryTokenBucket(-1, 1_000, 0, 0, 1_000, 500)).hasMessageContaining("depositMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 999, 0, 0, 1_000, 500)).hasMessageContaining("capacityMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 1_001, 0, 1_000, 500)).hasMessageContaining("initialMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, -1, 1_000, 500)).hasMessageContaining("reservePerSecond");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 0, 500)).hasMessageContaining("retryCostMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 0)).hasMessageContaining("retryAfterCostMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(-1, 1_000, 0, 0, 1_000, 500, 0)).hasMessageContaining("depositMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 999, 0, 0, 1_000, 500, 0)).hasMessageContaining("capacityMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 1_001, 0, 1_000, 500, 0)).hasMessageContaining("initialMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, -1, 1_000, 500, 0)).hasMessageContaining("reservePerSecond");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 0, 500, 0)).hasMessageContaining("retryCostMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 0, 0)).hasMessageContaining("retryAfterCostMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 500, -1)).hasMessageContaining("failureStreakLimit");
+  }
+
+  @Test
+  void withAFailureStreakLimitRetriesAfterErrorsNeedAFirstAttemptSuccess() {
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 3);
+    assertThat(bucket.tryWithdraw(false, 0)).as("a new bucket has seen no success").isFalse();
+    assertThat(bucket.tryWithdraw(true, 0)).as("a Retry-After needs no evidence").isTrue();
+    bucket.deposit();
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
+    assertThat(bucket.tryWithdraw(false, 0)).as("three in a row: the streak is spent").isFalse();
+    assertThat(bucket.tryWithdraw(false, 0)).as("and stays spent").isFalse();
+    assertThat(bucket.balanceMilli()).as("refusals take nothing").isEqualTo(100_000 - 500 + 200 - 3_000);
+    bucket.deposit();
+    assertThat(bucket.tryWithdraw(false, 0)).as("a success starts a new streak").isTrue();
   }
 
   /**

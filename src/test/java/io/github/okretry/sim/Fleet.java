@@ -1,0 +1,424 @@
+package io.github.okretry.sim;
+
+import io.github.okretry.SimulatedDriver;
+import io.github.okretry.SimulatedDriver.Failure;
+import io.github.okretry.SimulatedDriver.Next;
+import io.github.okretry.internal.TimeSource;
+import io.github.okretry.internal.WallClock;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+
+/**
+ * A fleet of client processes calling one service, as a deterministic discrete-event simulation
+ * on fake time. Each client is one okretry policy (its own budget and origin table, as separate
+ * processes have), driven through {@link SimulatedDriver}, so every retry decision is okretry's
+ * real code; a peer runs the same code with an unlimited budget and its own budget as a veto.
+ *
+ * <p>The service: {@code servers} behind a uniform random balancer, each working on at most
+ * {@code concurrency} requests at once (service time exponential or fixed), a FIFO queue of at
+ * most {@code queueLimit} more (beyond it: 503 at once), an independent failure rate (a 503 after
+ * service, with {@code Retry-After} if set), one server down for a while (a refused connection at
+ * once), or its capacity cut for a while. A client gives up on an attempt after {@code
+ * attemptTimeout} (a read timeout, retryable); the server still does the work, as a server that
+ * cannot see the client leave does. Everything is a function of the seed.
+ */
+public final class Fleet {
+
+  static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+  static final String URL = "http://service.test/";
+
+  /** The service and what goes wrong with it. */
+  public static final class Service {
+    int servers = 1;
+    int concurrency = 1_000_000;
+    int queueLimit = Integer.MAX_VALUE;
+    double meanServiceSeconds = 0.01;
+    boolean exponential = true;
+    double failureRate;
+    long failingFromNanos;
+    int retryAfterSeconds = -1;
+    int downServer = -1;
+    long downFromNanos;
+    long downUntilNanos;
+    double cutTo = 1.0;
+    long cutFromNanos;
+    long cutUntilNanos;
+
+    public Service servers(int n, int concurrency, int queueLimit) {
+      this.servers = n;
+      this.concurrency = concurrency;
+      this.queueLimit = queueLimit;
+      return this;
+    }
+
+    public Service service(double meanSeconds, boolean exponential) {
+      this.meanServiceSeconds = meanSeconds;
+      this.exponential = exponential;
+      return this;
+    }
+
+    public Service failing(double rate, int retryAfterSeconds) {
+      this.failureRate = rate;
+      this.retryAfterSeconds = retryAfterSeconds;
+      return this;
+    }
+
+    /** The failure rate applies from {@code seconds} on; before, every attempt succeeds. */
+    public Service failingFrom(double seconds) {
+      this.failingFromNanos = nanos(seconds);
+      return this;
+    }
+
+    public Service down(int server, double fromSeconds, double untilSeconds) {
+      this.downServer = server;
+      this.downFromNanos = nanos(fromSeconds);
+      this.downUntilNanos = nanos(untilSeconds);
+      return this;
+    }
+
+    public Service cut(double to, double fromSeconds, double untilSeconds) {
+      this.cutTo = to;
+      this.cutFromNanos = nanos(fromSeconds);
+      this.cutUntilNanos = nanos(untilSeconds);
+      return this;
+    }
+
+    int capacity(long t) {
+      return t >= cutFromNanos && t < cutUntilNanos ? (int) Math.max(1, Math.floor(concurrency * cutTo)) : concurrency;
+    }
+  }
+
+  /** Who calls, how often, for how long. */
+  public record Load(int clients, double callsPerSecondEach, boolean periodic, double seconds, double attemptTimeoutSeconds, int maxRetries) {
+    public static Load of(int clients, double callsPerSecondEach, double seconds) {
+      return new Load(clients, callsPerSecondEach, false, seconds, 0, 3);
+    }
+
+    public Load evenlySpaced() {
+      return new Load(clients, callsPerSecondEach, true, seconds, attemptTimeoutSeconds, maxRetries);
+    }
+
+    public Load timeout(double s) {
+      return new Load(clients, callsPerSecondEach, periodic, seconds, s, maxRetries);
+    }
+
+    public Load maxRetries(int n) {
+      return new Load(clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, n);
+    }
+  }
+
+  /** What ran: totals and per-second series (by the second a call started or ended). */
+  public static final class Result {
+    public final String contender;
+    public long calls;
+    public long succeeded;
+    public long serverAttempts;
+    public long shedLocally;
+    public long budgetRefusals;
+    public final long[] offered;
+    public final long[] goodput;
+    public final long[] attempts;
+    /** Server attempts by the second their call started in (CrowdTest's measure). */
+    public final long[] attemptsByCallStart;
+    public long events;
+
+    Result(String contender, int seconds) {
+      this.contender = contender;
+      this.offered = new long[seconds + 1];
+      this.goodput = new long[seconds + 1];
+      this.attempts = new long[seconds + 1];
+      this.attemptsByCallStart = new long[seconds + 1];
+    }
+
+    public double successRate() {
+      return calls == 0 ? 0 : succeeded / (double) calls;
+    }
+
+    /** Server attempts ÷ logical calls. */
+    public double amplification() {
+      return calls == 0 ? 0 : serverAttempts / (double) calls;
+    }
+  }
+
+  /** A client's policy: one per simulated process. */
+  public interface Contender {
+    String name();
+
+    SimulatedDriver driver(Env env);
+  }
+
+  /** What a contender builds its client from. */
+  public record Env(TimeSource time, WallClock clock, SplittableRandom random, int maxRetries, int retryAfterSeconds) {}
+
+  /** Fake monotonic time: moved by the event loop only. */
+  static final class Clock implements TimeSource {
+    long now;
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+
+    @Override
+    public void sleep(long nanos, Call call) {
+      throw new UnsupportedOperationException("the simulator never sleeps");
+    }
+  }
+
+  private static final int ARRIVE = 0;
+  private static final int STEP = 1;
+  private static final int SERVED = 2;
+  private static final int TIMEOUT = 3;
+  private static final int CAPACITY = 4;
+
+  private static final class Event implements Comparable<Event> {
+    final long t;
+    final long seq;
+    final int kind;
+    final int client;
+    final CallState call;
+    final Attempt attempt;
+
+    Event(long t, long seq, int kind, int client, CallState call, Attempt attempt) {
+      this.t = t;
+      this.seq = seq;
+      this.kind = kind;
+      this.client = client;
+      this.call = call;
+      this.attempt = attempt;
+    }
+
+    @Override
+    public int compareTo(Event o) {
+      return t != o.t ? Long.compare(t, o.t) : Long.compare(seq, o.seq);
+    }
+  }
+
+  private static final class CallState {
+    final SimulatedDriver.Call call;
+    final int client;
+    final long number; // the client's n-th call
+    final int startSecond;
+    CallState(SimulatedDriver.Call call, int client, long number, int startSecond) {
+      this.call = call;
+      this.client = client;
+      this.number = number;
+      this.startSecond = startSecond;
+    }
+  }
+
+  private static final class Attempt {
+    final CallState call;
+    final int server;
+    final int number;
+    boolean over; // answered or timed out: whatever comes later is ignored
+    Attempt(CallState call, int server, int number) {
+      this.call = call;
+      this.server = server;
+      this.number = number;
+    }
+  }
+
+  /** A timeout without the cost of a stack trace: the simulator makes millions. */
+  static final class Timeout extends SocketTimeoutException {
+    Timeout() {
+      super("timeout");
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  static final class Refused extends ConnectException {
+    Refused() {
+      super("Connection refused");
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  private final Service service;
+  private final Load load;
+  private final long seed;
+  private final Clock clock = new Clock();
+  private final PriorityQueue<Event> events = new PriorityQueue<>();
+  private long seq;
+  private final SplittableRandom serverRandom;
+  private final int[] busy;
+  private final ArrayDeque<Attempt>[] queues;
+  private final long endNanos;
+  private Result result;
+  private SimulatedDriver[] drivers;
+  private SplittableRandom[] arrivals;
+  private long[] callNumbers;
+
+  @SuppressWarnings("unchecked")
+  public Fleet(Service service, Load load, long seed) {
+    this.service = service;
+    this.load = load;
+    this.seed = seed;
+    this.serverRandom = new SplittableRandom(seed ^ 0x5E12E1L);
+    this.busy = new int[service.servers];
+    this.queues = new ArrayDeque[service.servers];
+    for (int i = 0; i < service.servers; i++) queues[i] = new ArrayDeque<>();
+    this.endNanos = nanos(load.seconds());
+  }
+
+  static long nanos(double seconds) {
+    return Math.round(seconds * SECOND);
+  }
+
+  /** Runs {@code contender} through the whole load; a Fleet runs once. */
+  public Result run(Contender contender) {
+    result = new Result(contender.name(), (int) Math.ceil(load.seconds()) + 120);
+    drivers = new SimulatedDriver[load.clients()];
+    arrivals = new SplittableRandom[load.clients()];
+    callNumbers = new long[load.clients()];
+    WallClock wall = () -> 1_700_000_000_000L + clock.now / 1_000_000L;
+    for (int c = 0; c < load.clients(); c++) {
+      SplittableRandom r = new SplittableRandom(mix(seed, c, -1, -1));
+      drivers[c] = contender.driver(new Env(clock, wall, r.split(), load.maxRetries(), service.retryAfterSeconds));
+      arrivals[c] = r;
+      // Periodic clients start at a random phase; Poisson ones at their first draw.
+      double gap = 1.0 / load.callsPerSecondEach();
+      long first = load.periodic() ? (long) (r.nextDouble() * gap * SECOND) : (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND);
+      push(first, ARRIVE, c, null, null);
+    }
+    if (service.cutUntilNanos > 0) push(service.cutUntilNanos, CAPACITY, -1, null, null);
+    if (service.downUntilNanos > 0) push(service.downUntilNanos, CAPACITY, -1, null, null);
+    while (!events.isEmpty()) {
+      Event e = events.poll();
+      clock.now = e.t;
+      result.events++;
+      switch (e.kind) {
+        case ARRIVE -> arrive(e.client);
+        case STEP -> step(e.call);
+        case SERVED -> served(e.attempt);
+        case TIMEOUT -> timedOut(e.attempt);
+        case CAPACITY -> { for (int s = 0; s < service.servers; s++) startQueued(s); }
+        default -> throw new AssertionError(e.kind);
+      }
+    }
+    return result;
+  }
+
+  private void push(long t, int kind, int client, CallState call, Attempt attempt) {
+    events.add(new Event(t, seq++, kind, client, call, attempt));
+  }
+
+  private int second(long t) {
+    return (int) Math.min(result.offered.length - 1, t / SECOND);
+  }
+
+  private void arrive(int client) {
+    long now = clock.now;
+    if (now >= endNanos) return;
+    result.calls++;
+    result.offered[second(now)]++;
+    CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++, second(now));
+    double gap = 1.0 / load.callsPerSecondEach();
+    SplittableRandom r = arrivals[client];
+    long next = load.periodic() ? (long) (gap * SECOND) : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
+    push(now + next, ARRIVE, client, null, null);
+    step(call);
+  }
+
+  private void step(CallState call) {
+    Next next = call.call.next();
+    if (next == Next.WAIT) {
+      push(clock.now + call.call.waitNanos(), STEP, call.client, call, null);
+    } else if (next == Next.DONE) {
+      finish(call);
+    } else {
+      send(call);
+    }
+  }
+
+  private void finish(CallState call) {
+    if (call.call.succeeded()) {
+      result.succeeded++;
+      result.goodput[second(clock.now)]++;
+    } else if (call.call.reason() == io.github.okretry.GiveUpReason.BUDGET_EXHAUSTED) {
+      if (call.call.attempts() == 0) result.shedLocally++;
+      else result.budgetRefusals++;
+    }
+  }
+
+  private void send(CallState call) {
+    long now = clock.now;
+    int server = service.servers == 1 ? 0 : serverRandom.nextInt(service.servers);
+    result.serverAttempts++;
+    result.attempts[second(now)]++;
+    result.attemptsByCallStart[call.startSecond]++;
+    Attempt a = new Attempt(call, server, call.call.attempts());
+    if (server == service.downServer && now >= service.downFromNanos && now < service.downUntilNanos) {
+      a.over = true;
+      after(call, call.call.failed(new Refused(), Failure.ERROR));
+      return;
+    }
+    if (load.attemptTimeoutSeconds() > 0) push(now + nanos(load.attemptTimeoutSeconds()), TIMEOUT, call.client, call, a);
+    if (busy[server] < service.capacity(now)) {
+      start(a);
+    } else if (queues[server].size() < service.queueLimit) {
+      queues[server].add(a);
+    } else {
+      a.over = true; // the queue is full: refused at once
+      after(call, call.call.answered(false));
+    }
+  }
+
+  private void start(Attempt a) {
+    busy[a.server]++;
+    double mean = service.meanServiceSeconds;
+    double s = service.exponential ? -Math.log(1 - serverRandom.nextDouble()) * mean : mean;
+    push(clock.now + Math.max(1, (long) (s * SECOND)), SERVED, a.call.client, a.call, a);
+  }
+
+  private void startQueued(int server) {
+    while (busy[server] < service.capacity(clock.now) && !queues[server].isEmpty()) start(queues[server].poll());
+  }
+
+  private void served(Attempt a) {
+    busy[a.server]--;
+    startQueued(a.server);
+    if (a.over) return; // the client left: the work was wasted
+    a.over = true;
+    // Common random numbers: the same attempt of the same call fails for every contender alike.
+    boolean ok = clock.now < service.failingFromNanos
+        || unit(mix(seed, a.call.client, a.call.number, a.number)) >= service.failureRate;
+    after(a.call, a.call.call.answered(ok));
+  }
+
+  private void timedOut(Attempt a) {
+    if (a.over) return;
+    a.over = true;
+    after(a.call, a.call.call.failed(new Timeout(), Failure.TIMEOUT));
+  }
+
+  private void after(CallState call, Next next) {
+    if (next == Next.WAIT) push(clock.now + call.call.waitNanos(), STEP, call.client, call, null);
+    else if (next == Next.DONE) finish(call);
+    else throw new AssertionError("the driver answers an outcome with wait or done");
+  }
+
+  static long mix(long seed, long a, long b, long c) {
+    long z = seed * 0x9E3779B97F4A7C15L + a * 0xBF58476D1CE4E5B9L + b * 0x94D049BB133111EBL + c * 0x2545F4914F6CDD1DL;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  static double unit(long bits) {
+    return (bits >>> 11) * 0x1.0p-53;
+  }
+}

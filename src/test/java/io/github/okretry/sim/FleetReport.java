@@ -1,0 +1,191 @@
+package io.github.okretry.sim;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The full fleet report: every table and plot of docs/fleet.md, written to {@code target/fleet}
+ * (or {@code -Dokretry.fleet.out=docs/fleet}). About a minute:
+ * {@code mvn test -Dokretry.excludedGroups= -Dgroups=soak -Dtest=FleetReport}.
+ */
+@Tag("soak")
+class FleetReport {
+
+  static final List<Fleet.Contender> ALL = new ArrayList<>();
+
+  static {
+    ALL.add(Peers.OKRETRY);
+    ALL.add(Peers.OKRETRY_STREAK);
+    ALL.addAll(Peers.PEERS);
+  }
+
+  static final Color[] COLORS = {
+    new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xd62728), new Color(0xff7f0e),
+    new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f)
+  };
+
+  @Test
+  void report() throws IOException {
+    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
+    Files.createDirectories(out);
+    StringBuilder md = new StringBuilder();
+    long wall0 = System.nanoTime();
+    long[] calls = {0};
+
+    md.append("### Quiet fleet, cold start, busy client\n\n");
+    md.append("| policy | 200 × 0.5/s, dead | 1 000 × 0.1/s, dead | 200 × 0.5/s, dies at 20 s of 40 | cold start (seed 1) | cold start, 50 seeds: mean / min | busy, no Retry-After | busy, Retry-After: 1 |\n");
+    md.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (Fleet.Contender c : ALL) {
+      Fleet.Result q200 = FleetScenarios.quietFleet(c, 200, 0.5, 20, 1);
+      Fleet.Result q1000 = FleetScenarios.quietFleet(c, 1000, 0.1, 20, 1);
+      Fleet.Result dies = FleetScenarios.quietFleetServerDies(c, 200, 0.5, 40, 20, 1);
+      double mean = 0;
+      long min = 50;
+      for (long seed = 1; seed <= 50; seed++) {
+        long ok = FleetScenarios.coldStart(c, seed);
+        mean += ok / 50.0;
+        min = Math.min(min, ok);
+      }
+      calls[0] += q200.calls + q1000.calls + dies.calls + 50 * 50 + 2 * 2000;
+      md.append(FleetScenarios.f("| %s | %.2f× | %.2f× | %.2f× | %d / 50 | %.1f / %d | %.3f× | %.3f× |%n", c.name(),
+          q200.amplification(), q1000.amplification(), dies.amplification(), FleetScenarios.coldStart(c, 1), mean, min,
+          FleetScenarios.busyClientSustained(c, -1, 1), FleetScenarios.busyClientSustained(c, 1, 1)));
+    }
+
+    md.append("\n### Metastable retry and capacity cut\n\n");
+    md.append("| policy | metastable: back to ≥ 95 % after the server returns | amplification | capacity cut: back after the cut | amplification |\n");
+    md.append("| --- | --- | --- | --- | --- |\n");
+    List<double[]> metaSeries = new ArrayList<>();
+    List<double[]> cutSeries = new ArrayList<>();
+    for (Fleet.Contender c : ALL) {
+      Fleet.Result m = FleetScenarios.metastable(c, 1);
+      Fleet.Result cut = FleetScenarios.capacityCut(c, 1);
+      calls[0] += m.calls + cut.calls;
+      int mr = FleetScenarios.recoverySeconds(m, 15, 58);
+      int cr = FleetScenarios.recoverySeconds(cut, 20, 58);
+      md.append(FleetScenarios.f("| %s | %s | %.2f× | %s | %.2f× |%n", c.name(), mr < 0 ? "never (60 s)" : mr + " s", m.amplification(),
+          cr < 0 ? "never (60 s)" : cr + " s", cut.amplification()));
+      metaSeries.add(ratio(m, 60));
+      cutSeries.add(ratio(cut, 60));
+    }
+    lineChart(out.resolve("metastable.png").toFile(), "Metastable retry: goodput / offered, per second (server 0 down 5-15 s)", "seconds", metaSeries, 0, 1.1, 1);
+    lineChart(out.resolve("capacity-cut.png").toFile(), "Capacity cut to 20 % (10-20 s): goodput / offered, per second", "seconds", cutSeries, 0, 1.1, 1);
+
+    md.append("\n### Failure sweep (100 calls/s in all, 60 s, Poisson): success rate / amplification\n\n");
+    List<FleetScenarios.SweepRow> rows = FleetScenarios.sweep(ALL, 100, 60, 1);
+    calls[0] += (long) rows.size() * 6000;
+    md.append("| failure | clients |");
+    for (Fleet.Contender c : ALL) md.append(' ').append(c.name()).append(" |");
+    md.append("\n| --- | --- |");
+    for (int i = 0; i < ALL.size(); i++) md.append(" --- |");
+    md.append('\n');
+    List<String> dominated = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i += ALL.size()) {
+      FleetScenarios.SweepRow first = rows.get(i);
+      md.append(FleetScenarios.f("| %.0f %% | %d |", first.failureRate() * 100, first.clients()));
+      for (int j = 0; j < ALL.size(); j++) {
+        FleetScenarios.SweepRow r = rows.get(i + j);
+        md.append(FleetScenarios.f(" %.3f / %.2f× |", r.success(), r.amplification()));
+      }
+      md.append('\n');
+      for (int k : new int[] {0, 1}) {
+        FleetScenarios.SweepRow ok = rows.get(i + k);
+        for (int j = 2; j < ALL.size(); j++) {
+          FleetScenarios.SweepRow p = rows.get(i + j);
+          if (p.success() > ok.success() && p.amplification() < ok.amplification()) {
+            dominated.add(FleetScenarios.f("%s dominates %s at %.0f %%, %d clients: %.3f / %.3f× against %.3f / %.3f×", p.contender(),
+                ok.contender(), p.failureRate() * 100, p.clients(), p.success(), p.amplification(), ok.success(), ok.amplification()));
+          }
+        }
+      }
+    }
+    md.append("\nPareto: ").append(dominated.isEmpty() ? "no peer has both a higher success rate and a lower amplification in any cell." : "").append('\n');
+    for (String d : dominated) md.append("- ").append(d).append('\n');
+    for (int clients : FleetScenarios.CLIENT_COUNTS) {
+      List<double[]> amp = new ArrayList<>();
+      for (int j = 0; j < ALL.size(); j++) {
+        double[] ys = new double[FleetScenarios.FAILURE_RATES.length];
+        for (int i = 0; i < rows.size(); i += ALL.size()) {
+          FleetScenarios.SweepRow r = rows.get(i + j);
+          if (r.clients() == clients) ys[indexOf(r.failureRate())] = r.amplification();
+        }
+        amp.add(ys);
+      }
+      lineChart(out.resolve("sweep-" + clients + ".png").toFile(), "Failure sweep, " + clients + " clients: amplification by failure rate (0 .. 100 %)",
+          "failure rate: 0, 1, 5, 10, 25, 50, 75, 100 %", amp, 0, 4.2, 1);
+    }
+    double wallSeconds = (System.nanoTime() - wall0) / 1e9;
+    md.append(FleetScenarios.f("%nSimulated %d logical calls in %.1f s of wall time: %.0f calls per wall second.%n", calls[0], wallSeconds, calls[0] / wallSeconds));
+    Files.writeString(out.resolve("tables.md"), md.toString());
+    if (Boolean.getBoolean("okretry.printTables")) System.out.println(md);
+  }
+
+  static int indexOf(double rate) {
+    for (int i = 0; i < FleetScenarios.FAILURE_RATES.length; i++) if (FleetScenarios.FAILURE_RATES[i] == rate) return i;
+    throw new AssertionError(rate);
+  }
+
+  static double[] ratio(Fleet.Result r, int seconds) {
+    double[] y = new double[seconds];
+    for (int s = 0; s < seconds; s++) y[s] = r.offered[s] == 0 ? 0 : Math.min(1.1, r.goodput[s] / (double) r.offered[s]);
+    return y;
+  }
+
+  /** A plain line chart with a legend of the contenders, headless. */
+  static void lineChart(File file, String title, String xLabel, List<double[]> series, double yMin, double yMax, double gridStep) throws IOException {
+    int w = 900;
+    int h = 520;
+    int left = 60;
+    int right = 290;
+    int top = 40;
+    int bottom = 50;
+    BufferedImage img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = img.createGraphics();
+    g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+    g.setColor(Color.WHITE);
+    g.fillRect(0, 0, w, h);
+    g.setColor(Color.BLACK);
+    g.drawString(title, left, 20);
+    g.drawString(xLabel, left, h - 15);
+    int pw = w - left - right;
+    int ph = h - top - bottom;
+    g.drawRect(left, top, pw, ph);
+    g.setColor(new Color(0xdddddd));
+    for (double y = yMin; y <= yMax + 1e-9; y += gridStep) {
+      int py = top + ph - (int) ((y - yMin) / (yMax - yMin) * ph);
+      g.drawLine(left, py, left + pw, py);
+      g.setColor(Color.BLACK);
+      g.drawString(String.valueOf(y), 10, py + 4);
+      g.setColor(new Color(0xdddddd));
+    }
+    g.setStroke(new BasicStroke(2f));
+    for (int s = 0; s < series.size(); s++) {
+      double[] ys = series.get(s);
+      g.setColor(COLORS[s % COLORS.length]);
+      for (int i = 1; i < ys.length; i++) {
+        int x0 = left + (int) ((i - 1) / (double) (ys.length - 1) * pw);
+        int x1 = left + (int) (i / (double) (ys.length - 1) * pw);
+        int y0 = top + ph - (int) ((ys[i - 1] - yMin) / (yMax - yMin) * ph);
+        int y1 = top + ph - (int) ((ys[i] - yMin) / (yMax - yMin) * ph);
+        g.drawLine(x0, y0, x1, y1);
+      }
+      g.fillRect(left + pw + 15, top + 10 + s * 22, 14, 4);
+      g.setColor(Color.BLACK);
+      g.drawString(ALL.get(s).name(), left + pw + 35, top + 16 + s * 22);
+    }
+    g.dispose();
+    ImageIO.write(img, "png", file);
+  }
+}

@@ -1,0 +1,115 @@
+package io.github.okretry.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Issue 20's scenarios on {@link Fleet}, each returning its numbers; shared by the short checks in
+ * {@code FleetSimulationTest} and the full report ({@code FleetReport}, tagged soak) that writes
+ * the tables and plots of {@code docs/fleet.md}.
+ */
+public final class FleetScenarios {
+
+  private FleetScenarios() {}
+
+  public static final double[] FAILURE_RATES = {0, 0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 1.0};
+  public static final int[] CLIENT_COUNTS = {10, 100, 1000};
+
+  /** One cell of the failure sweep. */
+  public record SweepRow(double failureRate, int clients, String contender, double success, double amplification) {}
+
+  /**
+   * Brooker's failure sweep: {@code clients} sharing a total of {@code totalPerSecond} calls/s
+   * (Poisson) for {@code seconds}, an unbounded server failing each attempt independently.
+   */
+  public static List<SweepRow> sweep(List<Fleet.Contender> contenders, double totalPerSecond, double seconds, long seed) {
+    List<SweepRow> rows = new ArrayList<>();
+    for (double rate : FAILURE_RATES) {
+      for (int clients : CLIENT_COUNTS) {
+        for (Fleet.Contender c : contenders) {
+          Fleet.Result r = new Fleet(new Fleet.Service().failing(rate, -1), Fleet.Load.of(clients, totalPerSecond / clients, seconds), seed).run(c);
+          rows.add(new SweepRow(rate, clients, c.name(), r.successRate(), r.amplification()));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** The quiet fleet: {@code clients} each calling evenly every {@code 1/perSecond} s, server failing everything. */
+  public static Fleet.Result quietFleet(Fleet.Contender c, int clients, double perSecond, double seconds, long seed) {
+    return new Fleet(new Fleet.Service().failing(1.0, -1), Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(), seed).run(c);
+  }
+
+  /** The quiet fleet against a server that works until {@code diesAt} s, then fails everything. */
+  public static Fleet.Result quietFleetServerDies(Fleet.Contender c, int clients, double perSecond, double seconds, double diesAt, long seed) {
+    return new Fleet(new Fleet.Service().failing(1.0, -1).failingFrom(diesAt), Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(), seed).run(c);
+  }
+
+  /** Cold start: one fresh client, 100 calls/s, 50 % independent failure, maxRetries(14): successes of its first 50 calls. */
+  public static long coldStart(Fleet.Contender c, long seed) {
+    Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(1, 100, 0.5).evenlySpaced().maxRetries(14), seed).run(c);
+    if (r.calls != 50) throw new AssertionError("cold start made " + r.calls + " calls");
+    return r.succeeded;
+  }
+
+  /**
+   * One busy client: 200 calls/s for 10 s against a server failing everything (with {@code
+   * Retry-After: retryAfter} if ≥ 0): server attempts per call from the second second on, once
+   * the starting balance is spent, as CrowdTest measures it.
+   */
+  public static double busyClientSustained(Fleet.Contender c, int retryAfter, long seed) {
+    Fleet.Result r = new Fleet(new Fleet.Service().failing(1.0, retryAfter), Fleet.Load.of(1, 200, 10).evenlySpaced(), seed).run(c);
+    long attempts = 0;
+    long calls = 0;
+    for (int s = 1; s < 10; s++) {
+      attempts += r.attemptsByCallStart[s];
+      calls += r.offered[s];
+    }
+    return attempts / (double) calls;
+  }
+
+  /**
+   * Brooker's metastable-retry shape: 10 clients, 70 calls/s in all (Poisson), 2 servers each
+   * working 5 at a time (exponential service, mean 0.1 s), a queue of 100 each, 1 s attempt
+   * timeout; server 0 refuses connections from 5 s to 15 s; 60 s.
+   */
+  public static Fleet.Result metastable(Fleet.Contender c, long seed) {
+    Fleet.Service s = new Fleet.Service().servers(2, 5, 100).service(0.1, true).down(0, 5, 15);
+    return new Fleet(s, Fleet.Load.of(10, 7, 60).timeout(1), seed).run(c);
+  }
+
+  /**
+   * Capacity cut: 10 clients, 140 calls/s in all, one server working 20 at a time (mean 0.1 s:
+   * 200/s), a queue of 100; from 10 s to 20 s it works 4 at a time (20 %); 3 s attempt timeout; 60 s.
+   */
+  public static Fleet.Result capacityCut(Fleet.Contender c, long seed) {
+    Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.1, true).cut(0.2, 10, 20);
+    return new Fleet(s, Fleet.Load.of(10, 14, 60).timeout(3), seed).run(c);
+  }
+
+  /**
+   * Seconds after {@code fromSecond} until goodput is back at ≥ 95 % of the offered load for good:
+   * the start of the first 5-second window from which every later window up to {@code
+   * lastSecond} passes (windows, since a call is offered in the second it starts and counted in
+   * the one it ends); -1 if none does.
+   */
+  public static int recoverySeconds(Fleet.Result r, int fromSecond, int lastSecond) {
+    int back = -1;
+    for (int s = lastSecond - 5; s >= fromSecond; s--) {
+      long offered = 0;
+      long good = 0;
+      for (int i = s; i < s + 5; i++) {
+        offered += r.offered[i];
+        good += r.goodput[i];
+      }
+      if (good < 0.95 * offered) break;
+      back = s;
+    }
+    return back < 0 ? -1 : back - fromSecond;
+  }
+
+  static String f(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+}
