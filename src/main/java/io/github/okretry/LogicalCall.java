@@ -40,6 +40,7 @@ final class LogicalCall {
   private long previousDelayNanos;
   private @Nullable FailureHistory earlier; // bounded: the first and the last few
   private @Nullable String lastFailure;
+  private @Nullable GiveUpReason gaveUpFor;
   private @Nullable Attempt attempt; // one reused: attempts follow one another
   private @Nullable Step decided; // on an attempt made without state, for the first next()
   private boolean retryable; // these three: what classify() found out about the last attempt
@@ -100,10 +101,7 @@ final class LogicalCall {
     return call;
   }
 
-  /**
-   * What to do before an attempt: at the start and after each wait. {@code waitEndedBy} is what
-   * ended the wait early (a cancel, an interrupt, a close), or null if it ran its course.
-   */
+  /** What to do before an attempt: at the start, after each wait ({@code waitEndedBy}: what cut it short). */
   Step next(@Nullable IOException waitEndedBy) {
     Step d = decided;
     decided = null;
@@ -122,6 +120,10 @@ final class LogicalCall {
     paced.sending(request.url());
     policy.events.attemptStarted(request, attempts);
     return attemptHandle();
+  }
+
+  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports only
+    return gaveUpFor;
   }
 
   private Attempt attemptHandle() {
@@ -144,15 +146,12 @@ final class LogicalCall {
   }
 
   /** The call cannot wait as the origin asks: a local response stands for the origin's, nothing sent. */
-  private Step throttled(@Nullable GiveUpReason reason, String by, Admission asked) {
-    policy.events.gaveUp(request, attempts, reason, "HTTP " + asked.code() + " (" + by + ")");
+  private Step throttled(GiveUpReason reason, String by, Admission asked) {
+    giveUp(reason, "HTTP " + asked.code() + " (" + by + ")", null);
     return Step.returning(asked.localResponse(request, policy.clock.currentTimeMillis()));
   }
 
-  /**
-   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within the
-   * bounds of the spread (the ceiling, half the time left); if alone, no later than the spread.
-   */
+  /** Joins the crowd waiting on {@code origin}: paced within the spread's bounds, never past it alone. */
   private void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
     long now = policy.time.nanoTime();
     long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
@@ -173,8 +172,8 @@ final class LogicalCall {
   }
 
   /**
-   * What to do after {@code attempt} ended with {@code response} or {@code error} (an IOException,
-   * or an unchecked throw from below); {@code seen}: the driver's {@link Seen} flags, 0 for none.
+   * What to do after {@code attempt} ended ({@code error}: an IOException or a throw from below;
+   * {@code seen}: the driver's {@link Seen} flags, 0 for none).
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     try {
@@ -290,6 +289,7 @@ final class LogicalCall {
    * unchecked throw from below as it is), or, if null, the response in hand.
    */
   private Step giveUp(@Nullable GiveUpReason reason, String failure, @Nullable Throwable thrown) {
+    gaveUpFor = reason;
     lastFailure = failure;
     policy.events.gaveUp(request, attempts, reason, failure);
     if (thrown == null) return Step.RETURN;
