@@ -48,6 +48,24 @@ class RetryListenerTest extends ScriptedTest {
   }
 
   /**
+   * A bug below okretry (an interceptor that throws) is neither a cancel nor a deadline on either
+   * driver: the blocking one sees the throw, the async one OkHttp's "canceled due to" report of it
+   * (deterministic here; DriverParityTest had it on real threads).
+   */
+  @Test
+  void aBugBelowIsNotReportedAsACancelOrADeadline() {
+    EventLog events = new EventLog();
+    IllegalStateException bug = new IllegalStateException("bug below okretry");
+    script.raise(bug);
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+        () -> client(quietRetry().listener(events)).newCall(get()).execute());
+    // Blocking: the bug as it is. Async: the callback gets OkHttp's report of it, and OkHttp
+    // rethrows the bug on its (here fake) dispatcher thread, which is what reaches this thread.
+    assertThat(thrown == bug || thrown.getCause() == bug).as("%s", thrown).isTrue();
+    assertThat(events.lines("gaveUp")).hasSize(1).allMatch(line -> line.contains("NOT_RETRYABLE"));
+  }
+
+  /**
    * A listener that does not hear network requests costs a successful call no per-call state
    * (its first attempt is made without it), and still hears every event, in order.
    */
