@@ -1,6 +1,6 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.RetryRules;
+import io.github.okretry.internal.CallDeadline;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -11,21 +11,10 @@ import okhttp3.Response;
  * What okretry sets on the chain of each attempt, in one place for both drivers: timeouts shrunk
  * to the time left, and OkHttp's own retries off for a request that must not be repeated. {@link
  * RetryInterceptor} applies it to its chain directly; {@link RetryingCallFactory} makes each
- * attempt a separate OkHttp call, so the settings travel on the attempt's request as a {@link
- * Tag} and this interceptor, on the factory's attempt client, applies them.
+ * attempt a separate OkHttp call, so the attempt travels on its request as a tag and this
+ * interceptor, on the factory's attempt client, applies its settings.
  */
 final class AttemptSettings implements Interceptor {
-
-  /** One attempt's settings; {@code deadlineNanos} is on the {@link TimeSource}'s clock. */
-  static final class Tag {
-    final long deadlineNanos;
-    final boolean mustNotRepeatUnderneath;
-
-    Tag(long deadlineNanos, boolean mustNotRepeatUnderneath) {
-      this.deadlineNanos = deadlineNanos;
-      this.mustNotRepeatUnderneath = mustNotRepeatUnderneath;
-    }
-  }
 
   private final TimeSource time;
 
@@ -35,21 +24,19 @@ final class AttemptSettings implements Interceptor {
 
   @Override
   public Response intercept(Chain chain) throws IOException {
-    Tag tag = chain.request().tag(Tag.class);
-    if (tag == null) return chain.proceed(chain.request());
-    return apply(chain, tag.deadlineNanos, tag.mustNotRepeatUnderneath, time).proceed(chain.request());
+    Attempt attempt = chain.request().tag(Attempt.class);
+    if (attempt == null) return chain.proceed(chain.request());
+    return apply(chain, attempt, time).proceed(chain.request());
   }
 
-  /**
-   * {@code chain} set up for one attempt of a call that ends at {@code deadlineNanos} (or {@link
-   * RetryRules#NO_DEADLINE}) on {@code time}'s clock.
-   */
-  static Chain apply(Chain chain, long deadlineNanos, boolean mustNotRepeatUnderneath, TimeSource time) {
+  /** {@code chain} set up for {@code attempt}; its deadline is on {@code time}'s clock. */
+  static Chain apply(Chain chain, Attempt attempt, TimeSource time) {
     // OkHttp would silently resend an unsafe request if a pooled connection dropped after it was
     // written; only okretry, which knows it is unsafe, may decide about repeats.
-    Chain attempt = mustNotRepeatUnderneath ? chain.withRetryOnConnectionFailure(false) : chain;
-    if (deadlineNanos == RetryRules.NO_DEADLINE) return attempt;
-    return withTimeoutsWithin(attempt, deadlineNanos - time.nanoTime());
+    Chain set = attempt.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;
+    long deadlineNanos = attempt.deadlineNanos();
+    if (deadlineNanos == CallDeadline.NO_DEADLINE) return set;
+    return withTimeoutsWithin(set, deadlineNanos - time.nanoTime());
   }
 
   /**

@@ -3,6 +3,7 @@ package io.github.okretry;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okio.AsyncTimeout;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Cancels a call when okretry's deadline passes while an attempt is still in flight.
@@ -21,8 +22,9 @@ final class DeadlineWatch extends AsyncTimeout {
     this.call = call;
   }
 
-  /** A started watch that cancels {@code call} after {@code remainingNanos}. */
-  static DeadlineWatch start(Call call, long remainingNanos) {
+  /** A started watch that cancels {@code call} after {@code remainingNanos}; null for 0 (none). */
+  static @Nullable DeadlineWatch start(Call call, long remainingNanos) {
+    if (remainingNanos == 0) return null;
     DeadlineWatch watch = new DeadlineWatch(call);
     watch.timeout(Math.max(1, remainingNanos), TimeUnit.NANOSECONDS);
     watch.enter();
@@ -30,17 +32,12 @@ final class DeadlineWatch extends AsyncTimeout {
   }
 
   /**
-   * Disarms the watch and returns {@link #fired()}. A driver stops it as soon as an attempt's
+   * Disarms the watch and returns true if it had fired (the deadline passed, the call canceled). A driver stops it as soon as an attempt's
    * outcome is in hand, before any user code (a predicate, a listener) runs on it: a response
    * decided before the deadline must reach the caller, not be canceled under it.
    */
   boolean stop() {
     exit();
-    return fired;
-  }
-
-  /** True once the deadline passed and the call was canceled for it. */
-  boolean fired() {
     return fired;
   }
 

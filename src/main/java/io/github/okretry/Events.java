@@ -21,14 +21,35 @@ final class Events {
   private static final Logger log = LoggerFactory.getLogger(Events.class);
 
   private final RetryListener listener;
+  private final boolean hearsNetworkRequests;
 
   Events(RetryListener listener) {
     this.listener = listener;
+    this.hearsNetworkRequests = overridesOnNetworkRequest(listener);
   }
 
   /** True if a listener is set, so work done only to feed it can be skipped when none is. */
   boolean hasListener() {
     return listener != RetryListener.NONE;
+  }
+
+  /**
+   * True if each network request of an attempt must be watched (an {@code EventListener} on the
+   * call): a listener implements {@link RetryListener#onNetworkRequest}, or one is set and the
+   * DEBUG log notes OkHttp's own retries. Read once per call.
+   */
+  boolean watchesNetworkRequests() {
+    return hasListener() && (hearsNetworkRequests || log.isDebugEnabled());
+  }
+
+  /** True unless {@code listener} keeps RetryListener's empty onNetworkRequest (a reflective look, once). */
+  private static boolean overridesOnNetworkRequest(RetryListener listener) {
+    try {
+      return listener.getClass().getMethod("onNetworkRequest", Request.class, int.class, int.class)
+          .getDeclaringClass() != RetryListener.class;
+    } catch (NoSuchMethodException | SecurityException e) {
+      return true; // cannot tell: watch
+    }
   }
 
   void attemptStarted(Request request, int attempt) {

@@ -1,214 +1,157 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Admission;
-import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.AttemptFacts;
+import io.github.okretry.internal.CallDeadline;
+import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.PacedCall;
+import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
-import io.github.okretry.internal.RetryRules;
-import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.Set;
-import okhttp3.Call;
 import okhttp3.Request;
-import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One logical call under a {@link RetryPolicy}: its state across attempts (the request with its
- * key, the attempt count, the deadline, the previous wait, earlier failures) and every decision
- * about it, returned as values: {@link Admission} before an attempt, {@link Decision} after one.
- * It reports each event to the policy's {@link Events} but does no I/O: it never sends, closes,
- * sleeps or throws; the drivers ({@link RetryInterceptor}, {@link RetryingCall}) do that, and
- * both turn a give-up into what the caller gets with {@link #failureFor}. Not thread-safe: one
- * logical call is driven by one thread at a time.
+ * One logical call under a {@link RetryPolicy}: its state across attempts and every decision about
+ * it. A driver asks {@link #next} before an attempt and after a wait, and hands each attempt's
+ * outcome to {@link #ended} with what it saw ({@link Seen}); both answer with a {@link Step}, never
+ * a reason. It reports each event to the policy's {@link Events} but does no I/O: it never sends,
+ * closes, sleeps or throws. Not thread-safe: one logical call is driven by one thread at a time.
  */
 final class LogicalCall {
 
-  /** Idempotent by RFC 9110 §9.2.2: sending them twice has the effect of sending them once. */
-  private static final Set<String> IDEMPOTENT_METHODS =
-      Collections.unmodifiableSet(
-          new HashSet<>(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE")));
-
-  /** How much earlier than okretry's clock OkHttp's call timeout may fire; see deadlinePassed(). */
-  static final long CALL_TIMEOUT_SLACK_NANOS = 10_000_000L;
-
-  private final RetryPolicy policy;
-  private final Request request;
+  final RetryPolicy policy;
+  final Request request;
   private final int maxRetries;
-  private final long deadlineNanos; // on policy.time; NO_DEADLINE for none
-  private final boolean deadlineIsCallTimeout; // OkHttp enforces that one itself
+  final CallDeadline deadline;
   private final boolean repeatableBody;
-  private final boolean idempotent;
-  private final boolean needsTracker;
-
-  private int attempt;
-  private long previousDelayNanos;
-  private @Nullable FailureHistory earlier; // bounded: the first and the last few
-  private @Nullable SendTracker tracker;
-  private @Nullable Call trackedCall;
-  private @Nullable String lastFailure;
+  final boolean idempotent;
+  final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
   private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
 
-  /**
-   * @param request the request with its idempotency key ({@link IdempotencyKeys#stamp})
-   * @param callTimeoutNanos OkHttp's timeout for the whole call, or 0 for none; it started a
-   *     moment before this object is made
-   * @param attemptsMade attempts already made without state, see {@link #canDeferState}
-   */
-  LogicalCall(RetryPolicy policy, Request request, long callTimeoutNanos, int attemptsMade) {
+  private int attempts;
+  private long previousDelayNanos;
+  private @Nullable FailureHistory earlier; // bounded: the first and the last few
+  private @Nullable String lastFailure;
+  private @Nullable GiveUpReason gaveUpFor;
+  private @Nullable Attempt attempt; // one reused: attempts follow one another
+  private @Nullable Step decided; // on an attempt made without state, for the first next()
+  private boolean retryable; // these three: what classify() found out about the last attempt
+  private boolean provenUnprocessed;
+  private long retryAfterNanos;
+
+  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
     this.policy = policy;
     this.request = request;
-    this.attempt = attemptsMade;
-    RetryOverrides overrides = RequestTags.overrides(request);
-    this.maxRetries =
-        overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
-    long own = overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.deadlineNanos();
-    long ownNanos = own > 0 ? own : RetryRules.NO_DEADLINE;
-    this.deadlineIsCallTimeout = callTimeoutNanos > 0 && callTimeoutNanos <= ownNanos;
-    this.deadlineNanos = endOf(deadlineIsCallTimeout ? callTimeoutNanos : ownNanos);
-    RequestBody body = request.body();
-    this.repeatableBody = body == null || !(body.isOneShot() || body.isDuplex());
-    this.idempotent = isIdempotentOrKeyed(policy, request);
+    this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
+    this.deadline = CallDeadline.of(policy.time.nanoTime(), RetryOverrides.deadlineNanos(overrides, policy), callTimeoutNanos);
+    this.repeatableBody = RepeatSafety.repeatableBody(request.body());
+    this.idempotent = RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request));
     this.needsTracker =
-        (!idempotent && repeatableBody && maxRetries > 0) || policy.events.hasListener();
+        RepeatSafety.needsSendProof(repeatableBody, idempotent, maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.baseDelayNanos();
     this.paced = new PacedCall(policy.originGate, policy.time);
   }
 
   /**
-   * True if {@code request} needs nothing from okretry before its first attempt: no deadline to
-   * start, no origin state to consult or report to (no gate closed, no crowd paced), no listener
-   * to tell, no send to track and no OkHttp retry to turn off. The driver then makes its first
-   * attempt with no state at all, and makes a LogicalCall only if that attempt fails, so the
-   * common success allocates nothing here.
+   * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
+   * null if its first attempt needs nothing from okretry (no deadline, origin state, network request
+   * to watch, OkHttp retry to turn off): the driver makes it without state (its start is reported
+   * here) and hands its outcome to {@link #afterStatelessAttempt}.
    */
-  static boolean canDeferState(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    if (callTimeoutNanos != 0 || policy.deadlineNanos() != 0 || policy.originGate.size() != 0) return false;
-    if (policy.events.hasListener() || !isIdempotentOrKeyed(policy, request)) return false;
+  static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides overrides = RequestTags.overrides(request);
-    return overrides == null || overrides.deadlineNanos == 0;
-  }
-
-  /**
-   * For a first attempt made without state: true if {@code response} ends the call as it is, by
-   * its status alone (no predicate to ask). Deposits into the budget, as any first success does.
-   */
-  static boolean succeededAtOnce(RetryPolicy policy, Response response) {
-    if (policy.classifier.isRetryableStatus(response.code()) || policy.classifier.hasResponsePredicate()) {
-      return false;
+    if (callTimeoutNanos == 0 && RetryOverrides.deadlineNanos(overrides, policy) == 0
+        && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
+        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+      policy.events.attemptStarted(request, 1);
+      return null;
     }
-    policy.budget.deposit();
-    return true;
+    return new LogicalCall(policy, request, overrides, callTimeoutNanos);
   }
 
-  /** A blank key header counts as no key: it must never make a request safe to repeat. */
-  private static boolean isIdempotentOrKeyed(RetryPolicy policy, Request request) {
-    return IDEMPOTENT_METHODS.contains(request.method()) || policy.keys.hasKey(request);
+  /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
+  static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
+    return new LogicalCall(policy, request, RequestTags.overrides(request), callTimeoutNanos);
   }
 
-  /** The end of the call on the monotonic clock, {@code budgetNanos} from now. */
-  private long endOf(long budgetNanos) {
-    if (budgetNanos == RetryRules.NO_DEADLINE) return RetryRules.NO_DEADLINE;
+  /**
+   * After a first attempt made without state ({@link #open} returned null): null if {@code
+   * response} ends the call by its status alone (reported, and paid into the budget as any first
+   * success is); else the logical call, whose first {@link #next} answers for that attempt.
+   */
+  static @Nullable LogicalCall afterStatelessAttempt(
+      RetryPolicy policy, Request request, @Nullable Response response, @Nullable Throwable error, int seen) {
+    if (response != null && !policy.classifier.isRetryableStatus(response.code())
+        && !policy.classifier.hasResponsePredicate()) {
+      policy.budget.deposit(); // the named side effect: a first success pays into the budget
+      policy.events.succeeded(request, response, 1);
+      return null;
+    }
+    LogicalCall call = new LogicalCall(policy, request, RequestTags.overrides(request), 0);
+    call.attempts = 1;
+    call.decided = call.ended(call.attemptHandle(), response, error, seen);
+    return call;
+  }
+
+  /** What to do before an attempt: at the start, after each wait ({@code waitEndedBy}: what cut it short). */
+  Step next(@Nullable IOException waitEndedBy) {
+    Step d = decided;
+    decided = null;
+    if (d != null) return d;
     long now = policy.time.nanoTime();
-    long end = now + budgetNanos;
-    // Keep NO_DEADLINE meaning "none" even if a huge budget lands on it.
-    return end < now || end == RetryRules.NO_DEADLINE ? RetryRules.NO_DEADLINE - 1 : end;
-  }
-
-  /** The request every attempt sends, with its idempotency key if it has one. */
-  Request request() {
-    return request;
-  }
-
-  /**
-   * True if nothing underneath okretry may send this request twice: OkHttp's own {@code
-   * retryOnConnectionFailure} must be off for its attempts.
-   */
-  boolean mustNotRepeatUnderneath() {
-    return !idempotent;
-  }
-
-  boolean hasDeadline() {
-    return deadlineNanos != RetryRules.NO_DEADLINE;
-  }
-
-  /** The deadline on the policy's monotonic clock, or {@link RetryRules#NO_DEADLINE}. */
-  long deadlineNanos() {
-    return deadlineNanos;
-  }
-
-  /**
-   * True if the deadline is okretry's own (configured or per request) rather than OkHttp's call
-   * timeout, so the driver must also cut short an attempt still in flight when it passes: shrunk
-   * I/O timeouts bound each read and write, not a peer that trickles bytes.
-   */
-  boolean needsDeadlineWatch() {
-    return hasDeadline() && !deadlineIsCallTimeout;
-  }
-
-  /**
-   * True once the deadline has run out. OkHttp's own call timeout started a moment before this
-   * call's clock did, so it may fire up to that moment early: a call-timeout deadline counts as
-   * run out {@link #CALL_TIMEOUT_SLACK_NANOS} before its end here.
-   */
-  boolean deadlinePassed() {
-    return hasDeadline() && remainingNanos() <= (deadlineIsCallTimeout ? CALL_TIMEOUT_SLACK_NANOS : 0);
-  }
-
-  /** Time left before the deadline, or {@link RetryRules#NO_DEADLINE}. */
-  long remainingNanos() {
-    return deadlineNanos == RetryRules.NO_DEADLINE
-        ? RetryRules.NO_DEADLINE
-        : deadlineNanos - policy.time.nanoTime();
-  }
-
-  /**
-   * Consults the origin before an attempt: the origin-wide {@code Retry-After} gate (if on),
-   * then, for a call waiting on the origin (a retry after a 429/503 {@code Retry-After}, or a
-   * call the gate held), the origin's pacer ({@link PacedCall}).
-   */
-  Admission beforeAttempt() {
+    if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
     if (policy.originWideRetryAfter()) {
-      long now = policy.time.nanoTime();
       OriginGate.Closed closed = policy.originGate.check(request.url(), now);
-      if (closed != null) {
-        long wait = closed.notBeforeNanos() - now;
-        long remaining = remainingNanos();
-        if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
-          policy.events.gaveUp(request, attempt, GiveUpReason.ORIGIN_THROTTLED, "HTTP " + closed.code() + " (origin)");
-          paced.abandon(); // a turn it may hold is given back
-          return Admission.throttled(closed.code(), wait);
-        }
-        // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-        if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), closed.code(), wait, remaining);
-        return Admission.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
-      }
+      if (closed != null) return heldAtGate(closed, now);
     }
     Admission turn = paced.turn();
-    if (turn.kind() == Admission.Kind.THROTTLED) {
-      // Its turn would come after its latest time: it ends as a Retry-After that does not fit
-      // ends, with a local response standing for the origin's; nothing more is sent.
-      policy.events.gaveUp(request, attempt, pastLatest, "HTTP " + turn.code() + " (crowd)");
-    }
-    return turn;
+    // A turn past its latest time ends the call as a Retry-After that does not fit ends.
+    if (turn.kind() == Admission.Kind.THROTTLED) return throttled(pastLatest, "crowd", turn);
+    if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
+    attempts++;
+    paced.sending(request.url());
+    policy.events.attemptStarted(request, attempts);
+    return attemptHandle();
   }
 
-  /**
-   * Joins the crowd waiting on {@code origin}, which asked for {@code waitNanos}: paced within
-   * the same bounds as the spread (the ceiling, half the time left), and, if alone, no later
-   * than the spread could have put it.
-   */
+  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports only
+    return gaveUpFor;
+  }
+
+  private Attempt attemptHandle() {
+    Attempt a = attempt != null ? attempt : (attempt = new Attempt(this));
+    a.number = attempts;
+    return a;
+  }
+
+  /** The origin asked every caller to wait: wait with it, or answer locally if this call cannot. */
+  private Step heldAtGate(OriginGate.Closed closed, long now) {
+    long wait = closed.notBeforeNanos() - now;
+    long remaining = deadline.remainingNanos(now);
+    if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
+      paced.abandon(); // a turn it may hold is given back
+      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", Admission.throttled(closed.code(), wait));
+    }
+    // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
+    if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), closed.code(), wait, remaining);
+    return Step.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
+  }
+
+  /** The call cannot wait as the origin asks: a local response stands for the origin's, nothing sent. */
+  private Step throttled(GiveUpReason reason, String by, Admission asked) {
+    giveUp(reason, "HTTP " + asked.code() + " (" + by + ")", null);
+    return Step.returning(asked.localResponse(request, policy.clock.currentTimeMillis()));
+  }
+
+  /** Joins the crowd waiting on {@code origin}: paced within the spread's bounds, never past it alone. */
   private void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
     long now = policy.time.nanoTime();
     long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
@@ -218,119 +161,44 @@ final class LogicalCall {
     paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
   }
 
-  /**
-   * A local response standing for the server's, for a call that cannot wait out the origin's
-   * {@code Retry-After} ({@link Admission#localResponse}). Nothing was sent.
-   */
-  Response throttledResponse(Admission throttled) {
-    return throttled.localResponse(request, policy.clock.currentTimeMillis());
-  }
-
-  /** Records that an attempt is about to go out on {@code call}. */
-  void attemptStarting(Call call) {
-    attempt++;
-    paced.sending(request.url());
-    policy.events.attemptStarted(request, attempt);
-    if (!needsTracker) return;
-    if (trackedCall != call) { // the interceptor has one call; the async factory one per attempt
-      if (policy.events.hasListener()) {
-        ListeningTracker t = new ListeningTracker();
-        call.addEventListener(t);
-        tracker = t;
-      } else {
-        tracker = SendTracker.attach(call);
-      }
-      trackedCall = call;
-    }
-    tracker.reset();
-  }
-
-  /** Reports each network request of the current attempt to the listener. */
-  private final class ListeningTracker extends SendTracker {
-    @Override
-    protected void onNetworkRequest(int requestInAttempt) {
-      policy.events.networkRequest(request, attempt, requestInAttempt);
-    }
+  /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
+  private Step waitEnded(IOException e, long now) {
+    paced.abandon(); // a turn it holds must not delay the calls after it
+    boolean late = deadline.passed(now);
+    String failure = lastFailure != null ? lastFailure : late ? "deadline" : Events.describe(null, e);
+    GiveUpReason reason =
+        late ? GiveUpReason.DEADLINE_EXCEEDED : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED;
+    return giveUp(reason, failure, late ? CallTimeouts.deadlineTimeout(e) : e);
   }
 
   /**
-   * Decides after the current attempt ended with {@code response} or {@code error}.
-   *
-   * @param cutShort why the attempt was ended from outside ({@link GiveUpReason#CANCELED}, {@link
-   *     GiveUpReason#INTERRUPTED}, or {@link GiveUpReason#DEADLINE_EXCEEDED} when okretry's own
-   *     deadline cut it), or null if it ended by itself
+   * What to do after {@code attempt} ended ({@code error}: an IOException or a throw from below;
+   * {@code seen}: the driver's {@link Seen} flags, 0 for none).
    */
-  Decision afterAttempt(
-      @Nullable Response response, @Nullable IOException error, @Nullable GiveUpReason cutShort) {
-    boolean retryable;
-    boolean provenUnprocessed;
-    boolean throttled = false; // a 429/503 with a Retry-After: the server said when to come back
-    long retryAfterNanos = RetryAfter.ABSENT;
-    if (response != null) {
-      try {
-        retryable = policy.classifier.isRetryable(response);
-      } catch (RuntimeException e) {
-        // An interceptor may throw only IOException; the response goes unread, so it is closed.
-        return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw",
-            new IOException("okretry: the retryOnResponse predicate threw", e));
-      }
-      if (!retryable) {
-        paced.answered(response, Classifier.provesNotProcessed(response), RetryAfter.ABSENT);
-        if (attempt == 1) policy.budget.deposit();
-        policy.events.succeeded(request, response, attempt);
-        return Decision.deliver();
-      }
-      provenUnprocessed = Classifier.provesNotProcessed(response);
-      retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
-      throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
-      paced.answered(response, provenUnprocessed, retryAfterNanos);
-      if (throttled && policy.originWideRetryAfter()) {
-        // Never close the origin for longer than any call would wait: a hostile "68 years" would
-        // otherwise lock every call out long after the server recovered. The origin closed is
-        // the one that answered: after a redirect, not the one first asked.
-        long now = policy.time.nanoTime();
-        long closedFor = Math.min(retryAfterNanos, policy.maxRetryAfterNanos());
-        policy.originGate.close(response.request().url(), now, now + closedFor, response.code());
-      }
-    } else {
-      paced.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
-      IOException e = error != null ? error : new IOException("no outcome");
-      if (cutShort == GiveUpReason.DEADLINE_EXCEEDED) {
-        return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
-      }
-      if (cutShort == null && hasDeadline() && remainingNanos() <= 0) {
-        // The attempt ran into the deadline through its shrunk timeouts.
-        return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), null);
-      }
-      try {
-        retryable = cutShort == null && policy.classifier.isRetryable(e);
-      } catch (RuntimeException thrown) {
-        IOException wrapped = new IOException("okretry: the retryOnException predicate threw", thrown);
-        wrapped.addSuppressed(e);
-        return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
-      }
-      // Never sent (no network request's headers were completely written: e.g. a connection shut
-      // down by GOAWAY before the stream opened), or refused unprocessed. Without a tracker the
-      // request is idempotent, or cannot be repeated anyway.
-      provenUnprocessed =
-          (tracker != null && !tracker.requestSent()) || Classifier.provesNotProcessed(e);
+  Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
+    try {
+      return decide(attempt, response, error, seen);
+    } catch (RuntimeException e) { // a bug: never a silent hang, nor a throw into OkHttp's thread
+      return failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
-    lastFailure = Events.describe(response, error);
-    if (cutShort != null) {
-      // Checked for responses too: a retry that cannot happen must not spend a budget token, and
-      // the wait this response would lead to can no longer happen, so it ends as a wait would.
-      IOException ended =
-          response == null ? null
-              : cutShort == GiveUpReason.INTERRUPTED ? new InterruptedIOException("interrupted")
-              : new IOException("Canceled");
-      return giveUp(cutShort, lastFailure, ended);
-    }
+  }
 
-    long remaining = remainingNanos();
+  private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
+    Throwable below = Seen.thrownBelow(error, seen);
+    if (below != null) return failedBelow(below, error);
+    GiveUpReason cut = Seen.cutShort(seen, response == null, deadline.passed(policy.time.nanoTime()));
+    IOException e = (IOException) error;
+    Step early = response != null ? classify(response) : classify(attempt, e, cut);
+    if (early != null) return early;
+    lastFailure = Events.describe(response, e);
+    // For responses too: a retry that cannot happen ends as a wait would.
+    if (cut != null) return giveUp(cut, lastFailure, response == null ? e : Seen.failureFor(cut));
+    long remaining = deadline.remainingNanos(policy.time.nanoTime());
+    boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
     AttemptFacts facts =
-        AttemptFacts.attempt(attempt, maxRetries)
+        AttemptFacts.attempt(attempts, maxRetries)
             .retryable(retryable)
-            .safeToRepeat(repeatableBody && (idempotent || provenUnprocessed))
+            .safeToRepeat(RepeatSafety.safeToRepeat(repeatableBody, idempotent, provenUnprocessed))
             .retryAfterNanos(retryAfterNanos)
             .remainingNanos(remaining)
             .previousDelayNanos(previousDelayNanos)
@@ -340,78 +208,93 @@ final class LogicalCall {
     if (decision.isRetry() && !policy.budget.tryWithdraw(throttled, policy.time.nanoTime())) {
       decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
     }
-    if (!decision.isRetry()) {
-      policy.events.gaveUp(request, attempt, decision.reason(), lastFailure);
-      return decision;
+    if (!decision.isRetry()) return giveUp(decision.reason(), lastFailure, e);
+    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+  }
+
+  /** Classifies a response; returns the step if that alone ends the call, else null. */
+  private @Nullable Step classify(Response response) {
+    try {
+      retryable = policy.classifier.isRetryable(response);
+    } catch (RuntimeException e) {
+      // An interceptor may throw only IOException; the response goes unread, so it is closed.
+      return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw",
+          new IOException("okretry: the retryOnResponse predicate threw", e));
     }
+    provenUnprocessed = Classifier.provesNotProcessed(response);
+    if (!retryable) {
+      paced.answered(response, provenUnprocessed, RetryAfter.ABSENT);
+      if (attempts == 1) policy.budget.deposit();
+      policy.events.succeeded(request, response, attempts);
+      return Step.RETURN;
+    }
+    retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
+    paced.answered(response, provenUnprocessed, retryAfterNanos);
+    if (provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT && policy.originWideRetryAfter()) {
+      // Never close the origin for longer than any call would wait: a hostile "68 years" would
+      // otherwise lock every call out long after the server recovered. The origin closed is
+      // the one that answered: after a redirect, not the one first asked.
+      long now = policy.time.nanoTime();
+      long closedFor = Math.min(retryAfterNanos, policy.maxRetryAfterNanos());
+      policy.originGate.close(response.request().url(), now, now + closedFor, response.code());
+    }
+    return null;
+  }
+
+  /** Classifies an exception; returns the step if that alone ends the call, else null. */
+  private @Nullable Step classify(Attempt attempt, IOException e, @Nullable GiveUpReason cut) {
+    paced.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
+    retryAfterNanos = RetryAfter.ABSENT;
+    if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
+      return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
+    }
+    if (cut == null && deadline.remainingNanos(policy.time.nanoTime()) <= 0) {
+      // The attempt ran into the deadline through its shrunk timeouts.
+      return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), e);
+    }
+    try {
+      retryable = cut == null && policy.classifier.isRetryable(e);
+    } catch (RuntimeException thrown) {
+      IOException wrapped = new IOException("okretry: the retryOnException predicate threw", thrown);
+      wrapped.addSuppressed(e);
+      return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
+    }
+    // Never sent (no request's headers written whole: a connection shut down by GOAWAY before the
+    // stream opened), or refused unprocessed. Without a tracker it is idempotent or not repeatable.
+    provenUnprocessed = attempt.provenNotSent() || Classifier.provesNotProcessed(e);
+    return null;
+  }
+
+  /** Reports a retry and remembers what the next decision needs; the driver then waits. */
+  private Step retryScheduled(
+      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
       waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
-
-    policy.events.retryScheduled(request, attempt, lastFailure, decision.delayNanos());
-    if (error != null) {
-      if (earlier == null) earlier = new FailureHistory();
-      earlier.add(error);
-    }
+    policy.events.retryScheduled(request, attempts, lastFailure, delayNanos);
+    if (error != null) earlier = FailureHistory.add(earlier, error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
-    if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = decision.delayNanos();
-    return decision;
+    if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
+    return Step.waitFor(delayNanos);
   }
 
-  private Decision giveUp(GiveUpReason reason, String failure, @Nullable IOException replacement) {
+  private Step failedBelow(Throwable below, @Nullable Throwable failure) { // a bug, here or below
+    return giveUp(GiveUpReason.NOT_RETRYABLE, Events.describe(null, below), failure instanceof IOException ? failure : below);
+  }
+
+  /**
+   * The call ends for {@code reason}: the caller gets {@code thrown} (an IOException with at most
+   * the first and last few earlier failures attached as suppressed, {@link FailureHistory}, or an
+   * unchecked throw from below as it is), or, if null, the response in hand.
+   */
+  private Step giveUp(@Nullable GiveUpReason reason, String failure, @Nullable Throwable thrown) {
+    gaveUpFor = reason;
     lastFailure = failure;
-    policy.events.gaveUp(request, attempt, reason, failure);
-    return replacement != null ? Decision.giveUp(reason, replacement) : Decision.giveUp(reason);
-  }
-
-  /**
-   * The attempt ended in an unchecked exception or an error from below okretry (a bug in an
-   * interceptor, a request body or OkHttp): the call ends with it, and the listener hears that it
-   * gave up, with the same reason on both drivers.
-   */
-  void failedBelow(Throwable e) {
-    lastFailure = Events.describe(null, e);
-    policy.events.gaveUp(request, attempt, GiveUpReason.NOT_RETRYABLE, lastFailure);
-  }
-
-  /**
-   * A wait before an attempt ended early: by a cancel or an interrupt (the exception the wait
-   * threw), or because okretry's deadline passed during it. Returns what the caller gets.
-   */
-  IOException waitFailed(IOException e, boolean deadlinePassed) {
-    paced.abandon(); // a turn it holds must not delay the calls after it
-    GiveUpReason reason =
-        deadlinePassed ? GiveUpReason.DEADLINE_EXCEEDED
-            : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED
-            : GiveUpReason.CANCELED;
-    String failure =
-        lastFailure != null ? lastFailure : deadlinePassed ? "deadline" : Events.describe(null, e);
-    policy.events.gaveUp(request, attempt, reason, failure);
-    return withHistory(deadlinePassed ? CallTimeouts.deadlineTimeout(e) : e);
-  }
-
-  /**
-   * What the caller gets when the call ends on {@code decision} ({@link Decision.Kind#DELIVER} or
-   * {@link Decision.Kind#GIVE_UP}) after an attempt that threw {@code error} or returned a
-   * response: null to hand over that response as it is, or else the exception to throw, with the
-   * failures of earlier attempts attached as suppressed; the driver then closes the response.
-   */
-  @Nullable IOException failureFor(Decision decision, @Nullable IOException error) {
-    IOException last = decision.failure() != null ? decision.failure() : error;
-    return last != null ? withHistory(last) : null;
-  }
-
-  /**
-   * {@code last} with the failures of earlier attempts attached as suppressed: at most the first
-   * and the last few, with a marker counting those left out ({@link FailureHistory}).
-   */
-  private IOException withHistory(IOException last) {
-    FailureHistory e = earlier;
-    if (e != null) {
-      e.attachTo(last);
-      earlier = null;
-    }
-    return last;
+    policy.events.gaveUp(request, attempts, reason, failure);
+    if (thrown == null) return Step.RETURN;
+    if (earlier != null && thrown instanceof IOException) earlier.attachTo((IOException) thrown);
+    earlier = null;
+    return Step.throwing(thrown);
   }
 }

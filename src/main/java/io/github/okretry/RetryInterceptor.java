@@ -1,11 +1,7 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.CallTimeouts;
-import io.github.okretry.internal.Decision;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -26,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>This is the blocking driver: it waits between attempts on the thread that runs the call
- * (for {@link Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same
+ * (for {@link okhttp3.Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same
  * policy without holding a thread while it waits. What is retried, when repeating is safe, and
  * how waits and the deadline work is the policy's: see {@link RetryPolicy} and
  * docs/semantics.md. The caller gets the last real outcome: the last response, body unread, or
@@ -114,110 +110,23 @@ public final class RetryInterceptor implements Interceptor {
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
     Request request = policy.keys.stamp(chain.request());
-    long callTimeoutNanos = CallTimeouts.nanosAllowed(chain.call().timeout());
-    if (!LogicalCall.canDeferState(policy, request, callTimeoutNanos)) {
-      return run(chain, new LogicalCall(policy, request, callTimeoutNanos, 0), null, null);
-    }
-    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-    Response response;
-    try {
-      response = proceed(chain, request);
-    } catch (IOException e) {
-      return run(chain, new LogicalCall(policy, request, 0, 1), null, e);
-    }
-    if (LogicalCall.succeededAtOnce(policy, response)) return response;
-    return run(chain, new LogicalCall(policy, request, 0, 1), response, null);
-  }
-
-  /**
-   * The attempt loop. A non-null {@code response} or {@code error} is the outcome of an attempt
-   * already made, to be decided on first.
-   */
-  private Response run(
-      Chain chain, LogicalCall logical, @Nullable Response response, @Nullable IOException error)
-      throws IOException {
-    Call call = chain.call();
-    DeadlineWatch watch =
-        logical.needsDeadlineWatch() ? DeadlineWatch.start(call, logical.remainingNanos()) : null;
-    try {
-      while (true) {
-        if (response == null && error == null) {
-          for (Admission gate; (gate = logical.beforeAttempt()).kind() != Admission.Kind.GO; ) {
-            if (gate.kind() == Admission.Kind.THROTTLED) return logical.throttledResponse(gate);
-            sleep(logical, gate.waitNanos(), call, watch);
-          }
-          Chain attempt =
-              AttemptSettings.apply(chain, logical.deadlineNanos(), logical.mustNotRepeatUnderneath(), policy.time);
-          logical.attemptStarting(call);
-          try {
-            response = proceed(attempt, logical.request());
-          } catch (IOException e) {
-            error = e;
-          } catch (RuntimeException | Error e) {
-            logical.failedBelow(e);
-            throw e;
-          }
-        }
-
-        // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
-        // on it, so a response decided before the deadline reaches the caller instead of being
-        // canceled under it. It is started again if the call waits and tries again.
-        boolean watchFired = watch != null && watch.stop();
-        watch = null;
-        // A cancel by a deadline (okretry's watch, or OkHttp's call timeout) is not the caller's
-        // cancel: report it as the timeout it is.
-        boolean canceled = call.isCanceled();
-        GiveUpReason cutShort =
-            error != null && (watchFired || canceled && logical.deadlinePassed())
-                ? GiveUpReason.DEADLINE_EXCEEDED
-                : canceled ? GiveUpReason.CANCELED
-                : Thread.currentThread().isInterrupted() ? GiveUpReason.INTERRUPTED
-                : null;
-        Decision decision = logical.afterAttempt(response, error, cutShort);
-        if (decision.isRetry()) {
-          if (response != null) response.close(); // not held idle through the wait
-          if (logical.needsDeadlineWatch()) watch = DeadlineWatch.start(call, logical.remainingNanos());
-          sleep(logical, decision.delayNanos(), call, watch);
-          response = null;
-          error = null;
-          continue;
-        }
-        IOException failure = logical.failureFor(decision, error);
-        if (failure == null) return response;
-        if (response != null) response.close();
-        throw failure;
+    LogicalCall logical =
+        LogicalCall.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
+    if (logical == null) {
+      // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
+      Response response = null;
+      Throwable error = null;
+      try {
+        response = BlockingLoop.proceed(chain, request);
+      } catch (IOException | RuntimeException | Error e) {
+        error = e; // a throw from below ends the call with one onGaveUp, as in the loop
       }
-    } finally {
-      if (watch != null) watch.exit();
+      logical = LogicalCall.afterStatelessAttempt(
+          policy, request, response, error, BlockingLoop.seen(chain.call(), false));
+      if (logical == null) return response;
+      return BlockingLoop.run(chain, logical, response, factory);
     }
-  }
-
-  private static Response proceed(Chain chain, Request request) throws IOException {
-    try {
-      return chain.proceed(request);
-    } catch (Exception e) {
-      // OkHttp 5 can throw a raw, undeclared InterruptedException while connecting, and it
-      // clears the interrupt flag: restore the flag and report it as Java I/O does.
-      if (!(e instanceof InterruptedException)) throw e;
-      Thread.currentThread().interrupt();
-      throw (IOException) new InterruptedIOException("interrupted").initCause(e);
-    }
-  }
-
-  private void sleep(LogicalCall logical, long delayNanos, Call call, @Nullable DeadlineWatch watch)
-      throws IOException {
-    RetryingCallFactory f = factory;
-    if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
-    try {
-      if (f != null && f.isClosed()) throw new IOException("RetryingCallFactory is closed");
-      policy.time.sleep(delayNanos, call);
-    } catch (IOException e) {
-      // close() cancels the waiting call to wake it: report the close, not a cancel.
-      IOException why = f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
-      throw logical.waitFailed(why, watch != null && watch.fired() || logical.deadlinePassed());
-    } finally {
-      if (f != null) f.blockingWaits.remove(call);
-    }
+    return BlockingLoop.run(chain, logical, null, factory);
   }
 
   @Override

@@ -24,13 +24,23 @@ public final class RetryOverrides {
 
   private static final RetryOverrides NO_RETRIES = builder().maxRetries(0).build();
 
-  // Package-private so LogicalCall reads them without boxing; never exposed as sentinels.
-  final int maxRetries; // -1: not set
-  final long deadlineNanos; // 0: not set
+  // Read through the two statics below (the one place overrides are applied), without boxing.
+  private final int maxRetries; // -1: not set
+  private final long deadlineNanos; // 0: not set
 
   private RetryOverrides(Builder builder) {
     this.maxRetries = builder.maxRetries;
     this.deadlineNanos = builder.deadlineNanos;
+  }
+
+  /** The retries {@code overrides} allow, or {@code policy}'s if they set none (or are null). */
+  static int maxRetries(@Nullable RetryOverrides overrides, RetryPolicy policy) {
+    return overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
+  }
+
+  /** okretry's own deadline: {@code overrides}' if set, else {@code policy}'s; 0 for none. */
+  static long deadlineNanos(@Nullable RetryOverrides overrides, RetryPolicy policy) {
+    return overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.deadlineNanos();
   }
 
   /**

@@ -1,14 +1,9 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
-import io.github.okretry.internal.CallTimeouts;
-import io.github.okretry.internal.Decision;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import kotlin.jvm.JvmClassMappingKt;
@@ -21,8 +16,6 @@ import okhttp3.Request;
 import okhttp3.Response;
 import okio.Timeout;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One logical call from {@link RetryingCallFactory}. Each attempt is its own OkHttp call; between
@@ -30,17 +23,15 @@ import org.slf4j.LoggerFactory;
  */
 final class RetryingCall implements Call {
 
-  private static final Logger log = LoggerFactory.getLogger(RetryingCall.class);
-
-  private final RetryingCallFactory factory;
-  private final Request request;
+  final RetryingCallFactory factory;
+  final Request request;
   private final AtomicBoolean executed = new AtomicBoolean();
-  private final Timeout timeout = new Timeout();
+  final Timeout timeout = new Timeout();
   private final ConcurrentHashMap<Class<?>, Object> tags = new ConcurrentHashMap<>();
-  private final List<EventListener> eventListeners = new CopyOnWriteArrayList<>();
-  private volatile boolean canceled;
-  private volatile @Nullable Call current;
-  private volatile @Nullable Async async;
+  final List<EventListener> eventListeners = new CopyOnWriteArrayList<>();
+  volatile boolean canceled;
+  volatile @Nullable Call current;
+  private volatile @Nullable AsyncLoop async;
 
   RetryingCall(RetryingCallFactory factory, Request request) {
     this.factory = factory;
@@ -76,7 +67,7 @@ final class RetryingCall implements Call {
   public void enqueue(Callback callback) {
     if (callback == null) throw new NullPointerException("callback == null");
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
-    Async run = new Async(callback);
+    AsyncLoop run = new AsyncLoop(this, callback);
     async = run;
     run.starting = true;
     try {
@@ -96,7 +87,7 @@ final class RetryingCall implements Call {
     canceled = true;
     Call call = current;
     if (call != null) call.cancel();
-    Async run = async;
+    AsyncLoop run = async;
     if (run != null) run.endWait("Canceled");
   }
 
@@ -170,309 +161,5 @@ final class RetryingCall implements Call {
   @Override
   public String toString() {
     return "RetryingCall{" + request.method() + " " + request.url().redact() + "}";
-  }
-
-  /** Drives one enqueued logical call: attempt, decide, schedule, attempt again, deliver once. */
-  final class Async implements Callback {
-    private final Callback callback;
-    private final LogicalCall logical;
-    private final AtomicBoolean delivered = new AtomicBoolean();
-    /** Orders a wait's scheduled task with the cancel that may end the wait. */
-    private final Object waitLock = new Object();
-    private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
-    /** Bounds the attempt in flight by okretry's own deadline; stopped once its outcome is in. */
-    private volatile @Nullable DeadlineWatch watch;
-    /** True while enqueue() runs the first step on the caller's thread. */
-    volatile boolean starting;
-    /** True while a scheduled step runs on the factory's scheduler thread. */
-    private volatile boolean onScheduler;
-
-    Async(Callback callback) {
-      this.callback = callback;
-      this.logical =
-          new LogicalCall(
-              factory.policy, factory.policy.keys.stamp(request), CallTimeouts.nanosAllowed(timeout), 0);
-    }
-
-    /** A wait is over: from now on a cancel acts on the next attempt, not on the wait. */
-    private void afterWait() {
-      synchronized (waitLock) {
-        pending = null;
-      }
-      onScheduler = true;
-      try {
-        next();
-      } catch (RuntimeException | Error t) {
-        // Thrown from a scheduled task it would vanish into the task's future: hand it to the
-        // thread's handler instead, as a throw on an OkHttp dispatcher thread would reach it.
-        Thread thread = Thread.currentThread();
-        thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
-      } finally {
-        onScheduler = false;
-      }
-    }
-
-    /** Starts the next attempt now, or schedules it if the origin asks to wait. */
-    void next() {
-      try {
-        attempt();
-      } catch (RuntimeException | Error t) {
-        crashed(t);
-        throw t;
-      }
-    }
-
-    private void attempt() {
-      factory.waiting.remove(this);
-      if (canceled || factory.isClosed()) {
-        String why = canceled ? "Canceled" : "RetryingCallFactory is closed";
-        deliverFailure(logical.waitFailed(new IOException(why), false));
-        return;
-      }
-      Admission gate = logical.beforeAttempt();
-      if (gate.kind() == Admission.Kind.THROTTLED) {
-        deliverResponse(logical.throttledResponse(gate));
-        return;
-      }
-      if (gate.kind() == Admission.Kind.WAIT) {
-        schedule(gate.waitNanos());
-        return;
-      }
-      Request attemptRequest =
-          logical.request().newBuilder()
-              .tag(AttemptSettings.Tag.class,
-                  new AttemptSettings.Tag(logical.deadlineNanos(), logical.mustNotRepeatUnderneath()))
-              .build();
-      Call call = factory.attemptClient.newCall(attemptRequest);
-      // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
-      // none) afresh: bound it instead by what the logical call has left. Shrunk read timeouts
-      // alone miss a trickling peer. call.timeout() gets OkHttp's own timeout semantics (it also
-      // bounds reading the body); okretry's own deadline, as in the interceptor, bounds the
-      // attempt until its outcome is in hand and no longer (a DeadlineWatch stopped in after()),
-      // so a slow predicate or listener cannot cancel a response decided in time.
-      boolean ownDeadline = logical.needsDeadlineWatch();
-      call.timeout().timeout(
-          logical.hasDeadline() && !ownDeadline ? Math.max(1, logical.remainingNanos()) : 0,
-          TimeUnit.NANOSECONDS);
-      for (EventListener l : eventListeners) call.addEventListener(l);
-      current = call;
-      logical.attemptStarting(call);
-      if (canceled) call.cancel(); // cancel() may have run before current was set
-      if (ownDeadline) watch = DeadlineWatch.start(call, logical.remainingNanos());
-      call.enqueue(this);
-    }
-
-    @Override
-    public void onResponse(Call call, Response response) {
-      after(call, response, null);
-    }
-
-    @Override
-    public void onFailure(Call call, IOException e) {
-      after(call, null, e);
-    }
-
-    private void after(Call attempt, @Nullable Response response, @Nullable IOException error) {
-      try {
-        decide(attempt, response, error);
-      } catch (RuntimeException | Error t) {
-        crashed(t);
-        throw t; // into OkHttp's AsyncCall, which cancels the attempt and rethrows it
-      }
-    }
-
-    private void decide(Call attempt, @Nullable Response response, @Nullable IOException error) {
-      DeadlineWatch w = watch;
-      watch = null;
-      boolean watchFired = w != null && w.stop(); // before any user code runs on the outcome
-      Throwable below = error != null ? thrownBelow(attempt, error) : null;
-      if (below != null) {
-        // OkHttp canceled the attempt because an interceptor or the request body threw: a bug,
-        // not a cancel. NOT_RETRYABLE, as the interceptor reports it (it sees the throw itself).
-        logical.failedBelow(below);
-        deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, error), null));
-        return;
-      }
-      // An attempt canceled from outside okretry's own cancel(): by okretry's deadline or its call
-      // timeout (the time the logical call had left) when that has run out, else by someone else
-      // (Dispatcher.cancelAll, an event listener).
-      GiveUpReason cutShort =
-          canceled ? GiveUpReason.CANCELED
-              : error == null || !attempt.isCanceled() ? null
-              : watchFired || logical.deadlinePassed() ? GiveUpReason.DEADLINE_EXCEEDED
-              : GiveUpReason.CANCELED;
-      Decision decision;
-      try {
-        decision = logical.afterAttempt(response, error, cutShort);
-      } catch (RuntimeException e) {
-        if (response != null) response.close();
-        logical.failedBelow(e);
-        IOException failure = new IOException("okretry: retry decision failed", e);
-        deliverFailure(logical.failureFor(Decision.giveUp(GiveUpReason.NOT_RETRYABLE, failure), null));
-        return;
-      } catch (Error e) {
-        if (response != null) response.close();
-        throw e;
-      }
-      if (decision.isRetry()) {
-        if (response != null) response.close(); // not held idle through the wait
-        schedule(decision.delayNanos());
-        return;
-      }
-      IOException failure = logical.failureFor(decision, error);
-      if (failure == null) {
-        deliverResponse(response);
-      } else {
-        if (response != null) response.close();
-        deliverFailure(failure);
-      }
-    }
-
-    /**
-     * What an interceptor or request body threw, if OkHttp turned that into this failure: its
-     * AsyncCall cancels the call and reports {@code IOException("canceled due to " + t)} with
-     * {@code t} as its cause (OkHttp 5.5; earlier versions attached it as suppressed).
-     */
-    private @Nullable Throwable thrownBelow(Call attempt, IOException error) {
-      if (canceled || !attempt.isCanceled()) return null;
-      String message = error.getMessage();
-      if (message == null || !message.startsWith("canceled due to ")) return null;
-      Throwable cause = error.getCause();
-      if (cause != null && !(cause instanceof IOException)) return cause;
-      for (Throwable t : error.getSuppressed()) {
-        if (!(t instanceof IOException)) return t;
-      }
-      return null;
-    }
-
-    /**
-     * User code (a predicate, a listener, the callback) or a bug threw {@code t} while this call
-     * was driven. As OkHttp's AsyncCall does for an interceptor that throws, the call is canceled
-     * and, unless the callback already ran, it gets {@code IOException("canceled due to " + t)}
-     * with {@code t} as its cause (as OkHttp 5.5 does); the caller then rethrows {@code t}. Never
-     * a silent hang.
-     */
-    private void crashed(Throwable t) {
-      canceled = true;
-      Call call = current;
-      if (call != null) call.cancel();
-      DeadlineWatch w = watch;
-      if (w != null) w.stop();
-      ScheduledFuture<?> f;
-      synchronized (waitLock) {
-        f = pending;
-        pending = null;
-      }
-      if (f != null) f.cancel(false);
-      factory.waiting.remove(this);
-      log.warn("{} threw {}; the call is canceled", RetryingCall.this, t.toString());
-      IOException failure = new IOException("canceled due to " + t);
-      failure.initCause(t);
-      try {
-        deliverFailure(failure);
-      } catch (RuntimeException | Error callbackThrew) {
-        t.addSuppressed(callbackThrew);
-      }
-    }
-
-    private void schedule(long delayNanos) {
-      factory.waiting.add(this);
-      try {
-        // Under the lock, so the task cannot start (and schedule the next wait) before its own
-        // future is recorded: a stale future would hide the live one from cancel() and close().
-        synchronized (waitLock) {
-          pending = factory.scheduler.schedule(this::afterWait, delayNanos, TimeUnit.NANOSECONDS);
-        }
-      } catch (RejectedExecutionException e) {
-        factory.waiting.remove(this);
-        deliverFailure(logical.waitFailed(new IOException("RetryingCallFactory is closed", e), false));
-        return;
-      }
-      factory.watchScheduler();
-      if (canceled || factory.isClosed()) endWait(canceled ? "Canceled" : "RetryingCallFactory is closed");
-    }
-
-    /**
-     * Ends a wait at once: the retry task is dropped and the caller told on another thread (the
-     * thread calling cancel() or close() runs no listener or callback, and so never throws what
-     * they throw).
-     */
-    void endWait(String why) {
-      ScheduledFuture<?> f;
-      synchronized (waitLock) {
-        f = pending;
-      }
-      if (f != null && f.cancel(false)) {
-        factory.waiting.remove(this);
-        offThisThread(() -> {
-          try {
-            deliverFailure(logical.waitFailed(new IOException(why), false));
-          } catch (RuntimeException | Error t) {
-            crashed(t);
-            throw t;
-          }
-        });
-      }
-    }
-
-    private void deliverResponse(Response response) {
-      if (!delivered.compareAndSet(false, true)) {
-        response.close();
-        return;
-      }
-      onCallbackThread(() -> respond(response));
-    }
-
-    private void respond(Response response) {
-      try {
-        callback.onResponse(RetryingCall.this, response);
-      } catch (IOException e) {
-        log.warn("Callback.onResponse threw for {}", RetryingCall.this, e);
-        response.close();
-      }
-    }
-
-    private void deliverFailure(IOException e) {
-      if (!delivered.compareAndSet(false, true)) return;
-      onCallbackThread(() -> callback.onFailure(RetryingCall.this, e));
-    }
-
-    /**
-     * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
-     * callback never runs on the enqueuing thread) or on the scheduler thread (a slow callback
-     * must not hold up every waiting retry), else here. If the dispatcher was shut down, here
-     * after all, as OkHttp itself calls back when its executor rejects a call: enqueue() returns
-     * normally and the callback still runs exactly once.
-     */
-    private void onCallbackThread(Runnable callbackRun) {
-      if (starting || onScheduler) {
-        try {
-          factory.attemptClient.dispatcher().executorService().execute(callbackRun);
-          return;
-        } catch (RejectedExecutionException e) {
-          // fall through: call back on this thread
-        }
-      }
-      callbackRun.run();
-    }
-
-    /**
-     * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls
-     * back. If the dispatcher was shut down, here after all, but what it throws is logged, never
-     * passed to the caller of cancel() or close().
-     */
-    private void offThisThread(Runnable task) {
-      try {
-        factory.attemptClient.dispatcher().executorService().execute(task);
-        return;
-      } catch (RejectedExecutionException e) {
-        // fall through
-      }
-      try {
-        task.run();
-      } catch (RuntimeException | Error t) {
-        log.warn("A callback or listener of {} threw; ignored here", RetryingCall.this, t);
-      }
-    }
   }
 }

@@ -49,8 +49,8 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
   /** Enqueued calls between attempts, so close() can end their waits. */
-  final Set<RetryingCall.Async> waiting =
-      Collections.newSetFromMap(new ConcurrentHashMap<RetryingCall.Async, Boolean>());
+  final Set<AsyncLoop> waiting =
+      Collections.newSetFromMap(new ConcurrentHashMap<AsyncLoop, Boolean>());
   /** The OkHttp calls of execute() now waiting between attempts, so close() can end those too. */
   final Set<Call> blockingWaits = Collections.newSetFromMap(new ConcurrentHashMap<Call, Boolean>());
   /** True while a SchedulerWatch polls a caller's scheduler on behalf of waiting calls. */
@@ -153,7 +153,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   public void close() {
     closed = true;
     try {
-      for (RetryingCall.Async call : waiting) call.endWait("RetryingCallFactory is closed");
+      for (AsyncLoop call : waiting) call.endWait("RetryingCallFactory is closed");
       // Canceling the OkHttp call wakes its waiting thread; the interceptor sees this factory
       // closed and reports it as such. A call whose attempt is in flight is not in this set.
       for (Call call : blockingWaits) call.cancel();
@@ -179,7 +179,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   private void pollScheduler() {
     if (scheduler.isTerminated()) {
       schedulerWatched.set(false);
-      for (RetryingCall.Async call : waiting) call.endWait("RetryingCallFactory's scheduler was shut down");
+      for (AsyncLoop call : waiting) call.endWait("RetryingCallFactory's scheduler was shut down");
       return;
     }
     if (!waiting.isEmpty()) {

@@ -28,10 +28,10 @@ class ArchitectureTest {
           .importPackages("io.github.okretry");
 
   static final String[] DRIVERS = {
-    "RetryInterceptor", "RetryingCallFactory", "RetryingCall", "AttemptSettings", "DeadlineWatch",
+    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall"};
+  static final String[] CALL_STATE = {"LogicalCall", "Step", "Attempt", "Seen"};
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",

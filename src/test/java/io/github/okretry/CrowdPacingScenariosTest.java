@@ -2,8 +2,6 @@ package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.okretry.internal.Admission;
-import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginPacerPropertiesTest;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.TimeSource;
@@ -103,6 +101,7 @@ class CrowdPacingScenariosTest {
       final Request request;
       final long startNanos;
       LogicalCall logical;
+      Attempt attempt;
       long endNanos = -1;
       boolean ok;
       boolean waiting; // between asks: a cancel ends the wait
@@ -162,7 +161,7 @@ class CrowdPacingScenariosTest {
             c.canceled = true;
             if (c.waiting && c.endNanos < 0) {
               c.waiting = false;
-              c.logical.waitFailed(new IOException("Canceled"), false);
+              c.logical.next(new IOException("Canceled"));
               c.endNanos = time.nanos;
             }
           }
@@ -177,19 +176,19 @@ class CrowdPacingScenariosTest {
 
     private void ask(Caller c, long token) {
       if (token != c.askToken || c.endNanos >= 0) return; // voided by a cancel
-      if (c.logical == null) c.logical = new LogicalCall(policy, c.request, 0, 0);
-      Admission admission = c.logical.beforeAttempt();
-      if (admission.kind() == Admission.Kind.THROTTLED) {
+      if (c.logical == null) c.logical = LogicalCall.start(policy, c.request, 0);
+      Step step = c.logical.next(null);
+      if (step.kind() == Step.Kind.RETURN) { // throttled locally: nothing sent
         c.endNanos = time.nanos;
         return;
       }
-      if (admission.kind() == Admission.Kind.WAIT) {
+      if (step.kind() == Step.Kind.WAIT) {
         c.waiting = true;
-        schedule(time.nanos + admission.waitNanos(), ASK, c);
+        schedule(time.nanos + step.waitNanos(), ASK, c);
         return;
       }
       c.waiting = false;
-      c.logical.attemptStarting(null);
+      c.attempt = step.attempt();
       schedule(time.nanos + MS, ARRIVE, c);
     }
 
@@ -212,22 +211,22 @@ class CrowdPacingScenariosTest {
 
     private void answer(Caller c) {
       Response.Builder b = new Response.Builder()
-          .request(c.logical.request())
+          .request(c.attempt.request())
           .protocol(Protocol.HTTP_1_1)
           .code(c.admittedNow ? 200 : 429)
           .message("x")
           .body(ResponseBody.create("", (MediaType) null));
       if (!c.admittedNow) b.header("Retry-After", Integer.toString(c.scriptedRetryAfter));
       Response response = b.build();
-      Decision d = c.logical.afterAttempt(response, null, c.canceled ? GiveUpReason.CANCELED : null);
-      if (d.isRetry()) {
+      Step d = c.logical.ended(c.attempt, response, null, c.canceled ? Seen.CALLER_CANCELED : 0);
+      if (d.kind() == Step.Kind.WAIT) {
         if (c.canceled) throw new AssertionError("a canceled call is not retried");
         c.waiting = true;
-        schedule(time.nanos + d.delayNanos(), ASK, c);
+        schedule(time.nanos + d.waitNanos(), ASK, c);
         return;
       }
       c.endNanos = time.nanos;
-      c.ok = c.admittedNow && d.kind() == Decision.Kind.DELIVER;
+      c.ok = c.admittedNow && d.kind() == Step.Kind.RETURN;
       c.outcome = d + " after " + c.sent + " requests";
     }
 

@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * The two drivers, {@link RetryInterceptor} (blocking) and {@link RetryingCallFactory}
  * ({@code enqueue()}), end the same situations with the same {@link GiveUpReason}, and the async
  * one keeps its promises (callback exactly once, never on the scheduler thread) under races. Each
- * case was a defect found in review.
+ * case was a defect found in review. Kept here: the cases where OkHttp's own threads, timers and
+ * sockets are the point; the cut-short precedence is unit-tested in {@link SeenTest}, and a bug
+ * below okretry on both drivers on fake time in {@code RetryListenerTest}.
  */
 @Tag("integration")
 class DriverParityTest {
@@ -108,32 +110,6 @@ class DriverParityTest {
       assertThat(events.lines("gaveUp")).hasSize(2).allMatch(line -> line.contains("DEADLINE_EXCEEDED"));
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
-    }
-  }
-
-  /** A RuntimeException below okretry makes OkHttp cancel the attempt: not a deadline either. */
-  @Test
-  void aBugBelowTheFactoryIsNotReportedAsADeadline() throws Exception {
-    // OkHttp rethrows the bug on its dispatcher thread after calling back: keep it quiet.
-    java.util.concurrent.ExecutorService quiet = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "quiet dispatcher");
-      t.setDaemon(true);
-      t.setUncaughtExceptionHandler((thread, e) -> {});
-      return t;
-    });
-    OkHttpClient client = new OkHttpClient.Builder()
-        .dispatcher(new okhttp3.Dispatcher(quiet))
-        .addInterceptor(chain -> { throw new IllegalStateException("bug below okretry"); })
-        .build();
-    EventLog events = new EventLog();
-    try (RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().listener(events).build())) {
-      Outcome outcome = new Outcome();
-      calls.newCall(get("http://127.0.0.1:9/")).enqueue(outcome);
-      assertThat(outcome.result.get(5, TimeUnit.SECONDS))
-          .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
-      assertThat(events.lines("gaveUp")).hasSize(1).allMatch(line -> !line.contains("DEADLINE_EXCEEDED"));
-    } finally {
-      quiet.shutdown();
     }
   }
 

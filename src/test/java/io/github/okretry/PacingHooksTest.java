@@ -2,8 +2,6 @@ package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.okretry.internal.Admission;
-import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
 import java.io.IOException;
@@ -86,22 +84,19 @@ class PacingHooksTest {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request toA = get("https://a.test/start");
     Request toB = get("https://b.test/moved"); // A redirected to B, and B refused
-    LogicalCall call = new LogicalCall(retry.policy(), toA, 0, 0);
-    assertThat(call.beforeAttempt()).as("not waiting on anything: go").isEqualTo(Admission.go());
-    call.attemptStarting(null);
-    Decision decision = call.afterAttempt(response(toB, 429, "1"), null, null);
-    assertThat(decision.delayNanos()).as("the server's second, exactly (spread 0)").isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), toA, 0);
+    Attempt attempt = send(call);
+    Step decision = call.ended(attempt, response(toB, 429, "1"), null, 0);
+    assertThat(decision.waitNanos()).as("the server's second, exactly (spread 0)").isEqualTo(1_000 * MS);
     assertThat(budget.availableTokens()).as("a retry that honours Retry-After costs half").isEqualTo(99.5);
 
     time.advance(Duration.ofSeconds(1));
     teach(retry, "https://b.test:443", 400); // B's pacer: turns 400 ms apart, another call's next
-    Admission turn = call.beforeAttempt();
+    Step turn = call.next(null);
     assertThat(turn.waitNanos()).as("the turn after the other call's at B").isEqualTo(800 * MS);
     time.advance(Duration.ofMillis(800));
-    assertThat(call.beforeAttempt()).as("its turn: go").isEqualTo(Admission.go());
-
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(toB, 200, null), null, null)).isEqualTo(Decision.deliver());
+    attempt = send(call);
+    assertThat(call.ended(attempt, response(toB, 200, null), null, 0)).isSameAs(Step.RETURN);
     // The admitted turn, 800 ms after the last admitted one, was back to back with it (hi = 800
     // ms): B's turns now go min(hi, lo × 1.25 = 400 ms) × 1.1 (PACING_MARGIN) apart.
     long now = time.nanoTime();
@@ -114,18 +109,18 @@ class PacingHooksTest {
   void aRetryBehindOthersWhoseTurnWouldComePastItsLatestTimeGivesUpWithTheOriginsStatus() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(4));
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    Decision decision = call.afterAttempt(response(request, 503, "1"), null, null);
-    assertThat(decision.delayNanos()).isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    Attempt attempt = send(call);
+    Step decision = call.ended(attempt, response(request, 503, "1"), null, 0);
+    assertThat(decision.waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, "https://a.test:443", 10_000); // turns 2 s apart (the rate cap), another call's next
     // 4 s deadline: 1 s Retry-After leaves 3 s, of which the wait may take half: at most 2.5 s.
     // Its turn (4 s from now) is later: held to 2.5 s it would bunch with every other such call,
     // sent now it would only add to the crowd the origin turns away.
-    Admission admission = call.beforeAttempt();
-    assertThat(admission).isEqualTo(Admission.throttled(503, 4_000 * MS));
-    Response local = call.throttledResponse(admission);
+    Step step = call.next(null);
+    assertThat(step.kind()).isEqualTo(Step.Kind.RETURN);
+    Response local = step.responseOr(null);
     assertThat(local.code()).isEqualTo(503);
     assertThat(local.header("Retry-After")).isEqualTo("4");
     long now = time.nanoTime();
@@ -136,26 +131,26 @@ class PacingHooksTest {
   void aRetryAloneOnItsOriginIsNeverHeldPastItsOwnSpread() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20)); // retryAfterSpread 0: its spread adds nothing
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).delayNanos()).isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    Attempt attempt = send(call);
+    assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 10_000, false); // turns 2 s apart, the last one now, nobody waiting
-    assertThat(call.beforeAttempt()).as("alone: at once").isEqualTo(Admission.go());
+    send(call);
   }
 
   @Test
   void aRetryAfterAnErrorIsNotPacedAndCostsAWholeToken() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    Decision decision = call.afterAttempt(response(request, 503, null), null, null);
-    assertThat(decision.isRetry()).isTrue();
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    Attempt attempt = send(call);
+    Step decision = call.ended(attempt, response(request, 503, null), null, 0);
+    assertThat(decision.kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(budget.availableTokens()).isEqualTo(99.0);
-    time.advance(Duration.ofNanos(decision.delayNanos()));
+    time.advance(Duration.ofNanos(decision.waitNanos()));
     teach(retry, "https://a.test:443", 10_000);
-    assertThat(call.beforeAttempt()).as("backoff only: the pacer is for Retry-After crowds").isEqualTo(Admission.go());
+    send(call);
   }
 
   @Test
@@ -169,8 +164,15 @@ class PacingHooksTest {
     Request toB = get("https://b.test/");
     client.newCall(toB).execute().close();
     assertThat(retry.policy().originGate.size()).isZero();
-    assertThat(LogicalCall.canDeferState(retry.policy(), toB, 0))
-        .as("calls make their first attempt without state again").isTrue();
+    assertThat(LogicalCall.open(retry.policy(), toB, 0))
+        .as("calls make their first attempt without state again").isNull();
+  }
+
+  /** Asks {@code call} for its next step, which must be SEND, and returns the attempt to send. */
+  static Attempt send(LogicalCall call) {
+    Step step = call.next(null);
+    assertThat(step.kind()).as("SEND").isEqualTo(Step.Kind.SEND);
+    return step.attempt();
   }
 
   static final String ORIGIN = "https://a.test:443";
@@ -193,10 +195,9 @@ class PacingHooksTest {
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
-    LogicalCall other = new LogicalCall(retry.policy(), get("https://a.test/other"), 0, 0);
-    assertThat(other.beforeAttempt()).isEqualTo(Admission.go());
-    other.attemptStarting(null);
-    assertThat(other.afterAttempt(response(other.request(), 200, null), null, null)).isEqualTo(Decision.deliver());
+    LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
+    Attempt attempt = send(other);
+    assertThat(other.ended(attempt, response(attempt.request(), 200, null), null, 0)).isSameAs(Step.RETURN);
     // A turn refused 360 ms after the other call's admission (460 ms after the crowd's last one).
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
     assertThat(nextTurn(retry, sent + 1)).as("lo 360 ms: turns 450 ms apart").isEqualTo(taught + 450 * MS);
@@ -209,9 +210,8 @@ class PacingHooksTest {
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
-    LogicalCall other = new LogicalCall(retry.policy(), get("https://a.test/other"), 0, 0);
-    other.beforeAttempt();
-    other.attemptStarting(null); // sent, not answered yet
+    LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
+    send(other); // sent, not answered yet
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
     assertThat(nextTurn(retry, sent + 1)).as("still 400 ms apart: the refusal may be the other call's doing")
         .isEqualTo(taught + 400 * MS);
@@ -221,16 +221,15 @@ class PacingHooksTest {
   void aRefusedTurnTeachesThePacerOfTheOriginThatRefusedIt() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).delayNanos()).isEqualTo(1_000 * MS);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    Attempt attempt = send(call);
+    assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now; another call's next
-    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(800 * MS);
+    assertThat(call.next(null).waitNanos()).isEqualTo(800 * MS);
     time.advance(Duration.ofMillis(800));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
-    call.attemptStarting(null);
-    assertThat(call.afterAttempt(response(request, 429, "1"), null, null).isRetry()).isTrue();
+    attempt = send(call);
+    assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).kind()).isEqualTo(Step.Kind.WAIT);
     // Refused 800 ms after the last admission: lo 800 ms, turns 800 × 1.25 = 1 000 ms apart,
     // which is also the most the Retry-Afters that taught it allow.
     long now = time.nanoTime();
@@ -242,22 +241,20 @@ class PacingHooksTest {
     RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryAfterSpread(0).jitter(Jitter.NONE)
         .maxRetries(5).maxRetryAfter(Duration.ofSeconds(5)).deadline(Duration.ofSeconds(20)).retryBudget(budget).build());
     Request request = get("https://a.test/");
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    call.attemptStarting(null);
-    call.afterAttempt(response(request, 429, "1"), null, null);
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    Attempt attempt = send(call);
+    call.ended(attempt, response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);
-    assertThat(call.beforeAttempt().waitNanos()).isEqualTo(800 * MS);
+    assertThat(call.next(null).waitNanos()).isEqualTo(800 * MS);
     time.advance(Duration.ofMillis(800));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
-    call.attemptStarting(null);
-    Decision backoff = call.afterAttempt(null, new SocketTimeoutException("timeout"), null);
-    assertThat(backoff.delayNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
-    time.advance(Duration.ofNanos(backoff.delayNanos()));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    attempt = send(call);
+    Step backoff = call.ended(attempt, null, new SocketTimeoutException("timeout"), 0);
+    assertThat(backoff.waitNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
+    time.advance(Duration.ofNanos(backoff.waitNanos()));
     long sent = time.nanoTime();
-    call.attemptStarting(null);
-    call.afterAttempt(response(request, 200, null), null, null);
+    attempt = send(call);
+    call.ended(attempt, response(request, 200, null), null, 0);
     // Its admission counts as another call's: a turn refused 360 ms later teaches lo = 360 ms.
     retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
     long lastTurn = sent - 400 * MS; // the turn that ended in the exception
@@ -273,12 +270,12 @@ class PacingHooksTest {
     Request request = get("https://a.test/");
     long start = time.nanoTime();
     retry.policy().originGate.close(request.url(), start, start + 1_000 * MS, 503);
-    LogicalCall call = new LogicalCall(retry.policy(), request, 0, 0);
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.waitFor(1_000 * MS));
+    LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
+    assertThat(call.next(null).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
     teach(retry, ORIGIN, 400);
-    assertThat(call.beforeAttempt()).as("the gate is open: the turn after the other call's").isEqualTo(Admission.waitFor(800 * MS));
+    assertThat(call.next(null).waitNanos()).as("the gate is open: the turn after the other call's").isEqualTo(800 * MS);
     time.advance(Duration.ofMillis(800));
-    assertThat(call.beforeAttempt()).isEqualTo(Admission.go());
+    send(call);
   }
 }

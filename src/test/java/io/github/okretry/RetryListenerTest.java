@@ -47,6 +47,47 @@ class RetryListenerTest extends ScriptedTest {
     assertThat(events.lines("gaveUp")).hasSize(1).allMatch(line -> line.contains("NOT_RETRYABLE"));
   }
 
+  /**
+   * A bug below okretry (an interceptor that throws) is neither a cancel nor a deadline on either
+   * driver: the blocking one sees the throw, the async one OkHttp's "canceled due to" report of it
+   * (deterministic here; DriverParityTest had it on real threads).
+   */
+  @Test
+  void aBugBelowIsNotReportedAsACancelOrADeadline() {
+    EventLog events = new EventLog();
+    IllegalStateException bug = new IllegalStateException("bug below okretry");
+    script.raise(bug);
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+        () -> client(quietRetry().listener(events)).newCall(get()).execute());
+    // Blocking: the bug as it is. Async: the callback gets OkHttp's report of it, and OkHttp
+    // rethrows the bug on its (here fake) dispatcher thread, which is what reaches this thread.
+    assertThat(thrown == bug || thrown.getCause() == bug).as("%s", thrown).isTrue();
+    assertThat(events.lines("gaveUp")).hasSize(1).allMatch(line -> line.contains("NOT_RETRYABLE"));
+  }
+
+  /**
+   * A listener that does not hear network requests costs a successful call no per-call state
+   * (its first attempt is made without it), and still hears every event, in order.
+   */
+  @Test
+  void aListenerWithoutNetworkRequestsHearsAFirstSuccessToo() throws Exception {
+    List<String> seen = new ArrayList<>();
+    RetryListener counting = new RetryListener() {
+      @Override public void onAttemptStarted(Request r, int a) { seen.add("start " + a); }
+      @Override public void onRetryScheduled(Request r, int a, String why, long delayNanos) { seen.add("retry " + a); }
+      @Override public void onSucceeded(Request r, Response resp, int a) { seen.add("ok " + a + " " + resp.code()); }
+    };
+    RetryPolicy policy = quietRetry().jitter(Jitter.NONE).listener(counting).build();
+    assertThat(LogicalCall.open(policy, get(), 0)).as("no state for the first attempt").isNull();
+    seen.clear();
+    script.status(200).status(404).status(503).status(200);
+    Call.Factory client = client(quietRetry().jitter(Jitter.NONE).listener(counting));
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(code(client, get())).isEqualTo(404);
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(seen).containsExactly("start 1", "ok 1 200", "start 1", "ok 1 404", "start 1", "retry 1", "start 2", "ok 2 200");
+  }
+
   @Nested
   class ThrowingListeners {
     @Test

@@ -1,7 +1,5 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
-import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.RetryTokenBucket;
 import io.github.okretry.internal.TimeSource;
@@ -14,12 +12,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Plays the blocking driver's part for a simulator on fake time: feeds one logical call the
- * outcomes of its attempts and turns okretry's answers into "send", "wait" or "done", in the same
- * order {@link RetryInterceptor#intercept} asks (a stateless first attempt when {@link
- * LogicalCall#canDeferState} allows it, then {@code beforeAttempt}, {@code attemptStarting},
- * {@code afterAttempt}). Every rule (classification, backoff, {@code Retry-After}, the budget,
- * the origin gate and pacer) runs in okretry's own code; this class only carries the decisions
- * out. It is the one place to switch when {@code LogicalCall} gains a single step API.
+ * outcomes of its attempts and turns okretry's {@link Step}s into "send", "wait" or "done", as
+ * {@link RetryInterceptor#intercept} does (a stateless first attempt when {@link
+ * LogicalCall#open} allows it, then {@code next} and {@code ended}). Every rule (classification,
+ * backoff, {@code Retry-After}, the budget, the origin gate and pacer) runs in okretry's own code;
+ * this class only carries the steps out.
  *
  * <p>A peer's budget can veto what okretry decided ({@link Veto}), so the peers in the simulator
  * share okretry's per-call sequence and differ only in the budget.
@@ -96,28 +93,30 @@ public final class SimulatedDriver {
   /** One logical call, driven step by step. */
   public final class Call {
     private @Nullable LogicalCall logical;
+    private @Nullable Attempt sent; // null for a first attempt made without state
     private int attempt;
     private long waitNanos;
     private boolean succeeded;
     private @Nullable GiveUpReason reason;
 
     private Call() {
-      if (!LogicalCall.canDeferState(policy, request, 0)) logical = new LogicalCall(policy, request, 0, 0);
+      logical = LogicalCall.open(policy, request, 0);
     }
 
     /** Before an attempt: {@link Next#SEND}, {@link Next#WAIT} ({@link #waitNanos}) or {@link Next#DONE}. */
     public Next next() {
+      Step step = null;
       if (logical != null) {
-        Admission admission = logical.beforeAttempt();
-        if (admission.kind() == Admission.Kind.WAIT) {
-          waitNanos = admission.waitNanos();
+        step = logical.next(null);
+        if (step.kind() == Step.Kind.WAIT) {
+          waitNanos = step.waitNanos();
           return Next.WAIT;
         }
-        if (admission.kind() == Admission.Kind.THROTTLED) return done(false, GiveUpReason.ORIGIN_THROTTLED);
+        if (step.kind() != Step.Kind.SEND) return done(false, logical.gaveUpFor()); // throttled locally
       }
       if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
       attempt++;
-      if (logical != null) logical.attemptStarting(null);
+      sent = step != null ? step.attempt() : null;
       return Next.SEND;
     }
 
@@ -127,28 +126,32 @@ public final class SimulatedDriver {
       if (veto != null) {
         veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
       }
-      if (logical == null) {
-        // The interceptor's stateless first attempt: a success ends here, a failure makes the state.
-        if (LogicalCall.succeededAtOnce(policy, response)) return done(true, null);
-        logical = new LogicalCall(policy, request, 0, 1);
-      }
-      return decided(logical.afterAttempt(response, null, null), success, failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+      return ended(response, null, success, failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
     }
 
     /** The attempt failed with {@code error} (a timeout, a refused connection). */
     public Next failed(IOException error, Failure failure) {
       if (veto != null) veto.attemptEnded(policy.time.nanoTime(), attempt, false, failure);
-      if (logical == null) logical = new LogicalCall(policy, request, 0, 1);
-      return decided(logical.afterAttempt(null, error, null), false, failure);
+      return ended(null, error, false, failure);
     }
 
-    private Next decided(Decision decision, boolean success, Failure failure) {
-      if (decision.isRetry()) {
+    private Next ended(@Nullable Response response, @Nullable IOException error, boolean success, Failure failure) {
+      Attempt a = sent;
+      Step step;
+      if (a == null || logical == null) {
+        // The interceptor's stateless first attempt: a success ends here, a failure makes the state.
+        logical = LogicalCall.afterStatelessAttempt(policy, request, response, error, 0);
+        if (logical == null) return done(true, null);
+        step = logical.next(null);
+      } else {
+        step = logical.ended(a, response, error, 0);
+      }
+      if (step.kind() == Step.Kind.WAIT) {
         if (veto != null && !veto.allowRetry(policy.time.nanoTime(), failure)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
-        waitNanos = decision.delayNanos();
+        waitNanos = step.waitNanos();
         return Next.WAIT;
       }
-      return done(success && decision.kind() == Decision.Kind.DELIVER, decision.reason());
+      return done(success && step.kind() == Step.Kind.RETURN, logical.gaveUpFor());
     }
 
     private Next done(boolean ok, @Nullable GiveUpReason why) {

@@ -50,6 +50,7 @@ public class CallOverheadBenchmark {
    */
   @Param({
     "bare", "bare-call-timeout", "noop-interceptor", "okretry-add", "okretry", "okretry-deadline",
+    "okretry-listener",
     "failsafe", "failsafe+key", "resilience4j", "resilience4j+key"
   })
   public String library;

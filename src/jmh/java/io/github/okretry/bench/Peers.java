@@ -79,6 +79,7 @@ public final class Peers {
         }
       case "okretry":
       case "okretry-deadline":
+      case "okretry-listener":
         {
           io.github.okretry.RetryPolicy.Builder retry =
               io.github.okretry.RetryPolicy.builder()
@@ -88,6 +89,8 @@ public final class Peers {
                   .jitter(Jitter.FULL); // 429, 503 and transient IOExceptions are the defaults
           // With a deadline, each attempt's timeouts shrink to the time left.
           if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
+          // A listener that hears every event: what an app's logging or metrics listener costs.
+          if (variant.equals("okretry-listener")) retry.listener(new io.github.okretry.RetryListener() {});
           // As the README installs it: the interceptor, plus its network interceptor that guards
           // OkHttp against an out-of-range Retry-After (one more chain copy per network request).
           OkHttpClient client = finish(RetryInterceptor.create(retry.build()).install(base.newBuilder()), answer);

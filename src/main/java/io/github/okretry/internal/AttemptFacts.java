@@ -24,7 +24,7 @@ public final class AttemptFacts {
   public final boolean safeToRepeat;
   /** The server's {@code Retry-After}, or {@link RetryAfter#ABSENT}. */
   public final long retryAfterNanos;
-  /** Time left before the deadline, or {@link RetryRules#NO_DEADLINE}. */
+  /** Time left before the deadline, or {@link CallDeadline#NO_DEADLINE}. */
   public final long remainingNanos;
   /** The previous wait (the base delay before the first retry); decorrelated jitter grows it. */
   public final long previousDelayNanos;
@@ -63,7 +63,7 @@ public final class AttemptFacts {
     private boolean retryable;
     private boolean safeToRepeat;
     private long retryAfterNanos = RetryAfter.ABSENT;
-    private long remainingNanos = RetryRules.NO_DEADLINE;
+    private long remainingNanos = CallDeadline.NO_DEADLINE;
     private long previousDelayNanos;
 
     private Builder() {}

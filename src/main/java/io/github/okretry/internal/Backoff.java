@@ -39,15 +39,15 @@ public final class Backoff {
     this.jitter = jitter;
   }
 
-  public long baseNanos() {
+  long baseNanos() {
     return baseNanos;
   }
 
-  public long maxNanos() {
+  long maxNanos() {
     return maxNanos;
   }
 
-  public double multiplier() {
+  double multiplier() {
     return multiplier;
   }
 

@@ -162,6 +162,22 @@ public final class Classifier {
     return t.getClass().getName().equals(STREAM_RESET) && REFUSED_STREAM_MESSAGE.equals(t.getMessage());
   }
 
+  /**
+   * What an interceptor or request body threw, if OkHttp reports that as {@code e}: its AsyncCall
+   * cancels the call and reports {@code IOException("canceled due to " + t)} with {@code t} as its
+   * cause (OkHttp 5.5; earlier versions attached it as suppressed). Else null.
+   */
+  public static @Nullable Throwable thrownBelow(IOException e) {
+    String message = e.getMessage();
+    if (message == null || !message.startsWith("canceled due to ")) return null;
+    Throwable cause = e.getCause();
+    if (cause != null && !(cause instanceof IOException)) return cause;
+    for (Throwable t : e.getSuppressed()) {
+      if (!(t instanceof IOException)) return t;
+    }
+    return null;
+  }
+
   /** True for a failure that will not heal by itself, or that is not the peer's doing. */
   static boolean isPermanent(IOException e) {
     if (tlsVerdict(e) == TLS_WILL_NOT_HEAL) return true;

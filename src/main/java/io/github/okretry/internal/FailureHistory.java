@@ -1,6 +1,7 @@
 package io.github.okretry.internal;
 
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The exceptions of a logical call's earlier attempts, to ride on its final exception as
@@ -21,6 +22,13 @@ public final class FailureHistory {
   private final IOException[] first = new IOException[KEEP_FIRST];
   private final IOException[] last = new IOException[KEEP_LAST]; // a ring, oldest at count % KEEP_LAST
   private int count; // every failure added, kept or not
+
+  /** {@code history} (a new one if null) with {@code e} added. */
+  public static FailureHistory add(@Nullable FailureHistory history, IOException e) {
+    FailureHistory h = history != null ? history : new FailureHistory();
+    h.add(e);
+    return h;
+  }
 
   /** Records the failure of an attempt that is about to be retried. */
   public void add(IOException e) {

@@ -12,9 +12,6 @@ import io.github.okretry.GiveUpReason;
  */
 public final class RetryRules {
 
-  /** The value of {@code remainingNanos} for a call without a deadline. */
-  public static final long NO_DEADLINE = Long.MAX_VALUE;
-
   private final Backoff backoff;
   private final long maxRetryAfterNanos;
   private final double retryAfterSpread;
@@ -37,15 +34,15 @@ public final class RetryRules {
     this.retryAfterSpread = retryAfterSpread;
   }
 
-  public Backoff backoff() {
+  Backoff backoff() {
     return backoff;
   }
 
-  public long maxRetryAfterNanos() {
+  long maxRetryAfterNanos() {
     return maxRetryAfterNanos;
   }
 
-  public double retryAfterSpread() {
+  double retryAfterSpread() {
     return retryAfterSpread;
   }
 

@@ -3,6 +3,7 @@ package io.github.okretry.internal;
 import okhttp3.Call;
 import okhttp3.EventListener;
 import okhttp3.Request;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Watches the network requests of one call's current attempt: whether it completely wrote the
@@ -23,15 +24,28 @@ import okhttp3.Request;
  * network requests), so the common path pays nothing. Internal API: not covered by compatibility
  * guarantees.
  */
-public class SendTracker extends EventListener {
+public final class SendTracker extends EventListener {
 
+  /** Hears each network request of the attempt once its headers are written. */
+  public interface OnNetworkRequest {
+    /** Called with 1 for the attempt's first network request, 2 for the next, and so on. */
+    void onNetworkRequest(int requestInAttempt);
+  }
+
+  private final @Nullable OnNetworkRequest onNetworkRequest;
   private volatile int requestsThisAttempt;
 
-  protected SendTracker() {}
+  private SendTracker(@Nullable OnNetworkRequest onNetworkRequest) {
+    this.onNetworkRequest = onNetworkRequest;
+  }
 
-  /** Adds a tracker to {@code call}'s event listeners and returns it. */
-  public static SendTracker attach(Call call) {
-    SendTracker tracker = new SendTracker();
+  /**
+   * Adds a tracker to {@code call}'s event listeners and returns it.
+   *
+   * @param onNetworkRequest told of each network request, or null
+   */
+  public static SendTracker attach(Call call, @Nullable OnNetworkRequest onNetworkRequest) {
+    SendTracker tracker = new SendTracker(onNetworkRequest);
     call.addEventListener(tracker);
     return tracker;
   }
@@ -50,16 +64,14 @@ public class SendTracker extends EventListener {
   }
 
   /** Network requests whose headers the current attempt completely wrote so far. */
-  public int requestsThisAttempt() {
+  int requestsThisAttempt() {
     return requestsThisAttempt;
   }
 
   @Override
   public void requestHeadersEnd(Call call, Request request) {
     int n = ++requestsThisAttempt; // events of one call arrive on one thread at a time
-    onNetworkRequest(n);
+    OnNetworkRequest listener = onNetworkRequest;
+    if (listener != null) listener.onNetworkRequest(n);
   }
-
-  /** Called for each network request of the attempt once its headers are written, 1 for the first. */
-  protected void onNetworkRequest(int requestInAttempt) {}
 }

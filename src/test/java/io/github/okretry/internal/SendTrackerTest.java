@@ -20,7 +20,7 @@ class SendTrackerTest {
   @Test
   void sendTrackerFollowsTheAttempt() {
     Call call = client.newCall(REQUEST);
-    SendTracker tracker = SendTracker.attach(call);
+    SendTracker tracker = SendTracker.attach(call, null);
     assertThat(tracker.requestSent()).isFalse();
     tracker.requestHeadersStart(call);
     assertThat(tracker.requestSent()).as("headers begun, not yet written whole").isFalse();

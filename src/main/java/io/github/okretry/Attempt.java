@@ -1,0 +1,71 @@
+package io.github.okretry;
+
+import io.github.okretry.internal.CallDeadline;
+import io.github.okretry.internal.SendTracker;
+import okhttp3.Call;
+import okhttp3.Request;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One attempt of a {@link LogicalCall}, as a driver sends it: the attempt is the SEND {@link Step}
+ * itself (so a send allocates nothing), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one call follow one
+ * another, so one is reused; a hedge (two in flight) would take a second. The factory's attempts
+ * carry it as a request tag, for {@link AttemptSettings}.
+ */
+final class Attempt extends Step implements SendTracker.OnNetworkRequest {
+  private final LogicalCall call;
+  int number; // 1 for the first
+  private @Nullable SendTracker tracker;
+  private @Nullable Call trackedCall;
+
+  Attempt(LogicalCall call) {
+    this.call = call;
+  }
+
+  /** The request to send, with its idempotency key if it has one. */
+  Request request() {
+    return call.request;
+  }
+
+  /** The end of the logical call on the policy's clock, or {@link CallDeadline#NO_DEADLINE}. */
+  long deadlineNanos() {
+    return call.deadline.endNanos();
+  }
+
+  /** True if nothing underneath okretry (OkHttp's own retries) may send this request twice. */
+  boolean mustNotRepeatUnderneath() {
+    return !call.idempotent;
+  }
+
+  /** How long the driver's {@link DeadlineWatch} bounds this attempt in flight, or 0 for none. */
+  long watchNanos() {
+    return call.deadline.watchNanos(call.policy.time.nanoTime());
+  }
+
+  /** The call timeout a separate OkHttp call for this attempt gets, or 0 for none. */
+  long callTimeoutNanos() {
+    return call.deadline.attemptCallTimeoutNanos(call.policy.time.nanoTime());
+  }
+
+  /** Watches {@code okhttpCall} for this attempt's network requests, if anything needs to know. */
+  void attachTo(Call okhttpCall) {
+    if (!call.needsTracker) return;
+    SendTracker t = tracker;
+    if (t == null || trackedCall != okhttpCall) { // the interceptor has one call; the factory one per attempt
+      tracker = t = SendTracker.attach(okhttpCall, call.policy.events.watchesNetworkRequests() ? this : null);
+      trackedCall = okhttpCall;
+    }
+    t.reset();
+  }
+
+  /** True if a tracker proved that this attempt wrote no request: the server never saw it. */
+  boolean provenNotSent() {
+    SendTracker t = tracker;
+    return t != null && !t.requestSent();
+  }
+
+  @Override
+  public void onNetworkRequest(int requestInAttempt) {
+    call.policy.events.networkRequest(call.request, number, requestInAttempt);
+  }
+}

@@ -1,0 +1,96 @@
+package io.github.okretry;
+
+import io.github.okretry.internal.TimeSource;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import okhttp3.Call;
+import okhttp3.Interceptor.Chain;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The blocking driver's loop ({@link RetryInterceptor}): it acts on each {@link Step} of one
+ * logical call on the thread that runs the call, sending on the interceptor's chain and sleeping
+ * between attempts, and decides nothing itself.
+ */
+final class BlockingLoop {
+
+  private BlockingLoop() {}
+
+  /** Acts on each step of {@code logical}; {@code response} is one already in hand, or null. */
+  static Response run(
+      Chain chain, LogicalCall logical, @Nullable Response response, @Nullable RetryingCallFactory factory)
+      throws IOException {
+    Call call = chain.call();
+    TimeSource time = logical.policy.time;
+    for (Step step = logical.next(null); ; ) {
+      switch (step.kind()) {
+        case SEND:
+          Attempt attempt = step.attempt();
+          Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
+          attempt.attachTo(call);
+          DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
+          Throwable error = null;
+          try {
+            response = proceed(attemptChain, attempt.request());
+          } catch (IOException | RuntimeException | Error e) {
+            error = e;
+          }
+          // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
+          // on it, so a response decided before the deadline reaches the caller.
+          boolean fired = watch != null && watch.stop();
+          step = logical.ended(attempt, response, error, seen(call, fired));
+          break;
+        case WAIT:
+          if (response != null) response.close(); // not held idle through the wait
+          response = null;
+          step = logical.next(sleep(step.waitNanos(), call, time, factory));
+          break;
+        case RETURN:
+          return step.responseOr(response);
+        default:
+          if (response != null) response.close();
+          Throwable failure = step.failure();
+          if (failure instanceof RuntimeException) throw (RuntimeException) failure;
+          if (failure instanceof Error) throw (Error) failure;
+          throw (IOException) failure;
+      }
+    }
+  }
+
+  /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
+  static int seen(Call call, boolean watchFired) {
+    return (watchFired ? Seen.WATCH_FIRED : 0)
+        | (call.isCanceled() ? Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED : 0)
+        | (Thread.currentThread().isInterrupted() ? Seen.INTERRUPTED : 0);
+  }
+
+  static Response proceed(Chain chain, Request request) throws IOException {
+    try {
+      return chain.proceed(request);
+    } catch (Exception e) {
+      // OkHttp 5 can throw a raw, undeclared InterruptedException while connecting, and it
+      // clears the interrupt flag: restore the flag and report it as Java I/O does.
+      if (!(e instanceof InterruptedException)) throw e;
+      Thread.currentThread().interrupt();
+      throw (IOException) new InterruptedIOException("interrupted").initCause(e);
+    }
+  }
+
+  /** Waits; returns what ended the wait early (a cancel, an interrupt, a close), or null. */
+  private static @Nullable IOException sleep(
+      long delayNanos, Call call, TimeSource time, @Nullable RetryingCallFactory f) {
+    if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
+    try {
+      if (f != null && f.isClosed()) return new IOException("RetryingCallFactory is closed");
+      time.sleep(delayNanos, call);
+      return null;
+    } catch (IOException e) {
+      // close() cancels the waiting call to wake it: report the close, not a cancel.
+      return f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
+    } finally {
+      if (f != null) f.blockingWaits.remove(call);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package io.github.okretry;
+
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a driver does next for one logical call, one of four, as {@link LogicalCall} decides it:
+ * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
+ * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}. The driver acts on
+ * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
+ * the {@link Attempt} itself (one per call, reused by each attempt), RETURN one constant for all;
+ * only failure paths and waits allocate a step. Only {@link Attempt} extends it.
+ */
+class Step {
+
+  /** The four kinds of step. */
+  enum Kind {
+    SEND,
+    WAIT,
+    RETURN,
+    THROW
+  }
+
+  /** Return the response of the attempt that just ended, as it is. */
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
+
+  private final Kind kind;
+
+  /** For {@link Attempt}, whose step is SEND: send it, then hand its outcome to {@link LogicalCall#ended}. */
+  Step() {
+    this.kind = Kind.SEND;
+  }
+
+  private Step(Kind kind) {
+    this.kind = kind;
+  }
+
+  /** Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays small. */
+  private static final class Other extends Step {
+    final long waitNanos;
+    final @Nullable Response response;
+    final @Nullable Throwable failure;
+
+    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+      super(kind);
+      this.waitNanos = waitNanos;
+      this.response = response;
+      this.failure = failure;
+    }
+  }
+
+  /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
+  static Step waitFor(long waitNanos) {
+    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
+    return new Other(Kind.WAIT, waitNanos, null, null);
+  }
+
+  /** Close any response in hand and throw {@code failure}. */
+  static Step throwing(Throwable failure) {
+    return new Other(Kind.THROW, 0, null, failure);
+  }
+
+  /**
+   * Return {@code local}, a response okretry made standing for the origin's ({@link
+   * io.github.okretry.internal.Admission#localResponse}): nothing was sent.
+   */
+  static Step returning(Response local) {
+    return new Other(Kind.RETURN, 0, local, null);
+  }
+
+  final Kind kind() {
+    return kind;
+  }
+
+  /** For {@link Kind#WAIT}: how long; else 0. */
+  final long waitNanos() {
+    return this instanceof Other ? ((Other) this).waitNanos : 0;
+  }
+
+  /** For {@link Kind#SEND}: the attempt to send. */
+  final Attempt attempt() {
+    if (!(this instanceof Attempt)) throw new IllegalStateException("not a SEND: " + this);
+    return (Attempt) this;
+  }
+
+  /** For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one. */
+  final @Nullable Response responseOr(@Nullable Response inHand) {
+    Response local = this instanceof Other ? ((Other) this).response : null;
+    return local != null ? local : inHand;
+  }
+
+  /**
+   * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed.
+   * An {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
+   */
+  final Throwable failure() {
+    Throwable failure = this instanceof Other ? ((Other) this).failure : null;
+    if (failure == null) throw new IllegalStateException("not a THROW: " + this);
+    return failure;
+  }
+
+  @Override
+  public final String toString() {
+    switch (kind) {
+      case SEND:
+        return "SEND";
+      case WAIT:
+        return "WAIT(" + waitNanos() + " ns)";
+      case RETURN:
+        Response local = responseOr(null);
+        return local != null ? "RETURN(local " + local.code() + ")" : "RETURN";
+      default:
+        return "THROW(" + failure() + ")";
+    }
+  }
+}
