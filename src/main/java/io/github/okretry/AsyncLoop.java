@@ -95,6 +95,9 @@ final class AsyncLoop implements Callback {
         return;
       default:
         if (response != null) response.close();
+        // As a plain OkHttp call whose timeout fired reports isCanceled(), whichever of the
+        // attempt's call timeout or its shrunk read timeout happened to fire first.
+        if (logical.gaveUpFor() == GiveUpReason.DEADLINE_EXCEEDED) call.timedOut = true;
         deliverFailure((IOException) step.failure());
     }
   }

@@ -122,7 +122,7 @@ final class LogicalCall {
     return attemptHandle();
   }
 
-  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports only
+  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
     return gaveUpFor;
   }
 

@@ -30,6 +30,8 @@ final class RetryingCall implements Call {
   private final ConcurrentHashMap<Class<?>, Object> tags = new ConcurrentHashMap<>();
   final List<EventListener> eventListeners = new CopyOnWriteArrayList<>();
   volatile boolean canceled;
+  /** True once the call ended because its time ran out: OkHttp then reports a call as canceled. */
+  volatile boolean timedOut;
   volatile @Nullable Call current;
   private volatile @Nullable AsyncLoop async;
 
@@ -102,7 +104,7 @@ final class RetryingCall implements Call {
    */
   @Override
   public boolean isCanceled() {
-    if (canceled) return true;
+    if (canceled || timedOut) return true;
     Call call = current;
     return call != null && call.isCanceled();
   }
