@@ -46,6 +46,11 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
+  // A retry scheduled without evidence that retrying works (RetryBudget#tryCountInStreak): it is
+  // sent only if the budget finds some once its wait is over; its failure is held until then.
+  private boolean unproven;
+  private int unprovenCode; // the status that failed, or 0 for an exception (unprovenError)
+  private @Nullable IOException unprovenError;
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
     this.policy = policy;
@@ -108,6 +113,10 @@ final class LogicalCall {
     if (d != null) return d;
     long now = policy.time.nanoTime();
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
+    if (unproven) {
+      Step refused = sendIfProven();
+      if (refused != null) return refused;
+    }
     if (policy.originWideRetryAfter()) {
       OriginGate.Closed closed = policy.originGate.check(request.url(), now);
       if (closed != null) return heldAtGate(closed, now);
@@ -161,9 +170,33 @@ final class LogicalCall {
     paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
   }
 
+  /**
+   * A retry scheduled without evidence ({@link #unproven}) is about to be sent: the calls that
+   * ended during its wait may have brought some. Returns null to send it, else the step that ends
+   * the call as the budget's refusal at decision time would have: the last exception, or for a
+   * status a local response with it (the real one was closed for the wait).
+   */
+  private @Nullable Step sendIfProven() {
+    IOException error = unprovenError;
+    unproven = false;
+    unprovenError = null;
+    if (policy.budget.tryCountInStreak()) {
+      if (error != null) earlier = FailureHistory.add(earlier, error);
+      return null;
+    }
+    Step end = giveUp(GiveUpReason.BUDGET_EXHAUSTED, lastFailure, error);
+    if (error != null) return end;
+    return Step.returning(Admission.localResponse(request, unprovenCode,
+        "Not retried by okretry: no sign yet that retrying works (retry budget)",
+        policy.clock.currentTimeMillis()));
+  }
+
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     paced.abandon(); // a turn it holds must not delay the calls after it
+    if (unprovenError != null) earlier = FailureHistory.add(earlier, unprovenError);
+    unproven = false;
+    unprovenError = null;
     boolean late = deadline.passed(now);
     String failure = lastFailure != null ? lastFailure : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
@@ -209,6 +242,11 @@ final class LogicalCall {
       decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
     }
     if (!decision.isRetry()) return giveUp(decision.reason(), lastFailure, e);
+    // A retry after an error also needs evidence that retrying works. Lacking it now, the retry
+    // waits its backoff anyway and asks again just before it is sent: in a fresh client's burst,
+    // the calls that end during the wait bring it (docs/semantics.md, "A fleet of processes").
+    unproven = !throttled && !policy.budget.tryCountInStreak();
+    if (unproven) unprovenCode = response != null ? response.code() : 0;
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
   }
 
@@ -225,6 +263,7 @@ final class LogicalCall {
     if (!retryable) {
       paced.answered(response, provenUnprocessed, RetryAfter.ABSENT);
       if (attempts == 1) policy.budget.deposit();
+      else policy.budget.retrySucceeded(); // evidence that retrying works, though it earns nothing
       policy.events.succeeded(request, response, attempts);
       return Step.RETURN;
     }
@@ -273,7 +312,8 @@ final class LogicalCall {
       waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, lastFailure, delayNanos);
-    if (error != null) earlier = FailureHistory.add(earlier, error);
+    if (unproven) unprovenError = error; // into the history only once the retry is sent
+    else if (error != null) earlier = FailureHistory.add(earlier, error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
     return Step.waitFor(delayNanos);

@@ -117,6 +117,11 @@ public final class RetryBudget {
     if (!unlimited) bucket.deposit();
   }
 
+  /** A retry succeeded: evidence that retrying works ({@link Builder#failureStreak}); nothing is paid in. */
+  void retrySucceeded() {
+    if (!unlimited) bucket.retrySucceeded();
+  }
+
   /**
    * Pays for one retry, from the balance or else the reserve; false if neither can.
    *
@@ -124,6 +129,16 @@ public final class RetryBudget {
    */
   boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
     return unlimited || bucket.tryWithdraw(honoursRetryAfter, nowNanos);
+  }
+
+  /**
+   * Evidence that a retry after an error can work ({@link Builder#failureStreak}): counts it into
+   * the streak and answers true, or false if the streak is at its limit (or no call succeeded at
+   * once yet). {@link LogicalCall} asks when it decides the retry and, if that was false, again
+   * after the retry's wait, just before sending it.
+   */
+  boolean tryCountInStreak() {
+    return unlimited || bucket.tryCountInStreak();
   }
 
   /** Pays for one retry after an error (not a server-given wait). */

@@ -31,7 +31,8 @@ class StepTest {
   final Request get = new Request.Builder().url("https://a.test/x").build();
 
   RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100));
+    return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
+        .retryBudget(ScriptedTest.budgetWithoutEvidenceRule());
   }
 
   Response response(int code) {

@@ -76,12 +76,22 @@ public final class Admission {
    */
   public Response localResponse(Request request, long nowMillis) {
     long seconds = (waitNanos + 999_999_999L) / 1_000_000_000L;
+    return localResponse(request, code, "Throttled locally by okretry: origin asked to wait", nowMillis)
+        .newBuilder()
+        .header("Retry-After", Long.toString(seconds))
+        .build();
+  }
+
+  /**
+   * A local response standing for the origin's {@code code} when nothing is sent: an empty body
+   * and {@code message}, which says okretry made it.
+   */
+  public static Response localResponse(Request request, int code, String message, long nowMillis) {
     return new Response.Builder()
         .request(request)
         .protocol(Protocol.HTTP_1_1)
         .code(code)
-        .message("Throttled locally by okretry: origin asked to wait")
-        .header("Retry-After", Long.toString(seconds))
+        .message(message)
         .body(ResponseBody.create("", (MediaType) null))
         .sentRequestAtMillis(nowMillis)
         .receivedResponseAtMillis(nowMillis)

@@ -105,6 +105,14 @@ public final class RetryTokenBucket {
   }
 
   /**
+   * A retry succeeded: evidence that retrying works, so the failure streak starts again, as after
+   * a first-attempt success; nothing is paid in (only first attempts earn tokens).
+   */
+  public void retrySucceeded() {
+    if (failureStreakLimit != 0 && failureStreak.get() != 0) failureStreak.set(0);
+  }
+
+  /**
    * Pays for one retry from the balance, or else from the reserve; false if neither holds its
    * cost, and then nothing is taken.
    *
@@ -112,8 +120,6 @@ public final class RetryTokenBucket {
    * @param nowNanos the monotonic time, for the reserve's refill
    */
   public boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
-    // A server that said when to come back is alive: only retries after errors need evidence.
-    if (!honoursRetryAfter && failureStreakLimit != 0 && !streakAllows()) return false;
     long cost = honoursRetryAfter ? retryAfterCostMilli : retryCostMilli;
     for (long current = balanceMilli.get(); current >= cost; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, current - cost)) return true;
@@ -121,8 +127,15 @@ public final class RetryTokenBucket {
     return tryWithdrawReserve(cost, nowNanos);
   }
 
-  /** Counts this failure into the streak; false once the streak has reached the limit. */
-  private boolean streakAllows() {
+  /**
+   * Evidence that a retry after an error can work: counts one such retry into the failure streak
+   * and answers true while fewer than the limit were counted since the last call whose first
+   * attempt succeeded; false once the streak is at the limit, or before any such call (a new
+   * bucket), and then nothing is counted. Always true when the rule is off. Asked when a retry is
+   * decided and, if that found none, again when it is about to be sent ({@code LogicalCall}).
+   */
+  public boolean tryCountInStreak() {
+    if (failureStreakLimit == 0) return true;
     for (int n = failureStreak.get(); ; n = failureStreak.get()) {
       if (n >= failureStreakLimit) return false; // stays at the limit until a success
       if (failureStreak.compareAndSet(n, n + 1)) return true;

@@ -48,21 +48,17 @@ public final class Tuning {
   public static final long RETRY_AFTER_COST_MILLI = 500;
 
   /**
-   * The default of {@code RetryBudget.Builder#failureStreak}: 0, off. With a limit, a budget pays
-   * for a retry after an error only while fewer than that many were asked for since the last call
-   * whose first attempt succeeded, and a new budget has seen none, so a fleet of fresh processes
-   * does not retry a dead server (docs/fleet.md: 4.00x -> 1.00x) but a fresh process does not
-   * retry its first failure either. Off by default until that trade is decided; the fleet
-   * simulator's choice of limit is {@link #RECOMMENDED_FAILURE_STREAK}.
+   * The default of {@code RetryBudget.Builder#failureStreak}: a budget pays for a retry after an
+   * error only while fewer than this many were counted since the last call whose first attempt
+   * succeeded, and a new budget has seen none; a retry that finds no such evidence when it is
+   * decided waits its backoff and asks again before it is sent. Chosen with the fleet simulator
+   * (docs/fleet.md, docs/semantics.md "A fleet of processes"): a quiet fleet of fresh processes
+   * adds no retries to a dead server's load (4.00x -> 1.00x), while a fresh process at 50 %
+   * random failure, whose concurrent calls soon succeed, still gets its first 50 calls through
+   * (49.9 of 50 on average). Shorter limits cut a cold start's long failure runs short; longer
+   * ones keep retrying longer after a server that worked dies.
    */
-  public static final int FAILURE_STREAK_LIMIT = 0;
-
-  /**
-   * The limit the fleet simulator picked (docs/fleet.md, "Choosing the limit"): long enough for a
-   * fresh client at 50 % random failure (48.5 of 50 on average), short enough that a quiet fleet
-   * stops retrying soon after a server it had seen working dies.
-   */
-  public static final int RECOMMENDED_FAILURE_STREAK = 20;
+  public static final int FAILURE_STREAK_LIMIT = 20;
 
   // ---- Pacing a crowd on one origin (OriginPacer) ----
 

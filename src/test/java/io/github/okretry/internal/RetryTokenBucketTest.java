@@ -89,19 +89,27 @@ class RetryTokenBucketTest {
   }
 
   @Test
-  void withAFailureStreakLimitRetriesAfterErrorsNeedAFirstAttemptSuccess() {
+  void withAFailureStreakLimitRetriesAfterErrorsNeedASuccess() {
     RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 3);
-    assertThat(bucket.tryWithdraw(false, 0)).as("a new bucket has seen no success").isFalse();
-    assertThat(bucket.tryWithdraw(true, 0)).as("a Retry-After needs no evidence").isTrue();
+    assertThat(bucket.tryCountInStreak()).as("a new bucket has seen no success").isFalse();
+    assertThat(bucket.tryWithdraw(false, 0)).as("tokens are separate from evidence").isTrue();
     bucket.deposit();
-    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
-    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
-    assertThat(bucket.tryWithdraw(false, 0)).isTrue();
-    assertThat(bucket.tryWithdraw(false, 0)).as("three in a row: the streak is spent").isFalse();
-    assertThat(bucket.tryWithdraw(false, 0)).as("and stays spent").isFalse();
-    assertThat(bucket.balanceMilli()).as("refusals take nothing").isEqualTo(100_000 - 500 + 200 - 3_000);
+    assertThat(bucket.tryCountInStreak()).isTrue();
+    assertThat(bucket.tryCountInStreak()).isTrue();
+    assertThat(bucket.tryCountInStreak()).isTrue();
+    assertThat(bucket.tryCountInStreak()).as("three in a row: the streak is spent").isFalse();
+    assertThat(bucket.tryCountInStreak()).as("and stays spent").isFalse();
+    assertThat(bucket.balanceMilli()).as("evidence takes no tokens").isEqualTo(100_000 - 1_000 + 200);
     bucket.deposit();
-    assertThat(bucket.tryWithdraw(false, 0)).as("a success starts a new streak").isTrue();
+    assertThat(bucket.tryCountInStreak()).as("a first-attempt success starts a new streak").isTrue();
+    for (int i = 0; i < 2; i++) bucket.tryCountInStreak();
+    assertThat(bucket.tryCountInStreak()).isFalse();
+    long balance = bucket.balanceMilli();
+    bucket.retrySucceeded();
+    assertThat(bucket.tryCountInStreak()).as("so does a retry's success").isTrue();
+    assertThat(bucket.balanceMilli()).as("which earns nothing").isEqualTo(balance);
+    RetryTokenBucket off = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 0);
+    for (int i = 0; i < 100; i++) assertThat(off.tryCountInStreak()).as("0: the rule is off").isTrue();
   }
 
   /**

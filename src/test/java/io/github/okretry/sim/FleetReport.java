@@ -27,7 +27,7 @@ class FleetReport {
 
   static {
     ALL.add(Peers.OKRETRY);
-    ALL.add(Peers.OKRETRY_STREAK);
+    ALL.add(Peers.OKRETRY_NO_STREAK);
     ALL.addAll(Peers.PEERS);
   }
 

@@ -1,40 +1,49 @@
 package io.github.okretry.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Short versions of the fleet scenarios (a second or two), guarding the figures in docs/fleet.md. */
+/** Short versions of the fleet scenarios (a second or two), guarding issue 20's targets for the default budget (docs/fleet.md). */
 @Tag("unit")
 class FleetSimulationTest {
 
   @Test
-  void aQuietFleetOfFreshClientsRetriesADeadServerOnlyWithTheFailureStreak() {
-    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 200, 0.5, 20, 1).amplification()).isEqualTo(4.0);
-    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_STREAK, 200, 0.5, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
-    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_STREAK, 1000, 0.1, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
-    assertThat(FleetScenarios.quietFleet(Peers.GRPC_A6, 200, 0.5, 20, 1).amplification()).isCloseTo(1.3, org.assertj.core.api.Assertions.within(0.01));
+  void aQuietFleetOfFreshClientsLeavesADeadServerAloneWithTheDefaultBudget() {
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 200, 0.5, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 1000, 0.1, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_NO_STREAK, 200, 0.5, 20, 1).amplification()).as("the budget before").isEqualTo(4.0);
+    assertThat(FleetScenarios.quietFleet(Peers.GRPC_A6, 200, 0.5, 20, 1).amplification()).isCloseTo(1.3, within(0.01));
   }
 
   @Test
   void theBusyClientAndTheColdStart() {
-    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, -1, 1)).isLessThanOrEqualTo(1.051);
-    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY_STREAK, 1, 1)).isLessThanOrEqualTo(1.2);
-    assertThat(FleetScenarios.coldStart(Peers.OKRETRY, 1)).isGreaterThanOrEqualTo(48);
+    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, -1, 1)).isLessThanOrEqualTo(1.05);
+    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, 1, 1)).isLessThanOrEqualTo(1.2);
+    long sum = 0;
+    long min = 50;
+    for (long seed = 1; seed <= 10; seed++) {
+      long ok = FleetScenarios.coldStart(Peers.OKRETRY, seed);
+      sum += ok;
+      min = Math.min(min, ok);
+    }
+    assertThat(min).as("cold start, worst of 10 seeds").isGreaterThanOrEqualTo(48);
+    assertThat(sum / 10.0).as("cold start, mean of 10 seeds").isGreaterThanOrEqualTo(49.5);
     assertThat(FleetScenarios.coldStart(Peers.GRPC_A6, 1)).as("gRPC A6 gives a fresh client up").isLessThan(40);
   }
 
   @Test
-  void unbudgetedRetriesTurnAShortOutageMetastableAndABudgetDoesNot() {
+  void unbudgetedRetriesTurnAShortOutageMetastableAndTheDefaultBudgetDoesNot() {
     assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.UNBUDGETED, 1), 15, 58)).isEqualTo(-1);
-    assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.OKRETRY_STREAK, 1), 15, 58)).isBetween(0, 5);
+    assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.OKRETRY, 1), 15, 58)).isBetween(0, 5);
   }
 
   @Test
   void independentFailuresGiveSuccessEqualToAmplificationTimesOneMinusTheRate() {
     // Every attempt succeeds with the same odds, so no budget gets more success per attempt.
     Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(100, 1, 30), 1).run(Peers.OKRETRY);
-    assertThat(r.successRate()).isCloseTo(0.5 * r.amplification(), org.assertj.core.api.Assertions.within(0.02));
+    assertThat(r.successRate()).isCloseTo(0.5 * r.amplification(), within(0.02));
   }
 }
