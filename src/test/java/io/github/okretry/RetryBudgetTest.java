@@ -209,40 +209,45 @@ class RetryBudgetTest {
   }
 
   @Test
-  void aFailureStreakMakesAQuietFleetOfFreshClientsLeaveADeadServerAlone() throws IOException {
-    // 200 fresh clients, one call each to a server failing everything: with the rule, no retries.
+  void byDefaultAQuietFleetOfFreshClientsLeavesADeadServerAlone() throws IOException {
+    // 200 fresh clients, one call each to a server failing everything: no retry is sent. Each
+    // call waits its first backoff (another call might have succeeded meanwhile), then returns.
     AtomicInteger hits = new AtomicInteger();
     for (int c = 0; c < 200; c++) {
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .timeSource(new SharedClock())
-          .retryBudget(RetryBudget.builder().failureStreak(20).build())
-          .build());
+      FakeTime time = new FakeTime();
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(flakyServer(1.0, c, hits)).build();
-      client.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+      try (Response r = client.newCall(new Request.Builder().url("http://example.test/").build()).execute()) {
+        assertThat(r.code()).isEqualTo(503);
+        assertThat(r.message()).as("a local response stands for the closed one").startsWith("Not retried by okretry");
+      }
+      assertThat(time.sleeps()).as("one backoff, at most the first retry's cap").hasSize(1)
+          .allMatch(d -> d.toMillis() <= 200);
     }
     assertThat(hits.get()).as("one attempt per call").isEqualTo(200);
-    assertThat(RetryBudget.builder().failureStreak(20).build()).hasToString(
+    assertThat(RetryBudget.create()).hasToString(
         "RetryBudget{percentCanRetry=0.2, minRetriesPerSecond=10, maxTokens=100, failureStreak=20}");
-    assertThat(RetryBudget.create().toString()).as("off by default").endsWith("failureStreak=0}");
+    assertThat(RetryBudget.builder().failureStreak(0).build().toString()).as("0 turns the rule off").endsWith("failureStreak=0}");
     assertThatThrownBy(() -> RetryBudget.builder().failureStreak(-1)).hasMessage("failureStreak not in [0, 1000000]: -1");
     assertThatThrownBy(() -> RetryBudget.builder().failureStreak(1_000_001)).hasMessage("failureStreak not in [0, 1000000]: 1000001");
   }
 
   @Test
-  void aFailureStreakStillLetsAClientThatHasSeenSuccessRideOutFailures() throws IOException {
+  void aClientThatHasSeenSuccessRidesOutFailuresUntilTheStreakIsSpent() {
     RetryBudget budget = RetryBudget.builder().failureStreak(20).build();
+    assertThat(budget.tryCountInStreak()).as("a new budget has seen no success").isFalse();
     budget.deposit();
-    for (int i = 0; i < 20; i++) assertThat(budget.tryWithdraw(0)).isTrue();
-    assertThat(budget.tryWithdraw(0)).as("21 in a row").isFalse();
-    assertThat(budget.tryWithdraw(true, 0)).as("Retry-After retries need no evidence").isTrue();
+    for (int i = 0; i < 20; i++) assertThat(budget.tryCountInStreak()).isTrue();
+    assertThat(budget.tryCountInStreak()).as("21 in a row").isFalse();
     budget.deposit();
-    assertThat(budget.tryWithdraw(0)).isTrue();
+    assertThat(budget.tryCountInStreak()).isTrue();
+    assertThat(RetryBudget.unlimited().tryCountInStreak()).isTrue();
   }
 
   @Test
   void interceptorsCanShareOneBudget() throws IOException {
     // Two tokens to start with and no reserve: every retry below is paid from the shared balance.
-    RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
+    RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).failureStreak(0).build();
     SharedClock clock = new SharedClock();
     AtomicInteger hits = new AtomicInteger();
     OkHttpClient a = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(clock).retryBudget(shared).build()))
