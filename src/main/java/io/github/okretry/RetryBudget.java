@@ -20,9 +20,21 @@ import org.jspecify.annotations.Nullable;
  * still retry now and then. In the spirit of Finagle's {@code RetryBudget} and gRPC's retry
  * throttling, whose defaults these follow.
  *
+ * <p>Tokens cannot protect a service from a <em>fleet</em>: 200 processes each calling once every
+ * 2 s never run short of their own tokens, and against a dead server would send 4 requests per
+ * call. So a retry after an error also needs <em>evidence that retrying works</em> ({@link
+ * Builder#failureStreak}, default 20): a call of this budget that succeeded at once, or a retry
+ * that succeeded, and fewer than 20 retries after errors since. A budget that has seen none (a new
+ * one) lets the retry wait its backoff and asks again just before sending it, so a fresh client
+ * whose concurrent calls succeed meanwhile still retries; if there is still none, the call ends
+ * after that one wait with the last exception, or a local response with the last status (the real
+ * one was closed for the wait), and nothing more is sent. The price: a fresh process making its
+ * first call alone does not retry an error (a {@code Retry-After} it does honour). The numbers
+ * behind it are in {@code docs/semantics.md} ("A fleet of processes") and {@code docs/fleet.md}.
+ *
  * <p>So once failures persist and the starting balance is spent, retries stay within about
- * {@code percentCanRetry} of the calls (plus the reserve), while occasional failures among mostly
- * successful calls are all retried.
+ * {@code percentCanRetry} of the calls (plus the reserve), and stop after 20 without a success,
+ * while occasional failures among mostly successful calls are all retried.
  *
  * <p>Every {@link RetryPolicy} gets its own budget with the defaults unless given one; pass
  * the same instance to several interceptors to share it, or {@link #unlimited()} to turn
@@ -65,7 +77,8 @@ public final class RetryBudget {
 
   /**
    * A budget with the defaults: starts with 100 tokens, 20% of calls may retry, a reserve of 10
-   * retries per second.
+   * retries per second, and retries after errors only with evidence that retrying works (a
+   * failure streak of 20).
    *
    * @return a budget with the defaults
    */
@@ -215,16 +228,20 @@ public final class RetryBudget {
 
     /**
      * Makes retries after errors depend on evidence that retrying works: the budget pays for one
-     * only while fewer than {@code limit} were asked for since the last call whose first attempt
-     * succeeded, and a new budget has seen no such call. A fleet of processes that have only ever
-     * seen a server fail then adds no retries to its load, however few calls each makes (the
-     * balance and the reserve cannot tell a quiet process from a healthy one); the price is that
-     * a fresh process does not retry its first failures either, until one call succeeds at once.
-     * Retries that wait out a 429/503 {@code Retry-After} need no evidence: the server said when
-     * to come back. 20 is what the fleet simulator in {@code docs/fleet.md} chose. Default 0: off.
+     * only while fewer than {@code limit} were counted since the last call whose first attempt
+     * succeeded or whose retry succeeded, and a new budget has seen neither. A retry that finds no
+     * evidence when it is decided still waits its backoff, and is sent only if evidence arrived
+     * meanwhile (another call succeeded); else the call ends after that one wait with the last
+     * exception, or a local response with the last status and an empty body. A fleet of processes
+     * that have only ever seen a server fail then adds no retries to its load, however few calls
+     * each makes (the balance and the reserve cannot tell a quiet process from a healthy one); the
+     * price is that a fresh process calling alone does not retry its first errors. Retries that
+     * wait out a 429/503 {@code Retry-After} need no evidence: the server said when to come back.
+     * Default 20, chosen with the fleet simulator ({@code docs/fleet.md}); 0 turns the rule off
+     * (the budget before issue 20).
      *
-     * @param limit retries after errors allowed in a row without a first-attempt success, in
-     *     [0, 1 000 000]; 0 turns the rule off
+     * @param limit retries after errors allowed in a row without a success, in [0, 1 000 000]; 0
+     *     turns the rule off
      * @return this builder
      * @throws IllegalArgumentException if not in {@code [0, 1 000 000]}
      */
