@@ -1,5 +1,6 @@
 package okretry.modulepath;
 
+import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
 import java.io.IOException;
@@ -18,7 +19,10 @@ public final class Main {
     AtomicInteger attempts = new AtomicInteger();
     OkHttpClient client =
         new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(1).build()))
+            // failureStreak(0): retry this fresh process's first errors (by default it needs a
+            // success first); the RetryBudget class on the module path is checked too.
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(1)
+                .retryBudget(RetryBudget.builder().failureStreak(0).build()).build()))
             .addInterceptor(chain -> { // inside the retry loop: sees every attempt
               attempts.incrementAndGet();
               return chain.proceed(chain.request());
