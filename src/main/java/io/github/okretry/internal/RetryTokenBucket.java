@@ -26,7 +26,7 @@ public final class RetryTokenBucket {
   private final long retryAfterCostMilli;
   private final AtomicLong balanceMilli;
   private final int failureStreakLimit; // 0: no evidence needed
-  // Retries after errors asked for since the last call whose first attempt succeeded; a new
+  // Retries after errors counted since the last success (a first attempt, or a retry); a new
   // bucket starts at the limit: it has seen no success yet.
   private final AtomicInteger failureStreak;
 
@@ -42,7 +42,7 @@ public final class RetryTokenBucket {
    * @param retryCostMilli what a retry after an error without a server-given wait costs, > 0
    * @param retryAfterCostMilli what a retry honouring a 429/503 {@code Retry-After} costs, > 0
    * @param failureStreakLimit a retry after an error is paid only while fewer than this many were
-   *     asked for since the last call whose first attempt succeeded, and a new bucket has seen
+   *     counted since the last success (a first attempt, or a retry), and a new bucket has seen
    *     none: 0 turns the rule off, ≥ 0
    */
   public RetryTokenBucket(
@@ -129,9 +129,9 @@ public final class RetryTokenBucket {
 
   /**
    * Evidence that a retry after an error can work: counts one such retry into the failure streak
-   * and answers true while fewer than the limit were counted since the last call whose first
-   * attempt succeeded; false once the streak is at the limit, or before any such call (a new
-   * bucket), and then nothing is counted. Always true when the rule is off. Asked when a retry is
+   * and answers true while fewer than the limit were counted since the last success ({@link
+   * #deposit} or {@link #retrySucceeded}); false once the streak is at the limit, or before any
+   * success (a new bucket), and then nothing is counted. Always true when the rule is off. Asked when a retry is
    * decided and, if that found none, again when it is about to be sent ({@code LogicalCall}).
    */
   public boolean tryCountInStreak() {
