@@ -41,6 +41,23 @@ class FleetSimulationTest {
   }
 
   @Test
+  void noPeerHasBothAHigherSuccessRateAndALowerAmplificationInAnyCellOfAShortSweep() {
+    java.util.List<Fleet.Contender> contenders = new java.util.ArrayList<>();
+    contenders.add(Peers.OKRETRY);
+    contenders.addAll(Peers.PEERS);
+    java.util.List<FleetScenarios.SweepRow> rows = FleetScenarios.sweep(contenders, 100, 5, 1); // 5 s per cell: 500 calls
+    for (int i = 0; i < rows.size(); i += contenders.size()) {
+      FleetScenarios.SweepRow ok = rows.get(i);
+      for (int j = 1; j < contenders.size(); j++) {
+        FleetScenarios.SweepRow peer = rows.get(i + j);
+        assertThat(peer.success() > ok.success() && peer.amplification() < ok.amplification())
+            .as("%s against the default at %.0f %%, %d clients: %s", peer.contender(), ok.failureRate() * 100, ok.clients(), peer)
+            .isFalse();
+      }
+    }
+  }
+
+  @Test
   void independentFailuresGiveSuccessEqualToAmplificationTimesOneMinusTheRate() {
     // Every attempt succeeds with the same odds, so no budget gets more success per attempt.
     Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(100, 1, 30), 1).run(Peers.OKRETRY);
