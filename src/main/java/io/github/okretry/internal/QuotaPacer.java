@@ -45,7 +45,6 @@ import org.jspecify.annotations.Nullable;
 public final class QuotaPacer {
 
   private static final long MILLI = 1_000_000L;
-  private static final long SECOND = 1_000_000_000L;
   /** How often a call held for an answer (a probe, a stale window, slow start) asks again. */
   static final long ANSWER_POLL_NANOS = 5 * MILLI;
   /** A quota with no interval of its own (no {@code q} and {@code w}) is re-tried this often when spent. */
@@ -230,28 +229,40 @@ public final class QuotaPacer {
     if (seq >= 0 && k.lastSeq >= 0 && seq > k.lastSeq && current && k.lastSeqRemaining - remaining > sends - 1 - k.lastSeq) {
       markShared(k, nowNanos);
     }
+    boolean newer = seq < 0 || seq > k.lastSeq;
     if (seq >= 0 && seq > k.lastSeq) {
       k.lastSeq = seq;
       k.lastSeqRemaining = remaining;
     }
-    boolean rise = remaining > k.remaining;
-    // A rise inside the window the figures describe is an answer overtaken by a later one, or a
-    // server that counts loosely (3, 2, 3): keep the lower count until the last second of it,
-    // which integer seconds cannot tell from the reset itself.
-    boolean takeNew = !current || !rise || !k.hasReset || nowNanos - (k.resetAtNanos - SECOND) >= 0;
-    if (takeNew) {
-      boolean newWindow = !current || !k.hasReset || !hasReset || resetAt - k.resetAtNanos >= SECOND;
+    if (!current) {
+      // The first figures, or the window the old ones described is over: take these whole.
       k.remaining = remaining;
       k.infoAtNanos = nowNanos;
-      if (hasReset && current && k.hasReset && !newWindow && k.resetAtNanos - resetAt > 0) {
-        resetAt = k.resetAtNanos; // the same window: the later reset wins (never go early)
-      }
       k.hasReset = hasReset;
       k.resetAtNanos = resetAt;
-      if (newWindow) k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
-    } else if (hasReset && resetAt - k.resetAtNanos > 0) {
-      k.resetAtNanos = resetAt;
+      k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
+    } else if (remaining <= k.remaining) {
+      k.remaining = remaining;
+      k.infoAtNanos = nowNanos;
+      // Within one window its first reset stands (an integer t rounds; each later answer would
+      // push it on), except for a spent quota, which never goes before the latest it was told.
+      if (hasReset && (!k.hasReset || (remaining == 0 && resetAt - k.resetAtNanos > 0))) {
+        if (!k.hasReset) k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
+        k.hasReset = true;
+        k.resetAtNanos = resetAt;
+      }
+    } else if (!k.hasReset && newer) {
+      // A rise with no window to hold it to: believe a send made after the one that said less.
+      k.remaining = remaining;
+      k.infoAtNanos = nowNanos;
+      if (hasReset) {
+        k.hasReset = true;
+        k.resetAtNanos = resetAt;
+        k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
+      }
     }
+    // Else a rise inside the window: an answer overtaken by a later one, or a server that counts
+    // loosely (3, 2, 3); the lower count stands until the window is over.
   }
 
   // Keys whose window is over: the origin no longer publishes them, so they gate nothing.

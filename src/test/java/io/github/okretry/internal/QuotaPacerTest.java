@@ -115,10 +115,10 @@ class QuotaPacerTest {
     long b = admit(10 * MS);
     // One send since the last answer, but the server counts 8 fewer: others draw on it.
     answer(b, 20 * MS, 200, POLICY + " | RateLimit: \"default\";r=10;t=1");
-    // Spread: 10 left over the 1 s to the reset, one per 100 ms from the last send (at 10 ms).
-    assertThat(-admit(20 * MS)).isEqualTo(90 * MS);
-    assertThat(admit(110 * MS)).isGreaterThanOrEqualTo(0);
-    assertThat(-admit(110 * MS)).as("9 left over 910 ms").isEqualTo(910 * MS / 9);
+    // Spread: 10 left over the 980 ms to the window's reset (its first, at 1 s), from the last send.
+    assertThat(-admit(20 * MS)).isEqualTo(10 * MS + 98 * MS - 20 * MS);
+    assertThat(admit(108 * MS)).isGreaterThanOrEqualTo(0);
+    assertThat(-admit(108 * MS)).as("9 left over 892 ms").isEqualTo(892 * MS / 9);
   }
 
   @Test
@@ -194,10 +194,36 @@ class QuotaPacerTest {
   }
 
   @Test
-  void aRiseWithinTheWindowIsNotBelievedUntilItsLastSecond() {
+  void aRiseWithinTheWindowIsNotBelieved() {
     answer(-1, 0, 200, "RateLimit: \"default\";r=0;t=5");
     answer(-1, 1 * S, 200, "RateLimit: \"default\";r=3;t=4"); // an overtaken answer, or a loose count
     assertThat(-admit(1 * S)).as("still spent").isGreaterThanOrEqualTo(4 * S);
+  }
+
+  @Test
+  void anAnswerOvertakenByALaterOneDoesNotRaiseTheCount() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1"); // three answers: four in flight
+    long[] seqs = new long[4];
+    for (int i = 0; i < 4; i++) seqs[i] = admit(MS);
+    assertThat(seqs).containsExactly(0, 1, 2, 3);
+    answer(seqs[3], 2 * MS, 200, POLICY + " | RateLimit: \"default\";r=2;t=1"); // others took most
+    answer(seqs[1], 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=16;t=1"); // overtaken
+    answer(seqs[2], 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=15;t=1"); // overtaken
+    answer(seqs[0], 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=18;t=1"); // overtaken
+    assertThat(admit(3 * MS)).as("2 left").isGreaterThanOrEqualTo(0);
+    assertThat(admit(3 * MS)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(3 * MS)).as("spent").isLessThan(0);
+  }
+
+  @Test
+  void aWindowsFirstResetStandsSoASteadyClientSeesTheNextWindow() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    answer(-1, 500 * MS, 200, POLICY + " | RateLimit: \"default\";r=10;t=1");
+    // The window is over at 1 s, not 1.5 s: an answer then that says 19 is believed.
+    answer(-1, 1_001 * MS, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    for (int i = 0; i < 2; i++) assertThat(admit(1_001 * MS)).isGreaterThanOrEqualTo(0);
   }
 
   @Test
