@@ -49,6 +49,8 @@ public final class QuotaPacer {
   static final long ANSWER_POLL_NANOS = 5 * MILLI;
   /** A quota with no interval of its own (no {@code q} and {@code w}) is re-tried this often when spent. */
   static final long DEFAULT_INTERVAL_NANOS = 50 * MILLI;
+  /** Answers that may overtake one another on the way back, beyond what is counted in flight. */
+  static final int REORDER_SLACK = 2;
 
   /** One key's state. */
   private static final class Key {
@@ -64,7 +66,9 @@ public final class QuotaPacer {
     long intervalNanos = DEFAULT_INTERVAL_NANOS; // one quota unit's share of the window
     long offsetNanos; // this process's offset past the current reset
     long lastSeq = -1; // the latest send whose answer reported this key
-    long lastSeqRemaining;
+    long baseSeq = -1; // the send whose answer opened the current window's figures; -1: uncounted
+    long baseRemaining;
+    int baseInFlight; // this client's sends in flight then
     long sharedUntilNanos;
     boolean shared;
 
@@ -224,18 +228,21 @@ public final class QuotaPacer {
     boolean current = known && k.current(nowNanos);
     // Others draw on it: a refusal while it said some was left, or a fall faster than our sends.
     if (current && refused && k.remaining - inFlight > 0) markShared(k, nowNanos);
-    // Every send counted since the earlier answer's may have reached the server in between (sends
-    // race to it in any order), so only a fall beyond all of them is someone else's.
-    if (seq >= 0 && k.lastSeq >= 0 && seq > k.lastSeq && current && k.lastSeqRemaining - remaining > sends - 1 - k.lastSeq) {
+    // Within a window, every send this client made since its first answer there, and every one
+    // then still in flight, may have reached the server in between (sends race to it in any
+    // order; answers race back): only a fall beyond all of them, and a little, is someone else's.
+    if (seq >= 0 && k.baseSeq >= 0 && seq > k.baseSeq && current
+        && k.baseRemaining - remaining > (sends - 1 - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
       markShared(k, nowNanos);
     }
+    if (current && k.baseSeq < 0 && seq >= 0) base(k, seq, remaining); // a window first heard of uncounted
     boolean newer = seq < 0 || seq > k.lastSeq;
     if (seq >= 0 && seq > k.lastSeq) {
       k.lastSeq = seq;
-      k.lastSeqRemaining = remaining;
     }
     if (!current) {
       // The first figures, or the window the old ones described is over: take these whole.
+      base(k, seq, remaining);
       k.remaining = remaining;
       k.infoAtNanos = nowNanos;
       k.hasReset = hasReset;
@@ -251,8 +258,12 @@ public final class QuotaPacer {
         k.hasReset = true;
         k.resetAtNanos = resetAt;
       }
-    } else if (!k.hasReset && newer) {
-      // A rise with no window to hold it to: believe a send made after the one that said less.
+    } else if (newer && seq >= 0 && k.baseSeq >= 0 && remaining > k.baseRemaining + k.baseInFlight + REORDER_SLACK) {
+      // Above anything this window showed, even with this client's sends racing one another: more
+      // quota arrived (a bucket refilled, a window turned early as an integer t rounded up
+      // hides). Any other rise is an answer overtaken by a later one, or a server that counts
+      // loosely (3, 2, 3): the lower count stands until the window is over.
+      base(k, seq, remaining);
       k.remaining = remaining;
       k.infoAtNanos = nowNanos;
       if (hasReset) {
@@ -261,8 +272,13 @@ public final class QuotaPacer {
         k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
       }
     }
-    // Else a rise inside the window: an answer overtaken by a later one, or a server that counts
-    // loosely (3, 2, 3); the lower count stands until the window is over.
+  }
+
+  // The first answer of a window: what later answers' falls are measured from.
+  private void base(Key k, long seq, long remaining) {
+    k.baseSeq = seq;
+    k.baseRemaining = remaining;
+    k.baseInFlight = inFlight;
   }
 
   // Keys whose window is over: the origin no longer publishes them, so they gate nothing.
