@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  *       answer that carries the quota, so a crowd does not spend a shared quota before the first
  *       answers show whether others draw on it.
  *   <li><b>Shared.</b> If the server's remaining falls by more than this client sent between two
- *       of its answers, or a call is refused while the quota said some was left, others draw on
+ *       of its answers, a key's first answer already lacks more than this client ever sent, or a
+ *       call is refused while the quota said some was left, others draw on
  *       the quota; for {@link Tuning#PACING_MEMORY_NANOS} the key then spreads what is left over
  *       the time to its reset: one call per {@code (reset − now) / available}. Each process
  *       sharing the quota slows as the remaining falls, so together they settle near the rate it
@@ -236,6 +237,9 @@ public final class QuotaPacer {
       markShared(k, nowNanos);
     }
     if (current && k.baseSeq < 0 && seq >= 0) base(k, seq, remaining); // a window first heard of uncounted
+    // The first counted answer of a key already short by more than every send this client made
+    // to the origin: others drew on it first (the probes of other processes).
+    if (!known && seq >= 0 && q.hasLimit() && q.limit() - remaining > sends) markShared(k, nowNanos);
     boolean newer = seq < 0 || seq > k.lastSeq;
     if (seq >= 0 && seq > k.lastSeq) {
       k.lastSeq = seq;

@@ -255,10 +255,20 @@ class QuotaPacerTest {
   void probingLearnsTheQuotaFromTheFirstAnswerBeforeTheCrowdSpendsIt() {
     OriginGate probing = gate(true);
     long first = probing.admitQuota(URL, 0, FAR);
-    probing.quotaAnswered(OriginGate.origin(URL), first, response(URL, 200, POLICY + " | RateLimit: \"default\";r=1;t=1"),
-        false, RetryAfter.ABSENT, MS);
+    probing.quotaAnswered(OriginGate.origin(URL), first,
+        response(URL, 200, "RateLimit-Policy: \"default\";q=2;w=1 | RateLimit: \"default\";r=1;t=1"), false, RetryAfter.ABSENT, MS);
     assertThat(probing.admitQuota(URL, MS, FAR)).isGreaterThanOrEqualTo(0);
     assertThat(-probing.admitQuota(URL, MS, FAR)).as("the one left is in flight").isGreaterThanOrEqualTo(S - MS);
+  }
+
+  @Test
+  void aProbesAnswerShortByMoreThanThisClientSentMeansOthersDrawOnIt() {
+    OriginGate probing = gate(true);
+    long first = probing.admitQuota(URL, 0, FAR);
+    // 20 a window, 1 sent, 17 left: two others spent theirs first. Spread, not burst.
+    probing.quotaAnswered(OriginGate.origin(URL), first, response(URL, 200, POLICY + " | RateLimit: \"default\";r=17;t=1"),
+        false, RetryAfter.ABSENT, MS);
+    assertThat(-probing.admitQuota(URL, MS, FAR)).as("17 over the 1 s to the reset, from the probe's send").isEqualTo(S / 17 - MS);
   }
 
   @Test
