@@ -9,6 +9,7 @@ import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.PacedCall;
+import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
 import java.io.IOException;
@@ -74,7 +75,7 @@ final class LogicalCall {
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides overrides = RequestTags.overrides(request);
     if (callTimeoutNanos == 0 && RetryOverrides.deadlineNanos(overrides, policy) == 0
-        && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
+        && policy.originGate.size() == 0 && !policy.originGate.probes() && !policy.events.watchesNetworkRequests()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       policy.events.attemptStarted(request, 1);
       return null;
@@ -97,6 +98,10 @@ final class LogicalCall {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       policy.budget.deposit(); // the named side effect: a first success pays into the budget
+      // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
+      if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
+        policy.originGate.quotaAnswered(null, -1, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
+      }
       policy.events.succeeded(request, response, 1);
       return null;
     }
@@ -121,7 +126,8 @@ final class LogicalCall {
       OriginGate.Closed closed = policy.originGate.check(request.url(), now);
       if (closed != null) return heldAtGate(closed, now);
     }
-    Admission turn = paced.turn();
+    // The origin's published quota may hold it, as long as it could wait for a Retry-After.
+    Admission turn = paced.turn(request.url(), policy.rules.latestWaitNanos(0, deadline.remainingNanos(now)));
     // A turn past its latest time ends the call as a Retry-After that does not fit ends.
     if (turn.kind() == Admission.Kind.THROTTLED) return throttled(pastLatest, "crowd", turn);
     if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
@@ -218,7 +224,10 @@ final class LogicalCall {
 
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     Throwable below = Seen.thrownBelow(error, seen);
-    if (below != null) return failedBelow(below, error);
+    if (below != null) {
+      paced.answered(null, false, RetryAfter.ABSENT); // no longer in flight for its origin's quota
+      return failedBelow(below, error);
+    }
     GiveUpReason cut = Seen.cutShort(seen, response == null, deadline.passed(policy.time.nanoTime()));
     IOException e = (IOException) error;
     Step early = response != null ? classify(response) : classify(attempt, e, cut);

@@ -10,6 +10,7 @@ import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SuppressSignatureCheck;
 import io.github.okretry.internal.TimeSource;
+import io.github.okretry.internal.Tuning;
 import io.github.okretry.internal.WallClock;
 import java.io.IOException;
 import java.time.Duration;
@@ -79,7 +80,8 @@ public final class RetryPolicy {
             settings.generateIdempotencyKeys,
             settings.keyGenerator);
     this.events = new Events(settings.listener);
-    this.originGate = new OriginGate();
+    this.originGate = new OriginGate(Tuning.MAX_ORIGINS, settings.quotaPacing != QuotaPacing.OFF,
+        settings.quotaPacing == QuotaPacing.PROBE, settings.clock, settings.random);
   }
 
   /**
@@ -228,6 +230,15 @@ public final class RetryPolicy {
     return settings.originWideRetryAfter;
   }
 
+  /**
+   * Whether calls are paced by the quota servers publish.
+   *
+   * @return the quota pacing, {@link QuotaPacing#PUBLISHED} by default
+   */
+  public QuotaPacing quotaPacing() {
+    return settings.quotaPacing;
+  }
+
   @Override
   public String toString() {
     Settings s = settings;
@@ -236,7 +247,7 @@ public final class RetryPolicy {
         + s.jitter + ", deadlineNanos=" + s.deadlineNanos + ", maxRetryAfterNanos="
         + s.maxRetryAfterNanos + ", retryAfterSpread=" + s.retryAfterSpread + ", retryStatuses="
         + retryStatuses + ", idempotencyKeyHeader=" + s.idempotencyKeyHeader + ", budget=" + budget
-        + ", originWideRetryAfter=" + s.originWideRetryAfter + "}";
+        + ", originWideRetryAfter=" + s.originWideRetryAfter + ", quotaPacing=" + s.quotaPacing + "}";
   }
 
   /**
@@ -580,6 +591,25 @@ public final class RetryPolicy {
      */
     public Builder originWideRetryAfter(boolean enabled) {
       s.originWideRetryAfter = enabled;
+      return this;
+    }
+
+    /**
+     * Whether calls are paced by the quota servers publish in their responses (IETF {@code
+     * RateLimit} fields and the common {@code X-RateLimit-*} families): a call whose origin's
+     * quota is spent waits until more arrives instead of being sent to be refused. Default
+     * {@link QuotaPacing#PUBLISHED}: it only delays calls the server said it would refuse, and
+     * costs nothing with a server that publishes no quota. {@link QuotaPacing#PROBE} also holds a
+     * crowd's calls to a fresh origin until its first answer (one round trip), so a burst does
+     * not spend the quota before learning it; {@link QuotaPacing#OFF} reads no quota fields.
+     * {@code Retry-After} takes precedence over a quota either way.
+     *
+     * @param pacing how to pace by published quotas
+     * @return this builder
+     * @throws NullPointerException if {@code pacing} is null
+     */
+    public Builder quotaPacing(QuotaPacing pacing) {
+      s.quotaPacing = notNull(pacing, "quotaPacing");
       return this;
     }
 

@@ -36,6 +36,7 @@ final class Settings {
   RetryListener listener = RetryListener.NONE;
   @Nullable RetryBudget budget; // null until build(): then a fresh default budget
   boolean originWideRetryAfter;
+  QuotaPacing quotaPacing = QuotaPacing.PUBLISHED;
 
   // Test seams, set through RetryPolicy.Builder's package-private methods.
   TimeSource time = TimeSource.SYSTEM;
@@ -64,6 +65,7 @@ final class Settings {
     listener = other.listener;
     budget = other.budget; // shared, not copied: a variation draws on the same budget
     originWideRetryAfter = other.originWideRetryAfter;
+    quotaPacing = other.quotaPacing;
     time = other.time;
     clock = other.clock;
     random = other.random;

@@ -35,7 +35,7 @@ class ArchitectureTest {
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
-    "Jitter", "Events", "RequestTags"
+    "Jitter", "QuotaPacing", "Events", "RequestTags"
   };
 
   /** These top-level classes of the main package, with their nested and anonymous classes. */

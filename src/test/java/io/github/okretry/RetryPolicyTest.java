@@ -60,6 +60,7 @@ class RetryPolicyTest extends ScriptedTest {
       assertThat(p.idempotencyKeyHeader()).isEqualTo("Idempotency-Key");
       assertThat(p.listener()).isSameAs(RetryListener.NONE);
       assertThat(p.originWideRetryAfter()).isFalse();
+      assertThat(p.quotaPacing()).isEqualTo(QuotaPacing.PUBLISHED);
       assertThat(p.retryBudget().isUnlimited()).isFalse();
       assertThat(p.toString()).contains("maxRetries=3", "retryStatuses=[429, 503]");
     }
@@ -127,6 +128,8 @@ class RetryPolicyTest extends ScriptedTest {
       assertThatThrownBy(() -> RetryPolicy.builder().retryOnResponse(null)).isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> RetryPolicy.builder().retryOnException(null)).isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> RetryPolicy.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().quotaPacing(null)).isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("quotaPacing");
       assertThatThrownBy(() -> RetryPolicy.builder().retryOnStatus((int[]) null)).isInstanceOf(NullPointerException.class);
     }
 
@@ -214,6 +217,8 @@ class RetryPolicyTest extends ScriptedTest {
       assertThat(a.listener()).isSameAs(listener);
       assertThat(a.retryBudget()).isSameAs(budget);
       assertThat(a.originWideRetryAfter()).isTrue();
+      assertThat(RetryPolicy.builder().quotaPacing(QuotaPacing.PROBE).build().toBuilder().build().quotaPacing())
+          .as("toBuilder keeps it").isEqualTo(QuotaPacing.PROBE);
       // toBuilder() round-trips: every setting comes back (toString lists the public ones).
       RetryPolicy copy = a.toBuilder().build();
       assertThat(copy).isNotSameAs(a);

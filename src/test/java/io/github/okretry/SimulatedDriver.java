@@ -129,6 +129,19 @@ public final class SimulatedDriver {
       return ended(response, null, success, failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
     }
 
+    /**
+     * The attempt was answered {@code code} with {@code headers} (a server that publishes its
+     * quota, or any other answer the simulator makes up); {@code failure} as a peer's budget
+     * would count a failed one.
+     */
+    public Next answered(int code, okhttp3.Headers headers, Failure failure) {
+      Response response = new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("")
+          .headers(headers).build();
+      boolean success = code < 400;
+      if (veto != null) veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failure);
+      return ended(response, null, success, failure);
+    }
+
     /** The attempt failed with {@code error} (a timeout, a refused connection). */
     public Next failed(IOException error, Failure failure) {
       if (veto != null) veto.attemptEnded(policy.time.nanoTime(), attempt, false, failure);

@@ -2,8 +2,10 @@ package io.github.okretry.internal;
 
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import okhttp3.HttpUrl;
+import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Bounded: at most {@code maxOrigins} origins are remembered ({@link Tuning#MAX_ORIGINS} by
  * default, about 200 bytes each); past that the least recently used one is forgotten, which at
  * worst lets one call through to an origin that is still closed, to be closed again by its
- * answer. Entries whose gate is open and whose pacer is idle are removed when met (by a lookup
+ * answer. It also holds each origin's {@link QuotaPacer} once the origin published a quota (or,
+ * with probing on, once a call was made to it). Entries whose gate is open and whose pacers are idle are removed when met (by a lookup
  * or a report) and, two at a time, from the least recently used end whenever an origin is added,
  * so expiry is amortised and the table empties itself once throttling is over. So
  * every operation costs O(1) (plus building the key) whatever the number of origins, under one
@@ -56,30 +59,131 @@ public final class OriginGate {
   private static final class Entry {
     @Nullable Closed closed; // null: open
     @Nullable OriginPacer pacer; // null until a retry waits on the origin
+    @Nullable QuotaPacer quota; // null until the origin published a quota (or, probing, was called)
 
     boolean isEmpty(long nowNanos) {
       if (closed != null && closed.notBeforeNanos - nowNanos > 0) return false;
+      if (quota != null && !quota.isIdle(nowNanos)) return false;
       return pacer == null || pacer.isIdle(nowNanos);
     }
   }
+
+  /** What {@link #admitQuota} answers for a call that goes without being counted. */
+  public static final long GO_UNCOUNTED = Long.MIN_VALUE;
 
   /** Origins looked at from the least recently used end, per insertion, for amortised expiry. */
   private static final int EXPIRE_PER_INSERT = 2;
 
   private final int maxOrigins;
+  private final boolean paceQuotas;
+  private final boolean probe;
+  private final WallClock clock;
+  private final RandomSource random;
   private final LinkedHashMap<String, Entry> entries; // guarded by this; access order: LRU first
   private volatile int size; // entries.size(), readable without the lock
+  private volatile int quotaOrigins; // entries with a QuotaPacer, readable without the lock
 
-  /** A gate remembering at most {@link Tuning#MAX_ORIGINS} origins. */
+  /** A gate remembering at most {@link Tuning#MAX_ORIGINS} origins, pacing by published quotas. */
   public OriginGate() {
     this(Tuning.MAX_ORIGINS);
   }
 
-  /** A gate remembering at most {@code maxOrigins} origins. */
+  /** A gate remembering at most {@code maxOrigins} origins, pacing by published quotas. */
   public OriginGate(int maxOrigins) {
+    this(maxOrigins, true, false, WallClock.SYSTEM, RandomSource.THREAD_LOCAL);
+  }
+
+  /**
+   * A gate remembering at most {@code maxOrigins} origins.
+   *
+   * @param paceQuotas whether calls are paced by the quotas origins publish
+   * @param probe whether a crowd's calls to an origin not heard from wait for its first answer
+   * @param clock the wall clock an epoch reset without {@code Date} is measured against
+   * @param random draws each window's offset past a reset
+   */
+  public OriginGate(int maxOrigins, boolean paceQuotas, boolean probe, WallClock clock, RandomSource random) {
     if (maxOrigins < 1) throw new IllegalArgumentException("maxOrigins < 1: " + maxOrigins);
+    if (probe && !paceQuotas) throw new IllegalArgumentException("probe without paceQuotas");
     this.maxOrigins = maxOrigins;
+    this.paceQuotas = paceQuotas;
+    this.probe = probe;
+    this.clock = clock;
+    this.random = random;
     this.entries = new LinkedHashMap<>(16, 0.75f, true);
+  }
+
+  /** Whether a call must ask {@link #admitQuota} before it goes: some origin is paced by its quota, or probing is on. */
+  public boolean pacesQuotas() {
+    return probe || quotaOrigins > 0;
+  }
+
+  /** Whether every call must be seen (probing is on): none may skip the table. */
+  public boolean probes() {
+    return probe;
+  }
+
+  /** Whether responses are read for the quota they publish. */
+  public boolean readsQuotas() {
+    return paceQuotas;
+  }
+
+  /**
+   * Asks the quota pacer of {@code url}'s origin whether a call may go at {@code nowNanos}: see
+   * {@link QuotaPacer#admit}. {@link #GO_UNCOUNTED} if the origin has none (and probing is off);
+   * else ≥ 0 to go, counted in flight under that number (hand it to {@link #quotaAnswered}), or
+   * {@code -wait} to wait and ask again.
+   */
+  public long admitQuota(HttpUrl url, long nowNanos, long maxWaitNanos) {
+    if (!pacesQuotas()) return GO_UNCOUNTED;
+    String key = origin(url);
+    synchronized (this) {
+      Entry entry = probe ? entryFor(key, nowNanos) : entries.get(key);
+      if (entry == null) return GO_UNCOUNTED;
+      if (entry.quota == null) {
+        if (!probe) return GO_UNCOUNTED;
+        entry.quota = new QuotaPacer(true, nowNanos);
+        quotaOrigins++;
+      }
+      return entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+    }
+  }
+
+  /**
+   * An attempt ended with {@code response} (null: an exception). {@code admittedOrigin} and
+   * {@code seq}: what {@link #admitQuota} counted (null and negative if nothing). Reads the
+   * quota the response publishes, if any, into its origin's pacer ({@code refused}: it turned the
+   * call away, with {@code retryAfterNanos} or {@link RetryAfter#ABSENT}). Without a count and
+   * without a published quota, takes no lock.
+   */
+  public void quotaAnswered(
+      @Nullable String admittedOrigin, long seq, @Nullable Response response, boolean refused,
+      long retryAfterNanos, long nowNanos) {
+    if (!paceQuotas) return;
+    List<Quota> quotas = response != null && QuotaHeaders.mayPublish(response.headers())
+        ? QuotaHeaders.parse(response, nowNanos, clock) : null;
+    if (quotas == null && (seq < 0 || admittedOrigin == null)) return;
+    HttpUrl answered = response != null ? response.request().url() : null;
+    String answeredOrigin = answered != null ? origin(answered) : admittedOrigin;
+    synchronized (this) {
+      if (seq >= 0 && admittedOrigin != null && !admittedOrigin.equals(answeredOrigin)) {
+        Entry admitted = entries.get(admittedOrigin);
+        if (admitted != null && admitted.quota != null) admitted.quota.failed(seq, nowNanos);
+        seq = -1; // counted there; the answer is learned where it came from
+      }
+      if (answeredOrigin == null) return;
+      Entry entry = quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
+      if (entry == null) return;
+      if (entry.quota == null) {
+        if (quotas == null) return;
+        entry.quota = new QuotaPacer(probe, nowNanos);
+        quotaOrigins++;
+      }
+      if (response == null) {
+        entry.quota.failed(seq, nowNanos);
+      } else {
+        entry.quota.answered(seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
+      }
+    }
   }
 
   /**
@@ -218,7 +322,7 @@ public final class OriginGate {
     if (entries.size() > maxOrigins) {
       // The bound: forget the least recently used origin, whatever its state.
       Iterator<Map.Entry<String, Entry>> eldest = entries.entrySet().iterator();
-      eldest.next();
+      forgotten(eldest.next().getValue());
       eldest.remove();
     }
     size = entries.size();
@@ -229,14 +333,21 @@ public final class OriginGate {
   private void expireLeastRecentlyUsed(long nowNanos) {
     Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
     for (int i = 0; i < EXPIRE_PER_INSERT && it.hasNext(); i++) {
-      if (!it.next().getValue().isEmpty(nowNanos)) return;
+      Entry e = it.next().getValue();
+      if (!e.isEmpty(nowNanos)) break;
+      forgotten(e);
       it.remove();
     }
     size = entries.size();
   }
 
   private void remove(String key) {
-    entries.remove(key);
+    Entry e = entries.remove(key);
+    if (e != null) forgotten(e);
     size = entries.size();
+  }
+
+  private void forgotten(Entry e) {
+    if (e.quota != null) quotaOrigins--;
   }
 }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A turn is held from {@link #turn} until its attempt leaves ({@link #sending}) or the call
  * ends without sending it ({@link #abandon}), which gives it back, so a canceled crowd leaves no
- * turns behind to delay later calls.
+ * turns behind to delay later calls. It also asks the origin's {@link QuotaPacer} before each
+ * attempt (only while some origin published a quota) and reports what each answer published.
  *
  * <p>Internal API: not covered by compatibility guarantees. Not thread-safe: one per logical call.
  */
@@ -36,6 +37,8 @@ public final class PacedCall {
   private long latestNanos; // the latest it may go, whatever the pacer says
   private long slotNanos; // its turn once HOLDING or SENT
   private long attemptSentNanos = NOT_TIMED; // set only while some origin is paced
+  private @Nullable String quotaOrigin; // the origin whose quota pacer counts the attempt in flight
+  private long quotaSeq = -1; // its number there; -1: not counted
 
   public PacedCall(OriginGate origins, TimeSource time) {
     this.origins = origins;
@@ -70,20 +73,36 @@ public final class PacedCall {
    * time, it takes none and cannot go ({@link Admission#throttled} with the status it waited on
    * and the wait its turn would have needed): held to its latest time it would bunch with the
    * rest of the crowd there, and sent at once it would only add to the crowd the origin is
-   * turning away. One turn per wait, then the call goes, however the clock behaves. For any
-   * other call, go.
+   * turning away. One turn per wait. Then, for any call, the quota its origin published ({@link
+   * QuotaPacer}): wait while it is spent, if that fits in {@code quotaMaxWaitNanos}; asked only
+   * while some origin publishes one (or probing is on).
+   *
+   * @param url the request's URL, whose origin's quota is asked
+   * @param quotaMaxWaitNanos the longest this call may wait for a quota to return
    */
-  public Admission turn() {
-    if (state != WAITING || origin == null) return Admission.go();
-    long now = time.nanoTime();
-    long slot = origins.reserve(origin, now, latestNanos, ownLatestNanos);
-    if (slot - Math.max(now, latestNanos) > 0) {
-      state = NOT_PACED; // no turn was taken
-      return Admission.throttled(code, slot - now);
+  public Admission turn(HttpUrl url, long quotaMaxWaitNanos) {
+    if (state == WAITING && origin != null) {
+      long now = time.nanoTime();
+      long slot = origins.reserve(origin, now, latestNanos, ownLatestNanos);
+      if (slot - Math.max(now, latestNanos) > 0) {
+        state = NOT_PACED; // no turn was taken
+        return Admission.throttled(code, slot - now);
+      }
+      slotNanos = slot;
+      state = HOLDING;
+      if (slot - now > 0) return Admission.waitFor(slot - now);
     }
-    slotNanos = slot;
-    state = HOLDING;
-    return slot - now > 0 ? Admission.waitFor(slot - now) : Admission.go();
+    return quotaTurn(url, quotaMaxWaitNanos);
+  }
+
+  private Admission quotaTurn(HttpUrl url, long maxWaitNanos) {
+    if (quotaSeq >= 0 || !origins.pacesQuotas()) return Admission.go(); // the common case: no quota ever seen
+    long result = origins.admitQuota(url, time.nanoTime(), maxWaitNanos);
+    if (result == OriginGate.GO_UNCOUNTED) return Admission.go();
+    if (result < 0) return Admission.waitFor(-result);
+    quotaSeq = result;
+    quotaOrigin = OriginGate.origin(url);
+    return Admission.go();
   }
 
   /**
@@ -119,6 +138,11 @@ public final class PacedCall {
    * admitted it.
    */
   public void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
+    if (quotaSeq >= 0 || (response != null && origins.readsQuotas())) {
+      origins.quotaAnswered(quotaOrigin, quotaSeq, response, refused, retryAfterNanos, time.nanoTime());
+      quotaSeq = -1;
+      quotaOrigin = null;
+    }
     if (state == SENT) {
       state = NOT_PACED;
       if (response != null && origin != null) {

@@ -87,6 +87,23 @@ public final class QuotaHeaders {
     return quotas;
   }
 
+  /**
+   * Whether {@code headers} hold any field {@link #parse} reads ({@code RateLimit…}, {@code
+   * X-RateLimit-…}, {@code X-Rate-Limit-…}): one pass over the names, allocating nothing, so a
+   * response from a server that publishes no quota costs no parse.
+   */
+  public static boolean mayPublish(Headers headers) {
+    for (int i = 0, n = headers.size(); i < n; i++) {
+      String name = headers.name(i);
+      if (name.regionMatches(true, 0, "RateLimit", 0, 9)
+          || name.regionMatches(true, 0, "X-RateLimit-", 0, 12)
+          || name.regionMatches(true, 0, "X-Rate-Limit-", 0, 13)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Age is delta-seconds; a garbage one says nothing, so it does not count as cached.
   private static boolean hasPositiveAge(Headers headers) {
     String age = headers.get("Age");

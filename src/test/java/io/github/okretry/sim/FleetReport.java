@@ -36,6 +36,27 @@ class FleetReport {
     new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f)
   };
 
+  /** Issue 20's published-quota scenario (QuotaFleet): the table of docs/fleet.md, to {@code quota.md}. */
+  @Test
+  void publishedQuota() throws IOException {
+    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
+    Files.createDirectories(out);
+    StringBuilder md = new StringBuilder();
+    md.append("| crowd | quota pacing | all through (of 100 seeds) | attempts per call: mean / worst | makespan s: mean / worst |\n");
+    md.append("| --- | --- | --- | --- | --- |\n");
+    long wall0 = System.nanoTime();
+    for (int[] crowd : new int[][] {{1, 40}, {3, 20}}) {
+      for (io.github.okretry.QuotaPacing p : io.github.okretry.QuotaPacing.values()) {
+        FleetScenarios.QuotaRow r = FleetScenarios.publishedQuota(crowd[0], crowd[1], p, 100);
+        md.append(FleetScenarios.f("| %s | %s | %.0f %% | %.3f / %.3f | %.2f / %.2f |\n", r.name(), p, 100 * r.allThrough(),
+            r.meanAttemptsPerCall(), r.worstAttemptsPerCall(), r.meanMakespan(), r.worstMakespan()));
+      }
+    }
+    md.append(FleetScenarios.f("\n%d runs in %.1f s of wall time.\n", 600, (System.nanoTime() - wall0) / 1e9));
+    Files.writeString(out.resolve("quota.md"), md);
+    System.out.print(md);
+  }
+
   @Test
   void report() throws IOException {
     Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));

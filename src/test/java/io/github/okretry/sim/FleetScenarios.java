@@ -109,6 +109,32 @@ public final class FleetScenarios {
     return back < 0 ? -1 : back - fromSecond;
   }
 
+  /** One row of the published-quota scenario: {@code seeds} runs, each a fresh crowd and window phase. */
+  public record QuotaRow(String name, int clients, int callsEach, io.github.okretry.QuotaPacing pacing, double allThrough,
+      double meanAttemptsPerCall, double worstAttemptsPerCall, double meanMakespan, double worstMakespan) {}
+
+  /**
+   * Issue 20's published quota: {@code clients} × {@code callsEach} calls at once against a 20/s
+   * limiter publishing the IETF fields ({@link QuotaFleet}), over seeds 1..{@code seeds}.
+   */
+  public static QuotaRow publishedQuota(int clients, int callsEach, io.github.okretry.QuotaPacing pacing, int seeds) {
+    int through = 0;
+    double attempts = 0;
+    double worstAttempts = 0;
+    double makespan = 0;
+    double worstMakespan = 0;
+    for (long seed = 1; seed <= seeds; seed++) {
+      QuotaFleet.Result r = new QuotaFleet(clients, callsEach, 20, seed).run(pacing);
+      if (r.succeeded() == r.calls()) through++;
+      attempts += r.attemptsPerCall() / seeds;
+      worstAttempts = Math.max(worstAttempts, r.attemptsPerCall());
+      makespan += r.makespanSeconds() / seeds;
+      worstMakespan = Math.max(worstMakespan, r.makespanSeconds());
+    }
+    return new QuotaRow(clients + " × " + callsEach, clients, callsEach, pacing, through / (double) seeds, attempts,
+        worstAttempts, makespan, worstMakespan);
+  }
+
   static String f(String format, Object... args) {
     return String.format(Locale.ROOT, format, args);
   }

@@ -1,0 +1,359 @@
+package io.github.okretry.internal;
+
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Paces one client's calls to one origin by the quotas the origin publishes ({@link Quota}, as
+ * {@link QuotaHeaders} parses them), so a call whose quota is spent waits until more arrives
+ * instead of being sent to be refused. Pure: every method takes the time; not thread-safe ({@link
+ * OriginGate} guards it with its lock). The rules (docs/semantics.md, "Published quotas"):
+ *
+ * <ul>
+ *   <li><b>Keys.</b> One state per (policy name or bucket id, partition key), at most {@link
+ *       QuotaHeaders#MAX_QUOTAS}. A key with neither a bucket id nor a partition key (an IETF
+ *       policy, the -07 Dictionary, plain {@code RateLimit-*}) gates every call to the origin; a
+ *       key that has one (Discord's {@code X-RateLimit-Bucket}, GitHub's {@code
+ *       X-RateLimit-Resource}, an IETF {@code pk}) gates only calls to the path that last reported
+ *       it, since the client cannot tell which bucket another path draws on.
+ *   <li><b>Spent.</b> Available = the server's last {@code remaining} − this client's calls in
+ *       flight to the origin (as nyxx does: conservative, never optimistic). At 0 a call waits
+ *       until the key's reset plus a per-window random offset in [0, one quota interval), so
+ *       processes told the same reset do not return in the same instant; never before the reset.
+ *   <li><b>After the reset</b> the old figures are stale: one call at a time goes until an answer
+ *       tells the new remaining; so a crowd held at a reset is released as the origin's answers
+ *       allow, not all at the reset instant.
+ *   <li><b>A fresh key</b> grows its calls in flight as TCP's slow start does: one more per
+ *       answer that carries the quota, so a crowd does not spend a shared quota before the first
+ *       answers show whether others draw on it.
+ *   <li><b>Shared.</b> If the server's remaining falls by more than this client sent between two
+ *       of its answers, a key's first answer already lacks more than this client ever sent, or a
+ *       call is refused while the quota said some was left, others draw on
+ *       the quota; for {@link Tuning#PACING_MEMORY_NANOS} the key then spreads what is left over
+ *       the time to its reset: one call per {@code (reset − now) / available}. Each process
+ *       sharing the quota slows as the remaining falls, so together they settle near the rate it
+ *       refills at.
+ *   <li><b>Probe</b> (opt-in): an origin met for the first time sends one call and holds the rest
+ *       until it answers; an answer without a quota frees the origin.
+ * </ul>
+ *
+ * <p>A {@code Retry-After} on a refusal that also carries quota fields takes precedence: it
+ * becomes the key's reset. A wait longer than the caller can afford is not imposed: the call goes
+ * and the server decides ({@code remaining} is no guarantee either way).
+ *
+ * <p>Internal API: not covered by compatibility guarantees.
+ */
+public final class QuotaPacer {
+
+  private static final long MILLI = 1_000_000L;
+  /** How often a call held for an answer (a probe, a stale window, slow start) asks again. */
+  static final long ANSWER_POLL_NANOS = 5 * MILLI;
+  /** A quota with no interval of its own (no {@code q} and {@code w}) is re-tried this often when spent. */
+  static final long DEFAULT_INTERVAL_NANOS = 50 * MILLI;
+  /** Answers that may overtake one another on the way back, beyond what is counted in flight. */
+  static final int REORDER_SLACK = 2;
+
+  /** One key's state. */
+  private static final class Key {
+    final @Nullable String policy;
+    final @Nullable String partitionKey;
+    final boolean scoped; // gates only calls to `path`
+    @Nullable String path;
+    boolean heard; // some answer reported it
+    long remaining;
+    long infoAtNanos;
+    boolean hasReset;
+    long resetAtNanos;
+    long intervalNanos = DEFAULT_INTERVAL_NANOS; // one quota unit's share of the window
+    long offsetNanos; // this process's offset past the current reset
+    long lastSeq = -1; // the latest send whose answer reported this key
+    long baseSeq = -1; // the send whose answer opened the current window's figures; -1: uncounted
+    long baseRemaining;
+    int baseInFlight; // this client's sends in flight then
+    long sharedUntilNanos;
+    boolean shared;
+
+    Key(@Nullable String policy, @Nullable String partitionKey, boolean scoped) {
+      this.policy = policy;
+      this.partitionKey = partitionKey;
+      this.scoped = scoped;
+    }
+
+    boolean is(Quota q) {
+      return eq(policy, q.policy()) && eq(partitionKey, q.partitionKey());
+    }
+
+    boolean current(long nowNanos) {
+      return !hasReset || nowNanos - resetAtNanos < 0;
+    }
+
+    boolean shared(long nowNanos) {
+      return shared && nowNanos - sharedUntilNanos < 0;
+    }
+  }
+
+  private final boolean probe;
+  private final long memoryNanos;
+  private final Key[] keys = new Key[QuotaHeaders.MAX_QUOTAS];
+  private int keyCount;
+  private boolean probing; // probe mode: no answer from the origin yet
+  private int inFlight; // this client's admitted sends not yet answered
+  private long sends; // sequence numbers of admitted sends
+  private int answers; // answers that carried a quota: the slow start's window
+  private boolean anySend;
+  private long lastSendNanos;
+  private long lastActivityNanos;
+
+  /**
+   * @param probe whether to hold a crowd's calls to this origin until its first answer
+   */
+  public QuotaPacer(boolean probe, long nowNanos) {
+    this(probe, Tuning.PACING_MEMORY_NANOS, nowNanos);
+  }
+
+  QuotaPacer(boolean probe, long memoryNanos, long nowNanos) {
+    this.probe = probe;
+    this.probing = probe;
+    this.memoryNanos = memoryNanos;
+    this.lastActivityNanos = nowNanos;
+  }
+
+  /**
+   * Asks to send a call to {@code path} at {@code nowNanos}. A result ≥ 0 means go: the send is
+   * counted in flight under that sequence number, to be passed to {@link #answered}. A result
+   * {@code < 0} means wait {@code -result} nanoseconds, then ask again.
+   *
+   * @param maxWaitNanos the longest this call can wait; a longer wait is not imposed
+   */
+  public long admit(long nowNanos, String path, long maxWaitNanos) {
+    lastActivityNanos = nowNanos;
+    long notBefore = nowNanos;
+    if (probing && inFlight > 0) {
+      notBefore = nowNanos + ANSWER_POLL_NANOS;
+    }
+    boolean anyShared = false;
+    boolean anyKey = false;
+    for (int i = 0; i < keyCount; i++) {
+      Key k = keys[i];
+      if (k.scoped && !path.equals(k.path)) continue;
+      anyKey = true;
+      long t = notBefore(k, nowNanos);
+      if (t - notBefore > 0) notBefore = t;
+      anyShared |= k.shared(nowNanos) && k.current(nowNanos);
+    }
+    if (notBefore == nowNanos && anyKey && !anyShared && inFlight >= 1 + answers) {
+      notBefore = nowNanos + ANSWER_POLL_NANOS; // slow start: more once answers show the quota holds
+    }
+    long wait = notBefore - nowNanos;
+    if (wait > 0 && wait <= maxWaitNanos) return -wait;
+    inFlight++;
+    anySend = true;
+    lastSendNanos = nowNanos;
+    return sends++;
+  }
+
+  private long notBefore(Key k, long nowNanos) {
+    long available = k.remaining - inFlight;
+    if (k.hasReset && nowNanos - k.resetAtNanos >= 0) {
+      // The window the figures describe is over: one call at a time until an answer says more.
+      long releaseAt = k.resetAtNanos + k.offsetNanos;
+      if (nowNanos - releaseAt < 0) return releaseAt;
+      return inFlight == 0 ? nowNanos : nowNanos + ANSWER_POLL_NANOS;
+    }
+    if (available <= 0) {
+      if (k.hasReset) return k.resetAtNanos + k.offsetNanos;
+      // Spent, and the server did not say when more comes: one call per interval finds out.
+      long next = k.infoAtNanos + k.intervalNanos;
+      if (inFlight > 0) return Math.max(nowNanos + ANSWER_POLL_NANOS, next);
+      return nowNanos - next >= 0 ? nowNanos : next;
+    }
+    if (k.shared(nowNanos) && anySend) {
+      long horizon = k.hasReset ? k.resetAtNanos - nowNanos : k.intervalNanos * Math.max(1, k.remaining);
+      long spacing = horizon / available;
+      return lastSendNanos + spacing;
+    }
+    return nowNanos;
+  }
+
+  /**
+   * The origin answered. {@code seq} is the sequence number {@link #admit} gave the send, or
+   * negative for a send it did not count (the first of a stateless call, or one made before the
+   * origin published anything); {@code quotas} what the answer published (null: nothing);
+   * {@code refused} whether it turned the call away, with its {@code Retry-After} or {@link
+   * RetryAfter#ABSENT}.
+   */
+  public void answered(
+      long seq, @Nullable String path, @Nullable List<Quota> quotas, boolean refused, long retryAfterNanos,
+      long nowNanos, RandomSource random) {
+    lastActivityNanos = nowNanos;
+    if (seq >= 0 && inFlight > 0) inFlight--;
+    if (quotas == null) {
+      if (seq >= 0) {
+        probing = false; // the origin answered without a quota: nothing to pace
+        dropStale(nowNanos); // nor any longer for a window that is over
+      }
+      return;
+    }
+    probing = false;
+    answers = Math.min(answers + 1, 1 << 20);
+    for (int i = 0; i < quotas.size(); i++) learn(quotas.get(i), seq, path, refused, retryAfterNanos, nowNanos, random);
+  }
+
+  /** A counted send ended without an answer (an exception): it is no longer in flight. */
+  public void failed(long seq, long nowNanos) {
+    lastActivityNanos = nowNanos;
+    if (seq >= 0 && inFlight > 0) inFlight--;
+  }
+
+  private void learn(
+      Quota q, long seq, @Nullable String path, boolean refused, long retryAfterNanos, long nowNanos,
+      RandomSource random) {
+    boolean scoped = q.partitionKey() != null
+        || (q.policy() != null && (q.form() == Quota.Form.X_RATELIMIT || q.form() == Quota.Form.X_RATE_LIMIT));
+    Key k = find(q, scoped, nowNanos);
+    if (scoped) k.path = path;
+    boolean known = k.heard;
+    k.heard = true;
+    long remaining = q.remaining();
+    boolean hasReset = q.hasReset();
+    long resetAt = q.resetAtNanos();
+    if (refused && retryAfterNanos != RetryAfter.ABSENT) {
+      // Retry-After takes precedence (the draft's MUST): it is when this quota returns.
+      remaining = 0;
+      hasReset = true;
+      resetAt = nowNanos + retryAfterNanos;
+    }
+    if (q.hasLimit() && q.limit() > 0 && q.windowNanos() > 0) {
+      k.intervalNanos = Math.max(MILLI, q.windowNanos() / q.limit());
+    }
+    boolean current = known && k.current(nowNanos);
+    // Others draw on it: a refusal while it said some was left, or a fall faster than our sends.
+    if (current && refused && k.remaining - inFlight > 0) markShared(k, nowNanos);
+    // Within a window, every send this client made since its first answer there, and every one
+    // then still in flight, may have reached the server in between (sends race to it in any
+    // order; answers race back): only a fall beyond all of them, and a little, is someone else's.
+    if (seq >= 0 && k.baseSeq >= 0 && seq > k.baseSeq && current
+        && k.baseRemaining - remaining > (sends - 1 - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
+      markShared(k, nowNanos);
+    }
+    if (current && k.baseSeq < 0 && seq >= 0) base(k, seq, remaining); // a window first heard of uncounted
+    // The first counted answer of a key already short by more than every send this client made
+    // to the origin: others drew on it first (the probes of other processes).
+    if (!known && seq >= 0 && q.hasLimit() && q.limit() - remaining > sends) markShared(k, nowNanos);
+    boolean newer = seq < 0 || seq > k.lastSeq;
+    if (seq >= 0 && seq > k.lastSeq) {
+      k.lastSeq = seq;
+    }
+    if (!current) {
+      // The first figures, or the window the old ones described is over: take these whole.
+      base(k, seq, remaining);
+      k.remaining = remaining;
+      k.infoAtNanos = nowNanos;
+      k.hasReset = hasReset;
+      k.resetAtNanos = resetAt;
+      k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
+    } else if (remaining <= k.remaining) {
+      k.remaining = remaining;
+      k.infoAtNanos = nowNanos;
+      // Within one window its first reset stands (an integer t rounds; each later answer would
+      // push it on), except for a spent quota, which never goes before the latest it was told.
+      if (hasReset && (!k.hasReset || (remaining == 0 && resetAt - k.resetAtNanos > 0))) {
+        if (!k.hasReset) k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
+        k.hasReset = true;
+        k.resetAtNanos = resetAt;
+      }
+    } else if (newer && seq >= 0 && k.baseSeq >= 0 && remaining > k.baseRemaining + k.baseInFlight + REORDER_SLACK) {
+      // Above anything this window showed, even with this client's sends racing one another: more
+      // quota arrived (a bucket refilled, a window turned early as an integer t rounded up
+      // hides). Any other rise is an answer overtaken by a later one, or a server that counts
+      // loosely (3, 2, 3): the lower count stands until the window is over.
+      base(k, seq, remaining);
+      k.remaining = remaining;
+      k.infoAtNanos = nowNanos;
+      if (hasReset) {
+        k.hasReset = true;
+        k.resetAtNanos = resetAt;
+        k.offsetNanos = Backoff.uniform(random, 0, k.intervalNanos);
+      }
+    }
+  }
+
+  // The first answer of a window: what later answers' falls are measured from.
+  private void base(Key k, long seq, long remaining) {
+    k.baseSeq = seq;
+    k.baseRemaining = remaining;
+    k.baseInFlight = inFlight;
+  }
+
+  // Keys whose window is over: the origin no longer publishes them, so they gate nothing.
+  private void dropStale(long nowNanos) {
+    for (int i = keyCount - 1; i >= 0; i--) {
+      Key k = keys[i];
+      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.scoped) keys[i] = keys[--keyCount];
+    }
+  }
+
+  private void markShared(Key k, long nowNanos) {
+    k.shared = true;
+    k.sharedUntilNanos = nowNanos + memoryNanos;
+  }
+
+  private Key find(Quota q, boolean scoped, long nowNanos) {
+    for (int i = 0; i < keyCount; i++) {
+      if (keys[i].is(q)) return keys[i];
+    }
+    if (keyCount == keys.length) {
+      // Full: forget the key heard from longest ago.
+      int oldest = 0;
+      for (int i = 1; i < keyCount; i++) {
+        if (keys[i].infoAtNanos - keys[oldest].infoAtNanos < 0) oldest = i;
+      }
+      keys[oldest] = keys[--keyCount];
+    }
+    Key k = new Key(q.policy(), q.partitionKey(), scoped);
+    keys[keyCount++] = k;
+    return k;
+  }
+
+  /**
+   * True if there is nothing to keep: no send in flight, no probe pending, and every key's
+   * figures lapsed ({@link Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard
+   * if it had none). Lapsed keys are dropped on the way.
+   */
+  public boolean isIdle(long nowNanos) {
+    for (int i = keyCount - 1; i >= 0; i--) {
+      Key k = keys[i];
+      long end = (k.hasReset ? k.resetAtNanos : k.infoAtNanos) + memoryNanos;
+      if (nowNanos - end >= 0 && !k.shared(nowNanos)) keys[i] = keys[--keyCount];
+    }
+    if (keyCount > 0) return false;
+    if (nowNanos - lastActivityNanos < memoryNanos) return inFlight == 0 && !probing && !probe;
+    return true;
+  }
+
+  /** Sends counted in flight (for tests). */
+  int inFlight() {
+    return inFlight;
+  }
+
+  /** Keys remembered (for tests). */
+  int keys() {
+    return keyCount;
+  }
+
+  private static boolean eq(@Nullable String a, @Nullable String b) {
+    return a == null ? b == null : a.equals(b);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder b = new StringBuilder("QuotaPacer{inFlight=").append(inFlight).append(", answers=").append(answers);
+    if (probing) b.append(", probing");
+    for (int i = 0; i < keyCount; i++) {
+      Key k = keys[i];
+      b.append(", ").append(k.policy == null ? "-" : LogText.safe(k.policy)).append(" r=").append(k.remaining);
+      if (k.shared) b.append(" shared");
+    }
+    return b.append('}').toString();
+  }
+}

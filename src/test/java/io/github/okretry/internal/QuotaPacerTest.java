@@ -1,0 +1,293 @@
+package io.github.okretry.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.SplittableRandom;
+import okhttp3.HttpUrl;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@link QuotaPacer} through {@link OriginGate}, on fake time: what a published quota does to the
+ * calls after it, and what hostile values cannot do. Headers are written {@code Name: value |
+ * Name: value} as in {@link QuotaHeadersTest}.
+ */
+@Tag("unit")
+class QuotaPacerTest {
+  static final long MS = 1_000_000L;
+  static final long S = 1_000_000_000L;
+  static final long FAR = 600 * S;
+  static final long NOW_MILLIS = 1_767_225_600_000L; // 2026-01-01T00:00:00Z, also every response's Date
+  static final HttpUrl URL = HttpUrl.get("https://api.test/items");
+  static final String POLICY = "RateLimit-Policy: \"default\";q=20;w=1";
+
+  final OriginGate gate = gate(false);
+
+  static OriginGate gate(boolean probe) {
+    SplittableRandom r = new SplittableRandom(7);
+    return new OriginGate(Tuning.MAX_ORIGINS, true, probe, () -> NOW_MILLIS, r::nextLong);
+  }
+
+  static Response response(HttpUrl url, int code, String spec) {
+    Response.Builder b = new Response.Builder()
+        .request(new Request.Builder().url(url).build())
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("")
+        .headers(QuotaHeadersTest.headers(spec));
+    return b.build();
+  }
+
+  /** An answer to a send counted as {@code seq} (or -1), at {@code now}. */
+  void answer(long seq, long now, int code, String spec) {
+    gate.quotaAnswered(seq >= 0 ? OriginGate.origin(URL) : null, seq, response(URL, code, spec), code == 429 || code == 503,
+        RetryAfter.delayNanos(response(URL, code, spec), () -> NOW_MILLIS), now);
+  }
+
+  long admit(long now) {
+    return gate.admitQuota(URL, now, FAR);
+  }
+
+  @Test
+  void anOriginThatNeverPublishesAQuotaCostsNothing() {
+    assertThat(gate.pacesQuotas()).isFalse();
+    assertThat(admit(0)).isEqualTo(OriginGate.GO_UNCOUNTED);
+    answer(-1, 0, 200, "Content-Type: text/plain");
+    answer(-1, 0, 503, "Retry-After: 1");
+    assertThat(gate.size()).as("no entry").isZero();
+    assertThat(gate.pacesQuotas()).isFalse();
+  }
+
+  @Test
+  void aSpentQuotaHoldsCallsUntilItsResetPlusAnOffsetWithinOneIntervalNeverBefore() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=0;t=1");
+    assertThat(gate.pacesQuotas()).isTrue();
+    long wait = -admit(0);
+    assertThat(wait).isBetween(1 * S, 1 * S + 50 * MS); // w/q = 50 ms
+    assertThat(-admit(300 * MS)).as("asked again later: the same release time").isEqualTo(wait - 300 * MS);
+    assertThat(admit(wait)).as("released at its time, counted").isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void afterTheResetOneCallAtATimeUntilAnAnswerTellsTheNewRemaining() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=0;t=1");
+    long at = 2 * S;
+    long first = admit(at);
+    assertThat(first).isGreaterThanOrEqualTo(0);
+    assertThat(admit(at)).as("the rest wait for its answer").isEqualTo(-QuotaPacer.ANSWER_POLL_NANOS);
+    answer(first, at + 10 * MS, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    assertThat(admit(at + 10 * MS)).as("its answer says 19 are left").isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void availableIsTheServersRemainingLessThisClientsCallsInFlight() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=2;t=1");
+    // One answer so far: slow start allows 2 in flight, and 2 are left.
+    assertThat(admit(0)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(0)).isGreaterThanOrEqualTo(0);
+    assertThat(-admit(0)).as("2 in flight, 2 left: spent until the reset").isGreaterThanOrEqualTo(1 * S);
+  }
+
+  @Test
+  void aFreshKeyGrowsItsCallsInFlightByOnePerAnswerAsSlowStartDoes() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    long a = admit(0);
+    long b = admit(0);
+    assertThat(a).isGreaterThanOrEqualTo(0);
+    assertThat(b).isGreaterThanOrEqualTo(0);
+    assertThat(admit(0)).as("1 answer: 2 in flight").isEqualTo(-QuotaPacer.ANSWER_POLL_NANOS);
+    answer(a, MS, 200, POLICY + " | RateLimit: \"default\";r=18;t=1");
+    assertThat(admit(MS)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(MS)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(MS)).as("2 answers: 3 in flight").isEqualTo(-QuotaPacer.ANSWER_POLL_NANOS);
+  }
+
+  @Test
+  void aQuotaThatFallsFasterThanThisClientSendsIsSpreadOverTheTimeToItsReset() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    long a = admit(0);
+    answer(a, 10 * MS, 200, POLICY + " | RateLimit: \"default\";r=18;t=1");
+    long b = admit(10 * MS);
+    // One send since the last answer, but the server counts 8 fewer: others draw on it.
+    answer(b, 20 * MS, 200, POLICY + " | RateLimit: \"default\";r=10;t=1");
+    // Spread: 10 left over the 980 ms to the window's reset (its first, at 1 s), from the last send.
+    assertThat(-admit(20 * MS)).isEqualTo(10 * MS + 98 * MS - 20 * MS);
+    assertThat(admit(108 * MS)).isGreaterThanOrEqualTo(0);
+    assertThat(-admit(108 * MS)).as("9 left over 892 ms").isEqualTo(892 * MS / 9);
+  }
+
+  @Test
+  void aFallWithinThisClientsOwnSendsInFlightIsNotTakenForOthers() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    long a = admit(0);
+    answer(a, 1 * MS, 200, POLICY + " | RateLimit: \"default\";r=18;t=1");
+    long b = admit(2 * MS);
+    long c = admit(2 * MS);
+    // c reached the server before b: b's answer counts both.
+    answer(b, 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=16;t=1");
+    assertThat(admit(3 * MS)).as("not spread").isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void aRefusalWhileTheQuotaSaidSomeWasLeftMeansOthersDrawOnIt() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    long a = admit(0);
+    answer(a, 10 * MS, 429, POLICY + " | RateLimit: \"default\";r=0;t=1");
+    // Spent now; once the reset passes and an answer says 19, the key is spread, not burst.
+    long b = admit(2 * S);
+    answer(b, 2 * S + 10 * MS, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    assertThat(-admit(2 * S + 10 * MS)).as("spread: 19 over 1 s from the last send").isEqualTo(S / 19 - 10 * MS);
+  }
+
+  @Test
+  void retryAfterTakesPrecedenceOverTheQuotasReset() {
+    answer(-1, 0, 429, POLICY + " | RateLimit: \"default\";r=0;t=1 | Retry-After: 3");
+    assertThat(-admit(0)).isBetween(3 * S, 3 * S + 50 * MS);
+  }
+
+  @Test
+  void aWaitLongerThanTheCallCanAffordIsNotImposed() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=0;t=10");
+    assertThat(gate.admitQuota(URL, 0, 1 * S)).as("it goes, and the server decides").isGreaterThanOrEqualTo(0);
+    assertThat(gate.admitQuota(URL, 0, 11 * S)).isLessThan(0);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '¦', textBlock = """
+      t beyond 10 minutes: not believed   ¦ RateLimit: "default";r=0;t=86400
+      an epoch in the past: not believed  ¦ X-RateLimit-Remaining: 0 | X-RateLimit-Reset: 1767225000
+      no reset at all                     ¦ X-RateLimit-Remaining: 0
+      """)
+  void aSpentQuotaWithoutABelievableResetIsRetriedOncePerIntervalNeverParked(String name, String spec) {
+    answer(-1, 0, 200, spec);
+    long wait = -admit(0);
+    assertThat(wait).as("re-tried after one interval, not parked").isEqualTo(QuotaPacer.DEFAULT_INTERVAL_NANOS);
+    long seq = admit(wait);
+    assertThat(seq).isGreaterThanOrEqualTo(0);
+    assertThat(admit(wait)).as("one at a time").isLessThan(0);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '¦', textBlock = """
+      a 401's placeholders      ¦ 401 ¦ RateLimit: "default";r=0;t=60
+      a 407's placeholders      ¦ 407 ¦ RateLimit: "default";r=0;t=60
+      a cached copy (Age > 0)   ¦ 200 ¦ RateLimit: "default";r=0;t=60 | Age: 30
+      a negative remaining      ¦ 200 ¦ RateLimit: "default";r=-1;t=60
+      a malformed field         ¦ 200 ¦ RateLimit: "default";r=0;t=60,
+      """)
+  void holdsNothing(String name, int code, String spec) {
+    answer(-1, 0, code, spec);
+    assertThat(gate.size()).isZero();
+    assertThat(admit(0)).isEqualTo(OriginGate.GO_UNCOUNTED);
+  }
+
+  @Test
+  void remainingAboveTheQuotaIsBoundedByIt() {
+    answer(-1, 0, 200, "RateLimit-Policy: \"default\";q=1;w=1 | RateLimit: \"default\";r=500;t=1");
+    assertThat(admit(0)).isGreaterThanOrEqualTo(0);
+    assertThat(-admit(0)).as("1 left, not 500").isGreaterThanOrEqualTo(1 * S);
+  }
+
+  @Test
+  void aRiseWithinTheWindowIsNotBelieved() {
+    answer(-1, 0, 200, "RateLimit: \"default\";r=0;t=5");
+    answer(-1, 1 * S, 200, "RateLimit: \"default\";r=3;t=4"); // an overtaken answer, or a loose count
+    assertThat(-admit(1 * S)).as("still spent").isGreaterThanOrEqualTo(4 * S);
+  }
+
+  @Test
+  void anAnswerOvertakenByALaterOneDoesNotRaiseTheCount() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1"); // three answers: four in flight
+    long[] seqs = new long[4];
+    for (int i = 0; i < 4; i++) seqs[i] = admit(MS);
+    assertThat(seqs).containsExactly(0, 1, 2, 3);
+    answer(seqs[3], 2 * MS, 200, POLICY + " | RateLimit: \"default\";r=2;t=1"); // others took most
+    answer(seqs[1], 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=16;t=1"); // overtaken
+    answer(seqs[2], 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=15;t=1"); // overtaken
+    answer(seqs[0], 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=18;t=1"); // overtaken
+    assertThat(admit(3 * MS)).as("2 left").isGreaterThanOrEqualTo(0);
+    assertThat(admit(3 * MS)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(3 * MS)).as("spent").isLessThan(0);
+  }
+
+  @Test
+  void aWindowsFirstResetStandsSoASteadyClientSeesTheNextWindow() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    answer(-1, 500 * MS, 200, POLICY + " | RateLimit: \"default\";r=10;t=1");
+    // The window is over at 1 s, not 1.5 s: an answer then that says 19 is believed.
+    answer(-1, 1_001 * MS, 200, POLICY + " | RateLimit: \"default\";r=19;t=1");
+    for (int i = 0; i < 2; i++) assertThat(admit(1_001 * MS)).isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void aBucketGatesOnlyThePathThatReportedIt() {
+    gate.quotaAnswered(null, -1, response(URL, 200, "X-RateLimit-Remaining: 0 | X-RateLimit-Reset-After: 5 | X-RateLimit-Bucket: abc"),
+        false, RetryAfter.ABSENT, 0);
+    assertThat(-admit(0)).isGreaterThanOrEqualTo(5 * S);
+    assertThat(gate.admitQuota(HttpUrl.get("https://api.test/other"), 0, FAR)).as("another route").isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void twoPoliciesOfOneResponseBothGate() {
+    answer(-1, 0, 200, "RateLimit-Policy: \"hour\";q=100;w=3600, \"day\";q=1000;w=86400 | RateLimit: \"hour\";r=5;t=60, \"day\";r=0;t=300");
+    assertThat(-admit(0)).as("the day's is spent").isGreaterThanOrEqualTo(300 * S);
+  }
+
+  @Test
+  void probingHoldsACrowdOnAFreshOriginUntilItsFirstAnswerAndFreesAnOriginWithoutAQuota() {
+    OriginGate probing = gate(true);
+    assertThat(probing.pacesQuotas()).isTrue();
+    long first = probing.admitQuota(URL, 0, FAR);
+    assertThat(first).isGreaterThanOrEqualTo(0);
+    assertThat(probing.admitQuota(URL, 0, FAR)).isEqualTo(-QuotaPacer.ANSWER_POLL_NANOS);
+    probing.quotaAnswered(OriginGate.origin(URL), first, response(URL, 200, "Content-Type: text/plain"), false, RetryAfter.ABSENT, MS);
+    for (int i = 0; i < 10; i++) assertThat(probing.admitQuota(URL, MS, FAR)).isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void probingLearnsTheQuotaFromTheFirstAnswerBeforeTheCrowdSpendsIt() {
+    OriginGate probing = gate(true);
+    long first = probing.admitQuota(URL, 0, FAR);
+    probing.quotaAnswered(OriginGate.origin(URL), first,
+        response(URL, 200, "RateLimit-Policy: \"default\";q=2;w=1 | RateLimit: \"default\";r=1;t=1"), false, RetryAfter.ABSENT, MS);
+    assertThat(probing.admitQuota(URL, MS, FAR)).isGreaterThanOrEqualTo(0);
+    assertThat(-probing.admitQuota(URL, MS, FAR)).as("the one left is in flight").isGreaterThanOrEqualTo(S - MS);
+  }
+
+  @Test
+  void aProbesAnswerShortByMoreThanThisClientSentMeansOthersDrawOnIt() {
+    OriginGate probing = gate(true);
+    long first = probing.admitQuota(URL, 0, FAR);
+    // 20 a window, 1 sent, 17 left: two others spent theirs first. Spread, not burst.
+    probing.quotaAnswered(OriginGate.origin(URL), first, response(URL, 200, POLICY + " | RateLimit: \"default\";r=17;t=1"),
+        false, RetryAfter.ABSENT, MS);
+    assertThat(-probing.admitQuota(URL, MS, FAR)).as("17 over the 1 s to the reset, from the probe's send").isEqualTo(S / 17 - MS);
+  }
+
+  @Test
+  void anExceptionTakesASendOutOfFlight() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=1;t=1");
+    long a = admit(0);
+    assertThat(admit(0)).isLessThan(0);
+    gate.quotaAnswered(OriginGate.origin(URL), a, null, false, RetryAfter.ABSENT, MS);
+    assertThat(admit(MS)).isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void theOriginIsForgottenOnceItsFiguresLapse() {
+    answer(-1, 0, 200, POLICY + " | RateLimit: \"default\";r=0;t=1");
+    assertThat(gate.size()).isEqualTo(1);
+    gate.check(URL, 0);
+    assertThat(gate.admitQuota(HttpUrl.get("https://other.test/"), 0, FAR)).isEqualTo(OriginGate.GO_UNCOUNTED);
+    gate.close(HttpUrl.get("https://other.test/"), 40 * S, 41 * S, 503); // an insertion expires lapsed entries
+    assertThat(gate.admitQuota(URL, 40 * S, FAR)).isEqualTo(OriginGate.GO_UNCOUNTED);
+    assertThat(gate.pacesQuotas()).isFalse();
+  }
+}
