@@ -26,7 +26,7 @@ public final class OriginLatencies {
     final long[] nanos = new long[Tuning.HEDGE_WINDOW];
     int count; // up to nanos.length
     int next; // where the next latency goes
-    int sinceComputed = Integer.MAX_VALUE; // records since the percentile was computed
+    int sinceComputed = Tuning.HEDGE_RECOMPUTE_EVERY - 1; // records since the percentile was computed: due at warm-up
     long percentileNanos; // 0 until warmed up
   }
 
