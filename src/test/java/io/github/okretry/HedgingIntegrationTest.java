@@ -1,0 +1,132 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.ConnectionPool;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Hedges over real sockets, where the point is real cancellation: the slow attempt's OkHttp call
+ * is canceled once the hedge answers, its connection is closed rather than left allocated, no
+ * hedge timer stays queued on the factory's scheduler, and a cancel at a random moment of a
+ * hedged call leaves nothing behind ({@link LeakCheck}). The decisions are tested on fake time
+ * ({@link HedgingTest}, {@link HedgingDriverTest}).
+ */
+@Tag("integration")
+@ExtendWith(LeakCheck.class)
+class HedgingIntegrationTest {
+
+  static OkHttpClient client() {
+    return LeakCheck.track(new OkHttpClient.Builder().connectionPool(new ConnectionPool()).readTimeout(Duration.ofSeconds(10)).build());
+  }
+
+  static RetryPolicy hedging() {
+    return RetryPolicy.builder().hedgeAfter(100, TimeUnit.MILLISECONDS).build();
+  }
+
+  /** Answers the first request after {@code slowMillis}, every other at once. */
+  static Dispatcher firstSlow(long slowMillis) {
+    AtomicInteger n = new AtomicInteger();
+    return new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        int i = n.incrementAndGet();
+        MockResponse.Builder r = new MockResponse.Builder().body("request " + i);
+        if (i == 1) r.headersDelay(slowMillis, TimeUnit.MILLISECONDS);
+        return r.build();
+      }
+    };
+  }
+
+  @Test
+  void theHedgeAnswersTheLoserIsCanceledAndNoConnectionOrTimerIsLeft() throws Exception {
+    OkHttpClient client = client();
+    try (MockWebServer server = new MockWebServer();
+        RetryingCallFactory calls = RetryingCallFactory.create(client, hedging())) {
+      server.setDispatcher(firstSlow(3_000));
+      server.start();
+      long start = System.nanoTime();
+      try (Response response = calls.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertThat(response.body().string()).isEqualTo("request 2");
+        assertThat(ms).as("hedged at 100 ms, not the slow 3 s").isBetween(100L, 2_000L);
+      }
+      assertThat(server.getRequestCount()).isEqualTo(2);
+      ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) calls.scheduler;
+      assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
+      // The loser's connection was closed by its cancel, not returned to the pool mid-response.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+      while (client.connectionPool().connectionCount() > 1 && System.nanoTime() < until) Thread.sleep(10);
+      assertThat(client.connectionPool().connectionCount()).isLessThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  @Tag("slow")
+  void hedgedCallsCanceledAtRandomMomentsLeaveNothingBehind() throws Exception {
+    OkHttpClient client = client();
+    SplittableRandom random = new SplittableRandom(21);
+    try (MockWebServer server = new MockWebServer();
+        RetryingCallFactory calls =
+            RetryingCallFactory.create(client, RetryPolicy.builder().hedgeAfter(5, TimeUnit.MILLISECONDS).build())) {
+      server.setDispatcher(new Dispatcher() {
+        final AtomicInteger n = new AtomicInteger();
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          long delayMs = n.incrementAndGet() % 3 == 0 ? 40 : 2;
+          return new MockResponse.Builder().headersDelay(delayMs, TimeUnit.MILLISECONDS).body("x").build();
+        }
+      });
+      server.start();
+      int total = 200;
+      CountDownLatch done = new CountDownLatch(total);
+      AtomicInteger callbacks = new AtomicInteger();
+      for (int i = 0; i < total; i++) {
+        Call call = calls.newCall(new Request.Builder().url(server.url("/" + i)).build());
+        call.enqueue(new Callback() {
+          @Override
+          public void onResponse(Call c, Response response) {
+            response.close();
+            callbacks.incrementAndGet();
+            done.countDown();
+          }
+
+          @Override
+          public void onFailure(Call c, IOException e) {
+            callbacks.incrementAndGet();
+            done.countDown();
+          }
+        });
+        Thread.sleep(random.nextInt(3));
+        if (random.nextBoolean()) {
+          Thread.sleep(random.nextInt(12)); // before, around or after the 5 ms hedge
+          call.cancel();
+        }
+      }
+      assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+      Thread.sleep(100); // a callback counted twice would show by now
+      assertThat(callbacks.get()).as("exactly one outcome per call").isEqualTo(total);
+      ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) calls.scheduler;
+      assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
+    }
+  }
+}
