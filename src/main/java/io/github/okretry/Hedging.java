@@ -20,7 +20,8 @@ final class Hedging {
   private final int maxHedges;
   private final long fixedDelayNanos; // 0: adaptive
   private final long floorNanos;
-  private final @Nullable OriginLatencies latencies; // adaptive only
+  private final OriginLatencies origins; // the policy's: refusals, and latencies for the adaptive delay
+  private final boolean adaptive;
   private final Attempt[] hedges; // reused round after round: a round starts only once the last ended
 
   private int inFlight; // attempts of this round not ended yet
@@ -34,7 +35,8 @@ final class Hedging {
     this.maxHedges = policy.settings.maxHedges;
     this.fixedDelayNanos = policy.settings.hedgeDelayNanos;
     this.floorNanos = policy.settings.hedgeFloorNanos;
-    this.latencies = policy.latencies;
+    this.origins = policy.hedgeOrigins;
+    this.adaptive = fixedDelayNanos == 0;
     this.hedges = new Attempt[maxHedges];
   }
 
@@ -44,7 +46,7 @@ final class Hedging {
    * that cannot be written twice), or it may make only one attempt.
    */
   static @Nullable Hedging of(LogicalCall call, RetryPolicy policy, boolean repeatableBody, boolean idempotent, int maxRetries) {
-    if (!policy.hedges() || !repeatableBody || !idempotent || maxRetries < 1) return null;
+    if (policy.hedgeOrigins == null || !repeatableBody || !idempotent || maxRetries < 1) return null;
     return new Hedging(call, policy);
   }
 
@@ -65,7 +67,7 @@ final class Hedging {
   long delayNanos(HttpUrl url) {
     if (refused || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
     if (fixedDelayNanos > 0) return armedNanos = fixedDelayNanos;
-    long percentile = latencies != null ? latencies.percentileNanos(url) : 0;
+    long percentile = origins.percentileNanos(url);
     if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
     long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
     return armedNanos = Math.max(floorNanos, margin);
@@ -85,6 +87,17 @@ final class Hedging {
   void refused() {
     refused = true;
     armedNanos = 0;
+  }
+
+  /** {@code url}'s origin refused this call at {@code nowNanos}: no call hedges to it for a while. */
+  void refusedBy(HttpUrl url, long nowNanos) {
+    refused();
+    origins.refused(url, nowNanos);
+  }
+
+  /** True if {@code url}'s origin refused a call of this policy lately. */
+  boolean originRefusedLately(HttpUrl url, long nowNanos) {
+    return origins.refusedRecently(url, nowNanos);
   }
 
   /** A hedge numbered {@code number} goes now, beside the attempts in flight. */
@@ -113,7 +126,7 @@ final class Hedging {
    */
   void answered(Attempt attempt, @Nullable Response response, boolean ends, boolean othersInFlight, long nowNanos) {
     if (response == null || !ends) return;
-    if (latencies != null) latencies.record(response.request().url(), nowNanos - attempt.sentNanos);
+    if (adaptive) origins.record(response.request().url(), nowNanos - attempt.sentNanos);
     if (othersInFlight) call.policy.events.hedgeWon(call.request, attempt.number, attempt.hedge, inFlight);
   }
 }

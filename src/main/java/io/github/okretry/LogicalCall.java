@@ -145,7 +145,7 @@ final class LogicalCall {
     long now = policy.time.nanoTime();
     if (h == null || !h.isDue(now)) return null;
     // Hedging is for a healthy service with a tail, never for one that pushes back.
-    if (paced.isPaced() || !policy.originGate.quiet(request.url(), now)) {
+    if (paced.isPaced() || !policy.originGate.quiet(request.url(), now) || h.originRefusedLately(request.url(), now)) {
       h.refused();
       return null;
     }
@@ -232,7 +232,9 @@ final class LogicalCall {
     }
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
     if (h != null) {
-      if (response != null && retryable && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT)) h.refused();
+      if (response != null && retryable && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT)) {
+        h.refusedBy(response.request().url(), policy.time.nanoTime());
+      }
       h.answered(attempt, response, early == Step.RETURN, others, policy.time.nanoTime());
     }
     if (early != null) return early;

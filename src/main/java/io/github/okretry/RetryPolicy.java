@@ -59,7 +59,7 @@ public final class RetryPolicy {
   final IdempotencyKeys keys;
   final Events events;
   final OriginGate originGate; // per-origin state: the opt-in gate, and the pacing of crowds
-  final @Nullable OriginLatencies latencies; // per-origin recent answers: only for adaptive hedging
+  final @Nullable OriginLatencies hedgeOrigins; // per-origin refusals and recent answers: only if hedging
 
   RetryPolicy(Settings settings) {
     this.settings = settings;
@@ -83,7 +83,10 @@ public final class RetryPolicy {
             settings.keyGenerator);
     this.events = new Events(settings.listener);
     this.originGate = new OriginGate();
-    this.latencies = settings.hedgePercentile > 0 ? new OriginLatencies(settings.hedgePercentile) : null;
+    this.hedgeOrigins =
+        settings.hedgeDelayNanos > 0 || settings.hedgePercentile > 0
+            ? new OriginLatencies(settings.hedgePercentile > 0 ? settings.hedgePercentile : Tuning.HEDGE_PERCENTILE)
+            : null;
   }
 
   /**

@@ -248,6 +248,20 @@ class HedgingTest {
     }
 
     @Test
+    void notForTenSecondsAfterTheOriginRefusedAnotherCall() {
+      RetryPolicy p = policy().build();
+      LogicalCall refused = sent(p, get);
+      refused.ended(first(refused), response(get, 503), null, 0);
+      LogicalCall call = sent(p, get);
+      advanceMillis(50);
+      assertThat(call.hedge()).isNull();
+      advanceMillis(10_000);
+      LogicalCall later = sent(p, get);
+      advanceMillis(50);
+      assertThat(later.hedge()).as("the origin has been quiet for 10 s").isNotNull();
+    }
+
+    @Test
     void notWhileTheOriginsGateIsClosed() {
       RetryPolicy p = policy().originWideRetryAfter(true).build();
       LogicalCall call = sent(p, get);

@@ -6,8 +6,10 @@ import java.util.Map;
 import okhttp3.HttpUrl;
 
 /**
- * How long each origin (scheme, host, port) took to answer recently, for the adaptive hedge
- * delay: per origin, a ring of the last {@link Tuning#HEDGE_WINDOW} latencies of attempts that
+ * What hedging knows of each origin (scheme, host, port): when it last refused a call (a 429 or
+ * 503, or a {@code Retry-After}), so that no call hedges to it for {@link
+ * Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS} after; and, for the adaptive hedge delay, how long it
+ * took to answer recently: per origin, a ring of the last {@link Tuning#HEDGE_WINDOW} latencies of attempts that
  * answered, and a percentile of them recomputed once per {@link Tuning#HEDGE_RECOMPUTE_EVERY}
  * new ones. An attempt canceled because another answered first is not recorded (its latency is
  * unknown, only bounded below): so what is recorded is the latency of answers, and a hedge that
@@ -28,6 +30,8 @@ public final class OriginLatencies {
     int next; // where the next latency goes
     int sinceComputed = Tuning.HEDGE_RECOMPUTE_EVERY - 1; // records since the percentile was computed: due at warm-up
     long percentileNanos; // 0 until warmed up
+    boolean refused;
+    long refusedNanos; // when it last refused, if refused
   }
 
   private final double percentile;
@@ -52,21 +56,45 @@ public final class OriginLatencies {
     this.rings = new LinkedHashMap<>(16, 0.75f, true);
   }
 
+  /** {@code url}'s origin refused a call at {@code nowNanos}. */
+  public void refused(HttpUrl url, long nowNanos) {
+    String key = OriginGate.origin(url);
+    synchronized (this) {
+      Ring ring = ringFor(key);
+      ring.refused = true;
+      ring.refusedNanos = nowNanos;
+    }
+  }
+
+  /** True if {@code url}'s origin refused a call less than {@link Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS} ago. */
+  public boolean refusedRecently(HttpUrl url, long nowNanos) {
+    String key = OriginGate.origin(url);
+    synchronized (this) {
+      Ring ring = rings.get(key);
+      return ring != null && ring.refused && nowNanos - ring.refusedNanos < Tuning.HEDGE_QUIET_AFTER_REFUSAL_NANOS;
+    }
+  }
+
+  private Ring ringFor(String key) { // guarded by this
+    Ring ring = rings.get(key);
+    if (ring == null) {
+      ring = new Ring();
+      rings.put(key, ring);
+      if (rings.size() > maxOrigins) {
+        java.util.Iterator<Map.Entry<String, Ring>> eldest = rings.entrySet().iterator();
+        eldest.next();
+        eldest.remove();
+      }
+    }
+    return ring;
+  }
+
   /** An attempt to {@code url}'s origin answered {@code latencyNanos} after it was sent. */
   public void record(HttpUrl url, long latencyNanos) {
     if (latencyNanos < 0) return; // a clock that went back tells nothing
     String key = OriginGate.origin(url);
     synchronized (this) {
-      Ring ring = rings.get(key);
-      if (ring == null) {
-        ring = new Ring();
-        rings.put(key, ring);
-        if (rings.size() > maxOrigins) {
-          java.util.Iterator<Map.Entry<String, Ring>> eldest = rings.entrySet().iterator();
-          eldest.next();
-          eldest.remove();
-        }
-      }
+      Ring ring = ringFor(key);
       ring.nanos[ring.next] = latencyNanos;
       ring.next = (ring.next + 1) % ring.nanos.length;
       if (ring.count < ring.nanos.length) ring.count++;

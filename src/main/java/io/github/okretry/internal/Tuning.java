@@ -122,6 +122,13 @@ public final class Tuning {
   /** Recent answers kept per origin for the adaptive delay (a ring: the oldest is replaced). */
   public static final int HEDGE_WINDOW = 128;
 
+  /**
+   * How long after an origin refused a call (a 429 or 503, or a {@code Retry-After}) no call of
+   * the policy hedges to it: hedging is for a healthy service with a tail, and an origin that
+   * sheds load is not one. Ten seconds, a few times the usual {@code Retry-After}.
+   */
+  public static final long HEDGE_QUIET_AFTER_REFUSAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   /** The percentile is recomputed (a sort of the window) once per this many new answers. */
   public static final int HEDGE_RECOMPUTE_EVERY = 8;
 }
