@@ -371,4 +371,39 @@ class HedgingTest {
       assertThat(first.number).isEqualTo(1);
     }
   }
+
+  @Nested
+  class Settings {
+    @Test
+    void defaultsAndGetters() {
+      RetryPolicy off = RetryPolicy.create();
+      assertThat(off.hedgeDelayNanos()).isZero();
+      assertThat(off.hedgePercentile()).isZero();
+      assertThat(off.hedgeFloorNanos()).isZero();
+      assertThat(off.maxHedges()).isEqualTo(1);
+      RetryPolicy fixed = RetryPolicy.builder().hedgeAfter(Duration.ofMillis(50)).maxHedges(2).build();
+      assertThat(fixed.hedgeDelayNanos()).isEqualTo(50 * MS);
+      assertThat(fixed.maxHedges()).isEqualTo(2);
+      assertThat(fixed.toString()).contains("hedgeDelayNanos=50000000", "maxHedges=2");
+      RetryPolicy adaptive = RetryPolicy.builder().hedgeAdaptively().build();
+      assertThat(adaptive.hedgePercentile()).isEqualTo(0.9);
+      assertThat(adaptive.hedgeFloorNanos()).isEqualTo(10 * MS);
+      assertThat(adaptive.hedgeDelayNanos()).as("the last of the two forms set wins").isZero();
+      assertThat(adaptive.toBuilder().hedgeAfter(1, TimeUnit.SECONDS).build().hedgePercentile()).isZero();
+      assertThat(adaptive.toBuilder().noHedging().build().toString()).doesNotContain("hedge");
+    }
+
+    @Test
+    void badValuesAreRefusedNamingTheSetting() {
+      RetryPolicy.Builder b = RetryPolicy.builder();
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAfter(0, TimeUnit.MILLISECONDS), "hedgeAfter", "0");
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAfter(Duration.ofHours(25)), "hedgeAfter", "");
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAdaptively(1.0, 10, TimeUnit.MILLISECONDS), "hedgePercentile", "1.0");
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAdaptively(0.9, Duration.ZERO), "hedgeFloor", "");
+      ScriptedTest.assertRejectedNaming(() -> b.maxHedges(0), "maxHedges", "0");
+      ScriptedTest.assertRejectedNaming(() -> b.maxHedges(6), "maxHedges", "6");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.hedgeAfter(null))
+          .isInstanceOf(NullPointerException.class);
+    }
+  }
 }

@@ -2,6 +2,7 @@ package io.github.okretry.examples;
 
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
+import io.github.okretry.RetryingCallFactory;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
@@ -14,8 +15,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -24,7 +27,9 @@ import okhttp3.Response;
  * {@link HttpClientSpans} with the OpenTelemetry SDK and an in-memory exporter: one HTTP client
  * span per request sent, {@code http.request.resend_count} on each resend. Two calls inside a
  * {@code checkout} span: one that okretry retries twice, and one that OkHttp repeats by itself
- * (a 503 with {@code Retry-After: 0}) before okretry retries it.
+ * (a 503 with {@code Retry-After: 0}) before okretry retries it. Then one call through a {@link
+ * RetryingCallFactory} that hedges: its first request gets no answer for a second, a hedge goes
+ * after 50 ms and answers, and counts as a resend.
  */
 public final class OpenTelemetryExample {
   public static void main(String[] args) throws Exception {
@@ -41,6 +46,9 @@ public final class OpenTelemetryExample {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.enqueue(new MockResponse.Builder().body("reserved").build());
+      // call 3 (hedged): the first request stalls for a second; the hedge is answered at once
+      server.enqueue(new MockResponse.Builder().headersDelay(1, TimeUnit.SECONDS).body("slow price").build());
+      server.enqueue(new MockResponse.Builder().body("price").build());
       server.start();
 
       Tracer tracer = tracing.get("okretry-example");
@@ -55,6 +63,16 @@ public final class OpenTelemetryExample {
       try (Scope ignored = checkout.makeCurrent()) {
         get(client, server, "/inventory/42");
         get(client, server, "/reservations/42");
+        OkHttpClient plain = new OkHttpClient();
+        try (RetryingCallFactory hedged = RetryingCallFactory.create(plain, RetryPolicy.builder()
+            .hedgeAfter(50, TimeUnit.MILLISECONDS)
+            .listener(new HttpClientSpans(tracer))
+            .build())) {
+          get(hedged, server, "/prices/42");
+        } finally {
+          plain.dispatcher().executorService().shutdown();
+          plain.connectionPool().evictAll();
+        }
       } finally {
         checkout.end();
       }
@@ -74,7 +92,7 @@ public final class OpenTelemetryExample {
     }
   }
 
-  private static void get(OkHttpClient client, MockWebServer server, String path) throws Exception {
+  private static void get(Call.Factory client, MockWebServer server, String path) throws Exception {
     try (Response response = client.newCall(new Request.Builder().url(server.url(path)).build()).execute()) {
       System.out.println("GET " + path + " -> HTTP " + response.code() + " \"" + response.body().string() + "\"");
     }
