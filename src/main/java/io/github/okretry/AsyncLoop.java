@@ -263,6 +263,8 @@ final class AsyncLoop implements Callback {
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
             losers = attemptsInFlight();
+            // The call's own call from now on, so isCanceled() reports the winner, not a loser canceled.
+            if (leg != null) call.current = attempt;
           }
         }
       }

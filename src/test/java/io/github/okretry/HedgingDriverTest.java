@@ -152,6 +152,7 @@ class HedgingDriverTest extends ScriptedTest {
     assertThat(time.sleepMillis()).as("the hedge timer, once").containsExactly(50L);
     assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 50 ms", "start 2", "succeeded 2 HTTP 200");
     assertThat(canceledAttempts.get()).as("the loser").isEqualTo(1);
+    assertThat(call.isCanceled()).as("a call the hedge answered was not canceled").isFalse();
     // The loser reached the script only once canceled: OkHttp closed what it answered.
     assertThat(script.returned()).hasSizeLessThanOrEqualTo(2);
     for (int n = 1; n <= script.returned().size(); n++) assertThat(script.closed(n)).isTrue();
