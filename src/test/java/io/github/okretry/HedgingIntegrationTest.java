@@ -80,6 +80,37 @@ class HedgingIntegrationTest {
   }
 
   @Test
+  void theDeadlineHoldsWithAHedgeInFlight() throws Exception {
+    OkHttpClient client = client();
+    try (MockWebServer server = new MockWebServer();
+        RetryingCallFactory calls = RetryingCallFactory.create(client,
+            RetryPolicy.builder().hedgeAfter(100, TimeUnit.MILLISECONDS).deadline(300, TimeUnit.MILLISECONDS).build())) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          return new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build();
+        }
+      });
+      server.start();
+      long start = System.nanoTime();
+      Call call = calls.newCall(new Request.Builder().url(server.url("/")).build());
+      IOException thrown = null;
+      try (Response ignored = call.execute()) {
+        // not expected
+      } catch (IOException e) {
+        thrown = e;
+      }
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertThat(thrown).as("both attempts stalled past the deadline").isNotNull();
+      assertThat(ms).isBetween(290L, 1_500L); // typically 300-310 ms; wide for a loaded machine
+      assertThat(call.isCanceled()).as("timed out, as a plain OkHttp call reports it").isTrue();
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+      while (server.getRequestCount() < 2 && System.nanoTime() < until) Thread.sleep(10);
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    }
+  }
+
+  @Test
   @Tag("slow")
   void hedgedCallsCanceledAtRandomMomentsLeaveNothingBehind() throws Exception {
     OkHttpClient client = client();
