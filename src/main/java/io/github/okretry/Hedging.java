@@ -20,8 +20,7 @@ final class Hedging {
   private final int maxHedges;
   private final long fixedDelayNanos; // 0: adaptive
   private final long floorNanos;
-  private final OriginLatencies origins; // the policy's: refusals, and latencies for the adaptive delay
-  private final boolean adaptive;
+  private final OriginLatencies origins; // the policy's: refusals, answers and their latencies
   private final Attempt[] hedges; // reused round after round: a round starts only once the last ended
 
   private int inFlight; // attempts of this round not ended yet
@@ -36,7 +35,6 @@ final class Hedging {
     this.fixedDelayNanos = policy.settings.hedgeDelayNanos;
     this.floorNanos = policy.settings.hedgeFloorNanos;
     this.origins = policy.hedgeOrigins;
-    this.adaptive = fixedDelayNanos == 0;
     this.hedges = new Attempt[maxHedges];
   }
 
@@ -61,12 +59,14 @@ final class Hedging {
 
   /**
    * How long after the latest send of this round the next hedge is due, or 0 for none (no more
-   * hedges this round, the origin refused, or the adaptive delay is still warming up). What it
+   * hedges this round, the origin refused or has not answered yet, or the adaptive delay is still
+   * warming up). What it
    * answers is what {@link #isDue} holds the driver's timer to.
    */
   long delayNanos(HttpUrl url) {
     if (refused || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
-    if (fixedDelayNanos > 0) return armedNanos = fixedDelayNanos;
+    // An origin that never answered may be one that refuses everything: no hedge to it yet.
+    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(url) ? fixedDelayNanos : 0;
     long percentile = origins.percentileNanos(url);
     if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
     long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
@@ -126,7 +126,7 @@ final class Hedging {
    */
   void answered(Attempt attempt, @Nullable Response response, boolean ends, boolean othersInFlight, long nowNanos) {
     if (response == null || !ends) return;
-    if (adaptive) origins.record(response.request().url(), nowNanos - attempt.sentNanos);
+    origins.record(response.request().url(), nowNanos - attempt.sentNanos);
     if (othersInFlight) call.policy.events.hedgeWon(call.request, attempt.number, attempt.hedge, inFlight);
   }
 }

@@ -92,7 +92,10 @@ class HedgingDriverTest extends ScriptedTest {
   Call call(RetryPolicy.Builder policy, Request request) {
     OkHttpClient client =
         LeakCheck.track(new OkHttpClient.Builder().dispatcher(new Dispatcher(new SlowDispatch())).addInterceptor(script).build());
-    RetryingCallFactory factory = RetryingCallFactory.create(client, policy.build(), scheduler);
+    RetryPolicy built = policy.build();
+    // The origin answered before: a fixed delay hedges only an origin that has (HedgingTest).
+    built.hedgeOrigins.record(request.url(), 5 * MS);
+    RetryingCallFactory factory = RetryingCallFactory.create(client, built, scheduler);
     Call call = factory.newCall(request);
     call.addEventListener(new EventListener() {
       @Override

@@ -45,6 +45,16 @@ class HedgingTest {
     time.advance(Duration.ofMillis(ms));
   }
 
+  /**
+   * {@code builder}'s policy, its origin {@code https://a.test} having answered once already: a
+   * fixed delay hedges only an origin that has answered.
+   */
+  RetryPolicy known(RetryPolicy.Builder builder) {
+    RetryPolicy p = builder.build();
+    if (p.hedgeOrigins != null) p.hedgeOrigins.record(get.url(), 5 * MS);
+    return p;
+  }
+
   final java.util.Map<LogicalCall, Attempt> firsts = new java.util.IdentityHashMap<>();
 
   /** A call whose first attempt is in flight, its hedge armed as a driver arms it. */
@@ -64,7 +74,7 @@ class HedgingTest {
 
   @Test
   void theHedgeIsDueAtTheDelayNotBefore() {
-    LogicalCall call = sent(policy().build(), get);
+    LogicalCall call = sent(known(policy()), get);
     assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
     advanceMillis(49);
     assertThat(call.hedge()).isNull();
@@ -80,7 +90,7 @@ class HedgingTest {
 
   @Test
   void theFirstAcceptableAnswerWinsAndEndsTheCall() {
-    LogicalCall call = sent(policy().build(), get);
+    LogicalCall call = sent(known(policy()), get);
     Attempt first = first(call);
     advanceMillis(50);
     Attempt hedge = call.hedge();
@@ -93,7 +103,7 @@ class HedgingTest {
 
   @Test
   void aFailureWithAnotherAttemptInFlightIsDroppedAndTheLastOneDecides() throws Exception {
-    LogicalCall call = sent(policy().maxRetries(3).build(), get);
+    LogicalCall call = sent(known(policy().maxRetries(3)), get);
     Attempt first = first(call);
     advanceMillis(50);
     Attempt hedge = call.hedge();
@@ -116,7 +126,7 @@ class HedgingTest {
 
   @Test
   void aCallerCancelEndsTheCallWhateverIsInFlight() {
-    LogicalCall call = sent(policy().build(), get);
+    LogicalCall call = sent(known(policy()), get);
     Attempt first = first(call);
     advanceMillis(50);
     call.hedge();
@@ -127,7 +137,7 @@ class HedgingTest {
 
   @Test
   void aHedgeIsAnAttemptCountedAgainstMaxRetries() {
-    LogicalCall call = sent(policy().maxRetries(1).build(), get);
+    LogicalCall call = sent(known(policy().maxRetries(1)), get);
     Attempt first = first(call);
     advanceMillis(50);
     Attempt hedge = call.hedge();
@@ -138,14 +148,24 @@ class HedgingTest {
   }
 
   @Test
+  void noFixedDelayHedgeToAnOriginThatNeverAnswered() {
+    LogicalCall call = sent(policy().build(), get);
+    assertThat(call.hedgeDelayNanos()).isZero();
+    advanceMillis(50);
+    assertThat(call.hedge()).isNull();
+    assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
+    assertThat(sent(policy().build(), get).hedgeDelayNanos()).as("another policy: its own table").isZero();
+  }
+
+  @Test
   void noHedgeWithoutARetryToSpend() {
-    LogicalCall call = sent(policy().maxRetries(0).build(), get);
+    LogicalCall call = sent(known(policy().maxRetries(0)), get);
     assertThat(call.hedgeDelayNanos()).isZero();
   }
 
   @Test
   void maxHedgesInFlightEachADelayAfterTheLast() {
-    LogicalCall call = sent(policy().maxHedges(2).build(), get);
+    LogicalCall call = sent(known(policy().maxHedges(2)), get);
     advanceMillis(50);
     assertThat(call.hedge().number).isEqualTo(2);
     assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
@@ -160,7 +180,7 @@ class HedgingTest {
   class WhoIsHedged {
     @Test
     void idempotentMethodsAndKeyedRequests() {
-      RetryPolicy p = policy().build();
+      RetryPolicy p = known(policy());
       assertThat(sent(p, get).hedgeDelayNanos()).isPositive();
       assertThat(sent(p, request("PUT", RequestBody.create("{}", MediaType.get("application/json")))).hedgeDelayNanos())
           .isPositive();
@@ -171,21 +191,21 @@ class HedgingTest {
 
     @Test
     void neverAKeylessPost() {
-      RetryPolicy p = policy().generateIdempotencyKeys(false).build();
+      RetryPolicy p = known(policy().generateIdempotencyKeys(false));
       Request post = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
       assertThat(sent(p, post).hedgeDelayNanos()).isZero();
     }
 
     @Test
     void neverAOneShotOrDuplexBody() {
-      RetryPolicy p = policy().build();
+      RetryPolicy p = known(policy());
       assertThat(sent(p, request("PUT", body(true, false))).hedgeDelayNanos()).isZero();
       assertThat(sent(p, request("PUT", body(false, true))).hedgeDelayNanos()).isZero();
     }
 
     @Test
     void notWhenThePolicyDoesNotHedge() {
-      assertThat(sent(policy().noHedging().build(), get).hedgeDelayNanos()).isZero();
+      assertThat(sent(known(policy().noHedging()), get).hedgeDelayNanos()).isZero();
     }
 
     Request request(String method, RequestBody body) {
@@ -219,7 +239,7 @@ class HedgingTest {
   class NeverWhileTheOriginPushesBack {
     @Test
     void notAfterThisCallSawA503() {
-      LogicalCall call = sent(policy().maxHedges(2).build(), get);
+      LogicalCall call = sent(known(policy().maxHedges(2)), get);
       Attempt first = first(call);
       advanceMillis(50);
       Attempt hedge = call.hedge();
@@ -236,7 +256,7 @@ class HedgingTest {
 
     @Test
     void notAfterA429WithRetryAfter() {
-      LogicalCall call = sent(policy().build(), get);
+      LogicalCall call = sent(known(policy()), get);
       Step step = call.ended(first(call), response(get, 429, "Retry-After", "1"), null, 0);
       assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
@@ -249,7 +269,7 @@ class HedgingTest {
 
     @Test
     void notForTenSecondsAfterTheOriginRefusedAnotherCall() {
-      RetryPolicy p = policy().build();
+      RetryPolicy p = known(policy());
       LogicalCall refused = sent(p, get);
       refused.ended(first(refused), response(get, 503), null, 0);
       LogicalCall call = sent(p, get);
@@ -263,7 +283,7 @@ class HedgingTest {
 
     @Test
     void notWhileTheOriginsGateIsClosed() {
-      RetryPolicy p = policy().originWideRetryAfter(true).build();
+      RetryPolicy p = known(policy().originWideRetryAfter(true));
       LogicalCall call = sent(p, get);
       LogicalCall other = sent(p, get);
       // The other call is refused with a Retry-After: the origin's gate closes for everyone.
@@ -277,7 +297,7 @@ class HedgingTest {
   @Test
   void theBudgetPaysForAHedgeOrThereIsNone() {
     RetryBudget budget = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
-    RetryPolicy p = policy().retryBudget(budget).build();
+    RetryPolicy p = known(policy().retryBudget(budget));
     LogicalCall a = sent(p, get);
     LogicalCall b = sent(p, get);
     advanceMillis(50);
@@ -288,18 +308,18 @@ class HedgingTest {
 
   @Test
   void hedgesAndRetriesShareOneDeadline() {
-    LogicalCall call = sent(policy().deadline(80, TimeUnit.MILLISECONDS).build(), get);
+    LogicalCall call = sent(known(policy().deadline(80, TimeUnit.MILLISECONDS)), get);
     advanceMillis(50);
     Attempt hedge = call.hedge();
     assertThat(hedge.watchNanos()).as("what is left of the call's 80 ms").isEqualTo(30 * MS);
-    LogicalCall late = sent(policy().deadline(50, TimeUnit.MILLISECONDS).build(), get);
+    LogicalCall late = sent(known(policy().deadline(50, TimeUnit.MILLISECONDS)), get);
     advanceMillis(50);
     assertThat(late.hedge()).as("no time left").isNull();
   }
 
   @Test
   void aConflictFromTheServerToTheHedgeOfAKeyedRequestIsNotTheAnswer() {
-    RetryPolicy p = policy().build();
+    RetryPolicy p = known(policy());
     Request keyed = p.keys.stamp(new Request.Builder().url("https://a.test/x")
         .post(RequestBody.create("{}", MediaType.get("application/json"))).build());
     LogicalCall call = sent(p, keyed);

@@ -117,6 +117,15 @@ public final class OriginLatencies {
     }
   }
 
+  /** True if {@code url}'s origin has answered an attempt (since it was last forgotten). */
+  public boolean hasAnswered(HttpUrl url) {
+    String key = OriginGate.origin(url);
+    synchronized (this) {
+      Ring ring = rings.get(key);
+      return ring != null && ring.count > 0;
+    }
+  }
+
   /** Origins remembered. */
   public synchronized int size() {
     return rings.size();

@@ -151,7 +151,7 @@ class ExamplesTest {
     assertThat(prices).hasSize(2);
     assertThat(prices).anySatisfy(p -> assertThat(p).contains("resend_count=- ").contains("status_code=- "));
     assertThat(prices).anySatisfy(p -> assertThat(p).contains("resend_count=1 ").contains("status_code=200"));
-    assertThat(out).contains("server saw 8 requests");
+    assertThat(out).contains("server saw 9 requests");
   }
 
   interface Main {

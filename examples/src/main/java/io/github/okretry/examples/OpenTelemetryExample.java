@@ -46,7 +46,9 @@ public final class OpenTelemetryExample {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.enqueue(new MockResponse.Builder().body("reserved").build());
-      // call 3 (hedged): the first request stalls for a second; the hedge is answered at once
+      // call 3 (hedged), after one call that shows the origin answers (okretry hedges no origin
+      // before that): the first request stalls for a second; the hedge is answered at once
+      server.enqueue(new MockResponse.Builder().body("ok").build());
       server.enqueue(new MockResponse.Builder().headersDelay(1, TimeUnit.SECONDS).body("slow price").build());
       server.enqueue(new MockResponse.Builder().body("price").build());
       server.start();
@@ -59,22 +61,22 @@ public final class OpenTelemetryExample {
           .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
 
+      OkHttpClient plain = new OkHttpClient();
+      RetryingCallFactory hedged = RetryingCallFactory.create(plain, RetryPolicy.builder()
+          .hedgeAfter(50, TimeUnit.MILLISECONDS)
+          .listener(new HttpClientSpans(tracer))
+          .build());
       Span checkout = tracer.spanBuilder("checkout").startSpan();
       try (Scope ignored = checkout.makeCurrent()) {
         get(client, server, "/inventory/42");
         get(client, server, "/reservations/42");
-        OkHttpClient plain = new OkHttpClient();
-        try (RetryingCallFactory hedged = RetryingCallFactory.create(plain, RetryPolicy.builder()
-            .hedgeAfter(50, TimeUnit.MILLISECONDS)
-            .listener(new HttpClientSpans(tracer))
-            .build())) {
-          get(hedged, server, "/prices/42");
-        } finally {
-          plain.dispatcher().executorService().shutdown();
-          plain.connectionPool().evictAll();
-        }
+        get(hedged, server, "/prices");
+        get(hedged, server, "/prices/42");
       } finally {
         checkout.end();
+        hedged.close();
+        plain.dispatcher().executorService().shutdown();
+        plain.connectionPool().evictAll();
       }
 
       List<SpanData> spans = exporter.getFinishedSpanItems();
