@@ -126,9 +126,16 @@ class HedgingIntegrationTest {
   void hedgedCallsCanceledAtRandomMomentsLeaveNothingBehind() throws Exception {
     OkHttpClient client = client();
     SplittableRandom random = new SplittableRandom(21);
+    AtomicInteger hedges = new AtomicInteger();
+    RetryPolicy policy = RetryPolicy.builder().hedgeAfter(5, TimeUnit.MILLISECONDS).retryBudget(RetryBudget.unlimited())
+        .listener(new RetryListener() {
+          @Override
+          public void onHedgeStarted(Request request, int attempt, long afterNanos) {
+            hedges.incrementAndGet();
+          }
+        }).build();
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls =
-            RetryingCallFactory.create(client, RetryPolicy.builder().hedgeAfter(5, TimeUnit.MILLISECONDS).build())) {
+        RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
       server.setDispatcher(new Dispatcher() {
         final AtomicInteger n = new AtomicInteger();
 
@@ -139,7 +146,8 @@ class HedgingIntegrationTest {
         }
       });
       server.start();
-      int total = 200;
+      // -Dokretry.hedgedCalls=10000 for the soak figure; 200 in every build.
+      int total = Integer.getInteger("okretry.hedgedCalls", 200);
       CountDownLatch done = new CountDownLatch(total);
       AtomicInteger callbacks = new AtomicInteger();
       for (int i = 0; i < total; i++) {
@@ -164,9 +172,10 @@ class HedgingIntegrationTest {
           call.cancel();
         }
       }
-      assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(done.await(30 + total / 50, TimeUnit.SECONDS)).isTrue();
       Thread.sleep(100); // a callback counted twice would show by now
       assertThat(callbacks.get()).as("exactly one outcome per call").isEqualTo(total);
+      assertThat(hedges.get()).as("hedges were sent, and canceled with their calls").isGreaterThan(total / 10);
       ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) calls.scheduler;
       assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
     }
