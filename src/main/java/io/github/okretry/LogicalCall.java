@@ -34,7 +34,7 @@ final class LogicalCall {
   final boolean idempotent;
   final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
-  private final @Nullable Hedging hedging; // null unless its policy hedges and the request is safe to
+  private final @Nullable Hedging hedging; // null unless its policy hedges and the request may be twice in flight
   private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
 
   private int attempts;
