@@ -2,7 +2,7 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
 #   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed.
 # bench/goaway.sh (real nginx, HTTP/2 GOAWAY) is separate: it needs nginx.
@@ -50,6 +50,7 @@ case "$what" in
   deadline) main deadline io.github.okretry.bench.DeadlinePrecision "$@" ;;
   jitter)   main jitter io.github.okretry.bench.JitterExperiment "$@" ;;
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;
+  hedge)    main "hedge-${1:-all}" io.github.okretry.bench.HedgeBench "$@" ;;
   waiting)  main waiting io.github.okretry.bench.WaitingCost "$@" ;;
   suppressed) main suppressed io.github.okretry.bench.SuppressedMemory "$@" ;;
   logs)     java -Dokretry.logLevel=DEBUG -cp "$cp" io.github.okretry.bench.HostileStatusLineLog 2>"$out/logs.txt"

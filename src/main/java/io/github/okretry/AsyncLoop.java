@@ -2,6 +2,8 @@ package io.github.okretry;
 
 import io.github.okretry.internal.CallTimeouts;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,15 @@ import org.slf4j.LoggerFactory;
  * The async driver's loop for one enqueued {@link RetryingCall}: it acts on each {@link Step}
  * (sends an attempt as its own OkHttp call, schedules a wait, delivers once) and decides nothing
  * itself. Between attempts nothing runs and no thread is held, only a scheduled task.
+ *
+ * <p>With hedging, a second attempt may be in flight beside the first ({@link Hedge}, its own
+ * OkHttp call and callback), sent when the hedge timer (a task on the factory's scheduler) fires.
+ * Their callbacks and the timer may then run at once on different threads, while a {@link
+ * LogicalCall} is single-threaded: every question to it while attempts are in flight is asked
+ * under {@link #lock}, and what it answers is acted on after the lock is released (no callback
+ * or cancel runs under it). The first step that is not a DROP ends the round: the hedge timer is
+ * canceled, and if the call is over, every other attempt in flight is canceled; their outcomes,
+ * when they come, find the call {@link #finished} and are closed unread.
  */
 final class AsyncLoop implements Callback {
 
@@ -38,6 +49,13 @@ final class AsyncLoop implements Callback {
   volatile boolean starting;
   /** True while a scheduled step runs on the factory's scheduler thread. */
   private volatile boolean onScheduler;
+  /** Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may run at once. */
+  private final Object lock = new Object();
+  private boolean primaryFlying; // guarded by lock: the attempt of next()'s SEND is in flight
+  private @Nullable List<Hedge> hedges; // guarded by lock: hedges in flight; made at the first
+  private @Nullable ScheduledFuture<?> hedgeTimer; // guarded by lock
+  private int round; // guarded by lock: a hedge timer of an earlier round does nothing
+  private boolean finished; // guarded by lock: a RETURN or THROW was decided
 
   AsyncLoop(RetryingCall call, Callback callback) {
     this.call = call;
@@ -93,6 +111,9 @@ final class AsyncLoop implements Callback {
       case RETURN:
         deliverResponse(step.responseOr(response));
         return;
+      case DROP:
+        if (response != null) response.close(); // another attempt in flight answers for the call
+        return;
       default:
         if (response != null) response.close();
         // As a plain OkHttp call whose timeout fired reports isCanceled(), whichever of the
@@ -109,48 +130,189 @@ final class AsyncLoop implements Callback {
     // as in the interceptor, bounds the attempt until its outcome is in hand and no longer (a
     // DeadlineWatch stopped in decide()), so a slow predicate or listener cannot cancel a
     // response decided in time.
-    Call sent = call.factory.attemptClient.newCall(
-        attempt.request().newBuilder().tag(Attempt.class, attempt).build());
-    sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
-    for (EventListener l : call.eventListeners) sent.addEventListener(l);
+    Call sent = newCall(attempt);
     call.current = sent;
     inFlight = attempt;
     attempt.attachTo(sent);
     if (call.canceled) sent.cancel(); // cancel() may have run before current was set
     watch = DeadlineWatch.start(sent, attempt.watchNanos());
+    synchronized (lock) {
+      primaryFlying = true;
+      round++;
+      armHedge(logical.hedgeDelayNanos());
+    }
     sent.enqueue(this);
+  }
+
+  private Call newCall(Attempt attempt) {
+    Call sent = call.factory.attemptClient.newCall(
+        attempt.request().newBuilder().tag(Attempt.class, attempt).build());
+    sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
+    for (EventListener l : call.eventListeners) sent.addEventListener(l);
+    return sent;
+  }
+
+  /** Schedules the hedge timer of this round, if the call said one is due after {@code delayNanos}. */
+  private void armHedge(long delayNanos) { // guarded by lock
+    if (delayNanos <= 0) return;
+    int armedRound = round;
+    try {
+      hedgeTimer = call.factory.scheduler.schedule(() -> hedgeDue(armedRound), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // the factory is closing: no hedge, the attempt in flight answers alone
+    }
+  }
+
+  /** The hedge timer fired (on the scheduler thread): send a hedge if the call says so. */
+  private void hedgeDue(int armedRound) {
+    try {
+      Call sent;
+      Hedge leg;
+      synchronized (lock) {
+        if (round != armedRound || finished) return; // the round ended: the timer was stale
+        hedgeTimer = null;
+        if (call.canceled || call.factory.isClosed()) return;
+        Attempt hedge = logical.hedge();
+        if (hedge == null) return;
+        sent = newCall(hedge);
+        leg = new Hedge(hedge, sent);
+        List<Hedge> flying = hedges;
+        if (flying == null) hedges = flying = new ArrayList<>(2);
+        flying.add(leg);
+        hedge.attachTo(sent);
+        leg.watch = DeadlineWatch.start(sent, hedge.watchNanos());
+        armHedge(logical.hedgeDelayNanos()); // the next hedge, if more may fly
+      }
+      // Outside the lock: an executor that rejects the call fails it on this thread. A cancel
+      // that came meanwhile found the call in hedges and canceled it: it fails as canceled.
+      if (call.canceled) sent.cancel();
+      sent.enqueue(leg);
+    } catch (RuntimeException | Error t) {
+      Thread thread = Thread.currentThread();
+      thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+    }
+  }
+
+  /** A hedge in flight: its own OkHttp call, callback and deadline watch. */
+  private final class Hedge implements Callback {
+    final Attempt attempt;
+    final Call sent;
+    volatile @Nullable DeadlineWatch watch;
+
+    Hedge(Attempt attempt, Call sent) {
+      this.attempt = attempt;
+      this.sent = sent;
+    }
+
+    @Override
+    public void onResponse(Call c, Response response) {
+      after(c, this, response, null);
+    }
+
+    @Override
+    public void onFailure(Call c, IOException e) {
+      after(c, this, null, e);
+    }
   }
 
   @Override
   public void onResponse(Call attempt, Response response) {
-    after(attempt, response, null);
+    after(attempt, null, response, null);
   }
 
   @Override
   public void onFailure(Call attempt, IOException e) {
-    after(attempt, null, e);
+    after(attempt, null, null, e);
   }
 
-  private void after(Call attempt, @Nullable Response response, @Nullable IOException error) {
+  /** {@code attempt} ended: the primary's ({@code leg} null) or a hedge's. */
+  private void after(Call attempt, @Nullable Hedge leg, @Nullable Response response, @Nullable IOException error) {
     try {
-      DeadlineWatch w = watch;
-      watch = null;
+      DeadlineWatch w;
+      if (leg == null) {
+        w = watch;
+        watch = null;
+      } else {
+        w = leg.watch;
+        leg.watch = null;
+      }
       boolean fired = w != null && w.stop(); // before any user code runs on the outcome
       int seen =
           (fired ? Seen.WATCH_FIRED : 0)
               | (call.canceled ? Seen.CALLER_CANCELED : 0)
               | (attempt.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
       Step step;
-      try {
-        step = logical.ended(inFlight, response, error, seen);
-      } catch (Error e) {
-        if (response != null) response.close();
-        throw e;
+      List<Call> losers = null;
+      synchronized (lock) {
+        if (finished) { // a loser, canceled when another answered for the call
+          if (response != null) response.close();
+          return;
+        }
+        List<Hedge> flying = hedges;
+        if (leg == null) primaryFlying = false;
+        else if (flying != null) flying.remove(leg);
+        try {
+          step = logical.ended(leg == null ? inFlight : leg.attempt, response, error, seen);
+        } catch (Error e) {
+          if (response != null) response.close();
+          throw e;
+        }
+        if (step.kind() != Step.Kind.DROP) { // the round is over
+          round++;
+          cancelHedgeTimer();
+          if (step.kind() != Step.Kind.WAIT) {
+            finished = true;
+            losers = attemptsInFlight();
+            // The call's own call from now on, so isCanceled() reports the winner, not a loser canceled.
+            if (leg != null) call.current = attempt;
+          }
+        }
+      }
+      if (losers != null) {
+        for (Call loser : losers) loser.cancel(); // their outcomes find the call finished
       }
       act(step, response);
     } catch (RuntimeException | Error t) {
       crashed(t);
       throw t; // into OkHttp's AsyncCall, which cancels the attempt and rethrows it
+    }
+  }
+
+  /** The OkHttp calls of this round still in flight, or null for none. */
+  private @Nullable List<Call> attemptsInFlight() { // guarded by lock
+    List<Hedge> flying = hedges;
+    if (!primaryFlying && (flying == null || flying.isEmpty())) return null;
+    List<Call> calls = new ArrayList<>(2);
+    Call primary = call.current;
+    if (primaryFlying && primary != null) calls.add(primary);
+    if (flying != null) {
+      for (Hedge h : flying) calls.add(h.sent);
+    }
+    return calls;
+  }
+
+  private void cancelHedgeTimer() { // guarded by lock
+    ScheduledFuture<?> t = hedgeTimer;
+    hedgeTimer = null;
+    if (t != null) t.cancel(false);
+  }
+
+  /**
+   * The caller canceled (or user code threw): the hedge timer is dropped and every hedge in
+   * flight canceled, as {@link RetryingCall#cancel} cancels the attempt in {@code current}.
+   */
+  void cancelHedges() {
+    List<Call> calls = null;
+    synchronized (lock) {
+      cancelHedgeTimer();
+      List<Hedge> flying = hedges;
+      if (flying != null && !flying.isEmpty()) {
+        calls = new ArrayList<>(flying.size());
+        for (Hedge h : flying) calls.add(h.sent);
+      }
+    }
+    if (calls != null) {
+      for (Call c : calls) c.cancel();
     }
   }
 
@@ -165,6 +327,7 @@ final class AsyncLoop implements Callback {
     call.canceled = true;
     Call sent = call.current;
     if (sent != null) sent.cancel();
+    cancelHedges();
     DeadlineWatch w = watch;
     if (w != null) w.stop();
     ScheduledFuture<?> f;

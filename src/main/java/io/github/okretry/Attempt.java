@@ -9,17 +9,24 @@ import org.jspecify.annotations.Nullable;
 /**
  * One attempt of a {@link LogicalCall}, as a driver sends it: the attempt is the SEND {@link Step}
  * itself (so a send allocates nothing), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one call follow one
- * another, so one is reused; a hedge (two in flight) would take a second. The factory's attempts
+ * another, so one is reused; a hedge (two in flight) takes its own ({@link Hedging}). The factory's attempts
  * carry it as a request tag, for {@link AttemptSettings}.
  */
 final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private final LogicalCall call;
   int number; // 1 for the first
+  long sentNanos; // on the policy's clock; read only when hedging
+  final boolean hedge; // sent beside an attempt in flight
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
 
   Attempt(LogicalCall call) {
+    this(call, false);
+  }
+
+  Attempt(LogicalCall call, boolean hedge) {
     this.call = call;
+    this.hedge = hedge;
   }
 
   /** The request to send, with its idempotency key if it has one. */

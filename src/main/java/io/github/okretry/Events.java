@@ -61,6 +61,36 @@ final class Events {
     }
   }
 
+  void hedgeStarted(Request request, int attempt, long afterNanos) {
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "{} {} no answer after {} ms; hedging with attempt {}",
+          request.method(),
+          request.url().redact(),
+          TimeUnit.NANOSECONDS.toMillis(afterNanos),
+          attempt);
+    }
+    if (!hasListener()) return;
+    try {
+      listener.onHedgeStarted(request, attempt, afterNanos);
+    } catch (RuntimeException e) {
+      log.warn("RetryListener.onHedgeStarted threw; ignored", e);
+    }
+  }
+
+  /** Attempt {@code winner} answered first while {@code othersInFlight} more were in flight: they are canceled. */
+  void hedgeWon(Request request, int winner, boolean winnerIsHedge, int othersInFlight) {
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "{} {} attempt {} ({}) answered first; canceling {} other attempt(s) in flight",
+          request.method(),
+          request.url().redact(),
+          winner,
+          winnerIsHedge ? "a hedge" : "not a hedge",
+          othersInFlight);
+    }
+  }
+
   void networkRequest(Request request, int attempt, int requestInAttempt) {
     if (requestInAttempt > 1 && log.isDebugEnabled()) {
       log.debug(

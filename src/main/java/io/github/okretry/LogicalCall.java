@@ -35,6 +35,7 @@ final class LogicalCall {
   final boolean idempotent;
   final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
+  private final @Nullable Hedging hedging; // null unless its policy hedges and the request may be twice in flight
   private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
 
   private int attempts;
@@ -64,6 +65,7 @@ final class LogicalCall {
         RepeatSafety.needsSendProof(repeatableBody, idempotent, maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.baseDelayNanos();
     this.paced = new PacedCall(policy.originGate, policy.time);
+    this.hedging = Hedging.of(this, policy, repeatableBody, idempotent, maxRetries);
   }
 
   /**
@@ -134,7 +136,40 @@ final class LogicalCall {
     attempts++;
     paced.sending(request.url());
     policy.events.attemptStarted(request, attempts);
-    return attemptHandle();
+    Attempt a = attemptHandle();
+    if (hedging != null) hedging.roundStarted(a, now);
+    return a;
+  }
+
+  /**
+   * After a SEND (an attempt or a hedge): how long until a hedge of the attempts in flight is
+   * due, or 0 for none; the driver then asks {@link #hedge} when that time comes.
+   */
+  long hedgeDelayNanos() {
+    return hedging != null ? hedging.delayNanos(request.url()) : 0;
+  }
+
+  /**
+   * A hedge's time came: the hedge to send beside the attempts in flight (the same request and
+   * key), or null if none may go now. A hedge is an attempt and costs what a retry costs; none
+   * goes before its delay, to an origin that refused this call or is refusing or pacing calls,
+   * past the deadline, beyond the attempts the call may make, or if the budget cannot pay.
+   */
+  @Nullable Attempt hedge() {
+    Hedging h = hedging;
+    long now = policy.time.nanoTime();
+    if (h == null || !h.isDue(now)) return null;
+    // Hedging is for a healthy service with a tail, never for one that pushes back.
+    if (paced.isPaced() || !policy.originGate.quiet(request.url(), now) || h.originRefusedLately(request.url(), now)) {
+      h.refused();
+      return null;
+    }
+    if (attempts > maxRetries || deadline.remainingNanos(now) <= 0) return null;
+    if (!policy.budget.tryWithdraw(false, now)) return null;
+    attempts++;
+    policy.events.hedgeStarted(request, attempts, h.silentNanos(now));
+    policy.events.attemptStarted(request, attempts);
+    return h.sent(attempts, now);
   }
 
   @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
@@ -223,6 +258,8 @@ final class LogicalCall {
   }
 
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
+    Hedging h = hedging;
+    boolean others = h != null && h.ended(); // other attempts of this round still in flight
     Throwable below = Seen.thrownBelow(error, seen);
     if (below != null) {
       paced.answered(null, false, RetryAfter.ABSENT); // no longer in flight for its origin's quota
@@ -230,11 +267,24 @@ final class LogicalCall {
     }
     GiveUpReason cut = Seen.cutShort(seen, response == null, deadline.passed(policy.time.nanoTime()));
     IOException e = (IOException) error;
+    // A 409 to a keyed request while another with its key is in flight is the server's answer
+    // to the hedge itself (the IETF draft's "request in progress"), not to the request.
+    if (others && cut == null && response != null && response.code() == 409 && policy.keys.hasKey(request)) {
+      return dropped(null);
+    }
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
+    if (h != null) {
+      if (response != null && retryable && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT)) {
+        h.refusedBy(response.request().url(), policy.time.nanoTime());
+      }
+      h.answered(attempt, response, early == Step.RETURN, others, policy.time.nanoTime());
+    }
     if (early != null) return early;
     lastFailure = Events.describe(response, e);
     // For responses too: a retry that cannot happen ends as a wait would.
     if (cut != null) return giveUp(cut, lastFailure, response == null ? e : Seen.failureFor(cut));
+    // Another attempt of this round is in flight: its outcome answers for the call, not this one.
+    if (others) return dropped(e);
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
     AttemptFacts facts =
@@ -326,6 +376,12 @@ final class LogicalCall {
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
     return Step.waitFor(delayNanos);
+  }
+
+  /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */
+  private Step dropped(@Nullable IOException error) {
+    if (error != null) earlier = FailureHistory.add(earlier, error);
+    return Step.DROP;
   }
 
   private Step failedBelow(Throwable below, @Nullable Throwable failure) { // a bug, here or below

@@ -64,9 +64,17 @@ public final class RetryInterceptor implements Interceptor {
    * @param policy the policy to apply
    * @return a new interceptor
    * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if {@code policy} hedges ({@link
+   *     RetryPolicy.Builder#hedgeAfter}): an interceptor runs one chain on one thread and cannot
+   *     have two attempts in flight; {@link RetryingCallFactory} hedges, in {@code execute()} too
    */
   public static RetryInterceptor create(RetryPolicy policy) {
     if (policy == null) throw new NullPointerException("policy == null");
+    if (policy.hedges()) {
+      throw new IllegalArgumentException(
+          "RetryInterceptor cannot hedge (one chain, one thread): use RetryingCallFactory, whose execute() hedges too; policy hedges: "
+              + (policy.hedgePercentile() > 0 ? "hedgeAdaptively" : "hedgeAfter " + policy.hedgeDelayNanos() + " ns"));
+    }
     return new RetryInterceptor(policy);
   }
 

@@ -33,6 +33,20 @@ public interface RetryListener {
   default void onAttemptStarted(Request request, int attempt) {}
 
   /**
+   * Attempt {@code attempt} is a hedge: the same request sent again while earlier attempts of the
+   * call are still in flight and unanswered, {@code afterNanos} after the latest of them was sent
+   * ({@link RetryPolicy.Builder#hedgeAfter}). A retry follows a failure; a hedge follows silence.
+   * Reported just before that attempt's {@link #onAttemptStarted}, so counting these events
+   * counts hedges, and the attempts started minus one minus the hedges counts retries.
+   *
+   * @param request the request as sent, including any idempotency key header (the same key as
+   *     the attempts in flight)
+   * @param attempt the hedge's attempt number, 2 or more
+   * @param afterNanos how long the attempt before it had gone unanswered, in nanoseconds
+   */
+  default void onHedgeStarted(Request request, int attempt, long afterNanos) {}
+
+  /**
    * OkHttp sent a request on the network for attempt {@code attempt}: it has written the request's
    * headers (a request that failed before that cannot have reached the server and is not
    * reported). {@code requestInAttempt}

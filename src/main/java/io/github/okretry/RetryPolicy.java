@@ -6,6 +6,7 @@ import io.github.okretry.internal.Durations;
 import io.github.okretry.internal.KeyGenerator;
 import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.OriginGate;
+import io.github.okretry.internal.OriginLatencies;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SuppressSignatureCheck;
@@ -58,6 +59,7 @@ public final class RetryPolicy {
   final IdempotencyKeys keys;
   final Events events;
   final OriginGate originGate; // per-origin state: the opt-in gate, and the pacing of crowds
+  final @Nullable OriginLatencies hedgeOrigins; // per-origin refusals and recent answers: only if hedging
 
   RetryPolicy(Settings settings) {
     this.settings = settings;
@@ -82,6 +84,10 @@ public final class RetryPolicy {
     this.events = new Events(settings.listener);
     this.originGate = new OriginGate(Tuning.MAX_ORIGINS, settings.quotaPacing != QuotaPacing.OFF,
         settings.quotaPacing == QuotaPacing.PROBE, settings.clock, settings.random);
+    this.hedgeOrigins =
+        settings.hedgeDelayNanos > 0 || settings.hedgePercentile > 0
+            ? new OriginLatencies(settings.hedgePercentile > 0 ? settings.hedgePercentile : Tuning.HEDGE_PERCENTILE)
+            : null;
   }
 
   /**
@@ -239,6 +245,48 @@ public final class RetryPolicy {
     return settings.quotaPacing;
   }
 
+  /**
+   * The fixed hedge delay ({@link Builder#hedgeAfter(long, TimeUnit)}), or 0 for none.
+   *
+   * @return the delay in nanoseconds, or 0 if hedging is off or adaptive
+   */
+  public long hedgeDelayNanos() {
+    return settings.hedgeDelayNanos;
+  }
+
+  /**
+   * The percentile of the adaptive hedge delay ({@link Builder#hedgeAdaptively(double, long,
+   * TimeUnit)}), or 0 for none.
+   *
+   * @return the percentile in (0, 1), or 0 if hedging is off or fixed
+   */
+  public double hedgePercentile() {
+    return settings.hedgePercentile;
+  }
+
+  /**
+   * The floor of the adaptive hedge delay, or 0 if hedging is not adaptive.
+   *
+   * @return the floor in nanoseconds, or 0
+   */
+  public long hedgeFloorNanos() {
+    return settings.hedgePercentile > 0 ? settings.hedgeFloorNanos : 0;
+  }
+
+  /**
+   * The most hedges a logical call has in flight beside its attempt (default 1), if hedging is on.
+   *
+   * @return hedges in flight at most, 1 or more
+   */
+  public int maxHedges() {
+    return settings.maxHedges;
+  }
+
+  /** True if calls of this policy may be hedged (only by {@link RetryingCallFactory}). */
+  boolean hedges() {
+    return settings.hedgeDelayNanos > 0 || settings.hedgePercentile > 0;
+  }
+
   @Override
   public String toString() {
     Settings s = settings;
@@ -247,7 +295,14 @@ public final class RetryPolicy {
         + s.jitter + ", deadlineNanos=" + s.deadlineNanos + ", maxRetryAfterNanos="
         + s.maxRetryAfterNanos + ", retryAfterSpread=" + s.retryAfterSpread + ", retryStatuses="
         + retryStatuses + ", idempotencyKeyHeader=" + s.idempotencyKeyHeader + ", budget=" + budget
-        + ", originWideRetryAfter=" + s.originWideRetryAfter + ", quotaPacing=" + s.quotaPacing + "}";
+        + ", originWideRetryAfter=" + s.originWideRetryAfter + ", quotaPacing=" + s.quotaPacing
+        + (hedges()
+            ? (s.hedgePercentile > 0
+                    ? ", hedgePercentile=" + s.hedgePercentile + ", hedgeFloorNanos=" + s.hedgeFloorNanos
+                    : ", hedgeDelayNanos=" + s.hedgeDelayNanos)
+                + ", maxHedges=" + s.maxHedges
+            : "")
+        + "}";
   }
 
   /**
@@ -611,6 +666,137 @@ public final class RetryPolicy {
     public Builder quotaPacing(QuotaPacing pacing) {
       s.quotaPacing = notNull(pacing, "quotaPacing");
       return this;
+    }
+
+    /**
+     * Hedges calls after a fixed delay: once an attempt of a call has had no answer for {@code
+     * amount}, the same request is sent again beside it, the first acceptable answer wins and the
+     * other attempt is canceled (its response, if any, closed). Off by default. Replaces an
+     * adaptive delay set before.
+     *
+     * <p>Only {@link RetryingCallFactory} hedges (its {@code enqueue} and {@code execute}); a
+     * {@link RetryInterceptor} refuses a policy that hedges, since one chain on one thread
+     * cannot run two attempts at once. Only requests that are safe to send twice are hedged: an
+     * idempotent method or one carrying an idempotency key (every hedge carries the same key),
+     * with a body that can be written again (never a one-shot or duplex body, never a keyless
+     * POST). A hedge is an attempt: it counts against {@link #maxRetries} and is paid for from
+     * the {@link RetryBudget} like a retry; a call that sent one pays nothing back into it. No
+     * hedge goes to an origin that is refusing or pacing (after this call saw a 429 or 503, or
+     * a {@code Retry-After}, or while the origin's gate is closed or a crowd is paced on it), nor
+     * past the call's deadline, which hedges and retries share.
+     *
+     * @param amount how long an attempt may go unanswered before a hedge, positive, at most 24 hours
+     * @param unit the unit of {@code amount}
+     * @return this builder
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    public Builder hedgeAfter(long amount, TimeUnit unit) {
+      s.hedgeDelayNanos = Durations.checkedNanos("hedgeAfter", amount, unit);
+      s.hedgePercentile = 0;
+      return this;
+    }
+
+    /**
+     * Hedges calls after a fixed delay, as a {@link Duration}; see {@link #hedgeAfter(long,
+     * TimeUnit)}.
+     *
+     * @param delay how long an attempt may go unanswered before a hedge, positive, at most 24 hours
+     * @return this builder
+     * @throws NullPointerException if {@code delay} is null
+     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     */
+    @SuppressSignatureCheck
+    public Builder hedgeAfter(Duration delay) {
+      s.hedgeDelayNanos = Durations.checkedNanos("hedgeAfter", delay);
+      s.hedgePercentile = 0;
+      return this;
+    }
+
+    /**
+     * Hedges calls after a delay learned from the origin: twice the {@code percentile} of the
+     * latencies of its recent answers (the last 128 attempts to that origin that answered, under
+     * this policy), and never sooner than {@code floor}. Twice, so that only attempts clearly
+     * slower than the body of the distribution are hedged, and a service that is uniformly slow
+     * is not hedged at all. Until an origin has answered 20 attempts (its warm-up) its calls are
+     * not hedged. Otherwise as {@link #hedgeAfter(long, TimeUnit)}, which this replaces. Off by
+     * default; {@link #hedgeAdaptively()} takes p90 and 10 ms.
+     *
+     * @param percentile the percentile of recent latencies, in (0, 1), such as 0.9
+     * @param floor the shortest delay, positive, at most 24 hours
+     * @param unit the unit of {@code floor}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code percentile} is not in (0, 1), or {@code floor} is
+     *     zero, negative or over 24 hours
+     */
+    public Builder hedgeAdaptively(double percentile, long floor, TimeUnit unit) {
+      long floorNanos = Durations.checkedNanos("hedgeFloor", floor, unit);
+      s.hedgePercentile = checkedPercentile(percentile);
+      s.hedgeFloorNanos = floorNanos;
+      s.hedgeDelayNanos = 0;
+      return this;
+    }
+
+    /**
+     * Hedges calls after a delay learned from the origin, its floor a {@link Duration}; see
+     * {@link #hedgeAdaptively(double, long, TimeUnit)}.
+     *
+     * @param percentile the percentile of recent latencies, in (0, 1), such as 0.9
+     * @param floor the shortest delay, positive, at most 24 hours
+     * @return this builder
+     * @throws NullPointerException if {@code floor} is null
+     * @throws IllegalArgumentException if {@code percentile} is not in (0, 1), or {@code floor} is
+     *     zero, negative or over 24 hours
+     */
+    @SuppressSignatureCheck
+    public Builder hedgeAdaptively(double percentile, Duration floor) {
+      long floorNanos = Durations.checkedNanos("hedgeFloor", floor);
+      s.hedgePercentile = checkedPercentile(percentile);
+      s.hedgeFloorNanos = floorNanos;
+      s.hedgeDelayNanos = 0;
+      return this;
+    }
+
+    /**
+     * Hedges calls after a delay learned from the origin with the defaults: twice the p90 of its
+     * recent answers, at least 10 ms. See {@link #hedgeAdaptively(double, long, TimeUnit)}.
+     *
+     * @return this builder
+     */
+    public Builder hedgeAdaptively() {
+      return hedgeAdaptively(Tuning.HEDGE_PERCENTILE, Tuning.HEDGE_FLOOR_NANOS, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Turns hedging off (fixed or adaptive). The default.
+     *
+     * @return this builder
+     */
+    public Builder noHedging() {
+      s.hedgeDelayNanos = 0;
+      s.hedgePercentile = 0;
+      return this;
+    }
+
+    /**
+     * The most hedges a call has in flight beside its attempt, each sent one hedge delay after the
+     * one before: at most {@code maxHedges + 1} attempts of a call run at once. Default 1. Used
+     * only when hedging is on.
+     *
+     * @param maxHedges hedges in flight at most, in [1, 5]
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxHedges} is not in [1, 5]
+     */
+    public Builder maxHedges(int maxHedges) {
+      if (maxHedges < 1 || maxHedges > 5) throw new IllegalArgumentException("maxHedges not in [1, 5]: " + maxHedges);
+      s.maxHedges = maxHedges;
+      return this;
+    }
+
+    private static double checkedPercentile(double percentile) {
+      if (!(percentile > 0 && percentile < 1)) {
+        throw new IllegalArgumentException("hedgePercentile must be in (0, 1): " + percentile);
+      }
+      return percentile;
     }
 
     /** Test seam: monotonic time and sleeping. */

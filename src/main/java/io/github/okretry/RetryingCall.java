@@ -1,9 +1,11 @@
 package io.github.okretry;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import kotlin.jvm.JvmClassMappingKt;
@@ -46,9 +48,16 @@ final class RetryingCall implements Call {
     return request;
   }
 
+  /**
+   * Runs the call on the calling thread. Under a policy that hedges, the attempts run as {@link
+   * #enqueue} runs them (a hedge needs a second call in flight, which one blocked chain cannot
+   * have) and this thread waits for the outcome; an interrupt cancels the call and throws {@link
+   * InterruptedIOException} with the flag restored.
+   */
   @Override
   public Response execute() throws IOException {
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
+    if (factory.policy.hedges()) return executeHedged();
     Call call = factory.blockingClient.newCall(request);
     call.timeout().timeout(timeout.timeoutNanos(), TimeUnit.NANOSECONDS);
     if (timeout.hasDeadline()) call.timeout().deadlineNanoTime(timeout.deadlineNanoTime());
@@ -56,6 +65,43 @@ final class RetryingCall implements Call {
     current = call;
     if (canceled) call.cancel();
     return call.execute();
+  }
+
+  private Response executeHedged() throws IOException {
+    Outcome outcome = new Outcome();
+    start(outcome);
+    try {
+      outcome.done.await();
+    } catch (InterruptedException e) {
+      cancel();
+      Thread.currentThread().interrupt();
+      InterruptedIOException interrupted = new InterruptedIOException("interrupted");
+      interrupted.initCause(e);
+      throw interrupted;
+    }
+    if (outcome.response != null) return outcome.response;
+    IOException failure = outcome.failure;
+    // As OkHttp's execute() does: the caller's stack, the failure from the other thread as cause.
+    throw failure != null ? failure : new IOException("no outcome");
+  }
+
+  /** What the callback of a hedged execute() got, once. */
+  private static final class Outcome implements Callback {
+    final CountDownLatch done = new CountDownLatch(1);
+    volatile @Nullable Response response;
+    volatile @Nullable IOException failure;
+
+    @Override
+    public void onResponse(Call call, Response r) {
+      response = r;
+      done.countDown();
+    }
+
+    @Override
+    public void onFailure(Call call, IOException e) {
+      failure = e;
+      done.countDown();
+    }
   }
 
   /**
@@ -69,6 +115,10 @@ final class RetryingCall implements Call {
   public void enqueue(Callback callback) {
     if (callback == null) throw new NullPointerException("callback == null");
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
+    start(callback);
+  }
+
+  private void start(Callback callback) {
     AsyncLoop run = new AsyncLoop(this, callback);
     async = run;
     run.starting = true;
@@ -90,7 +140,10 @@ final class RetryingCall implements Call {
     Call call = current;
     if (call != null) call.cancel();
     AsyncLoop run = async;
-    if (run != null) run.endWait("Canceled");
+    if (run != null) {
+      run.cancelHedges();
+      run.endWait("Canceled");
+    }
   }
 
   @Override

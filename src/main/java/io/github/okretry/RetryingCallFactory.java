@@ -31,6 +31,11 @@ import okio.AsyncTimeout;
  * calls.newCall(request).enqueue(callback);
  * }</pre>
  *
+ * <p>Under a policy that hedges ({@link RetryPolicy.Builder#hedgeAfter}), a safe request that has
+ * gone unanswered for the hedge delay is sent again as a second OkHttp call beside the first; the
+ * first acceptable answer is delivered and the other call canceled. {@link Call#execute()} hedges
+ * too: it then runs the attempts as {@code enqueue} does and blocks for the outcome.
+ *
  * <p>Give it a client <em>without</em> the {@code RetryInterceptor} (it would retry twice). The
  * factory owns a single daemon scheduler thread unless you pass your own scheduler; {@link
  * #close()} stops the one it owns. Thread-safe.

@@ -37,6 +37,10 @@ final class Settings {
   @Nullable RetryBudget budget; // null until build(): then a fresh default budget
   boolean originWideRetryAfter;
   QuotaPacing quotaPacing = QuotaPacing.PUBLISHED;
+  long hedgeDelayNanos; // 0: no fixed hedge delay
+  double hedgePercentile; // 0: no adaptive hedge delay
+  long hedgeFloorNanos;
+  int maxHedges = 1;
 
   // Test seams, set through RetryPolicy.Builder's package-private methods.
   TimeSource time = TimeSource.SYSTEM;
@@ -66,6 +70,10 @@ final class Settings {
     budget = other.budget; // shared, not copied: a variation draws on the same budget
     originWideRetryAfter = other.originWideRetryAfter;
     quotaPacing = other.quotaPacing;
+    hedgeDelayNanos = other.hedgeDelayNanos;
+    hedgePercentile = other.hedgePercentile;
+    hedgeFloorNanos = other.hedgeFloorNanos;
+    maxHedges = other.maxHedges;
     time = other.time;
     clock = other.clock;
     random = other.random;

@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a driver does next for one logical call, one of four, as {@link LogicalCall} decides it:
  * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
- * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}. The driver acts on
+ * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges in
+ * flight also {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call. The driver acts on
  * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
  * the {@link Attempt} itself (one per call, reused by each attempt), RETURN one constant for all;
  * only failure paths and waits allocate a step. Only {@link Attempt} extends it.
@@ -18,11 +19,19 @@ class Step {
     SEND,
     WAIT,
     RETURN,
-    THROW
+    THROW,
+    /**
+     * Only with hedges in flight (the async driver): close any response in hand and forget this
+     * attempt; another attempt of the call is still in flight and its outcome decides.
+     */
+    DROP
   }
 
   /** Return the response of the attempt that just ended, as it is. */
   static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
+
+  /** Drop the attempt that just ended: another in flight answers for the call. */
+  static final Step DROP = new Other(Kind.DROP, 0, null, null);
 
   private final Kind kind;
 
@@ -106,6 +115,8 @@ class Step {
         return "SEND";
       case WAIT:
         return "WAIT(" + waitNanos() + " ns)";
+      case DROP:
+        return "DROP";
       case RETURN:
         Response local = responseOr(null);
         return local != null ? "RETURN(local " + local.code() + ")" : "RETURN";

@@ -31,7 +31,7 @@ class ArchitectureTest {
     "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall", "Step", "Attempt", "Seen"};
+  static final String[] CALL_STATE = {"LogicalCall", "Step", "Attempt", "Seen", "Hedging"};
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",

@@ -18,7 +18,7 @@ final class EventLog implements RetryListener {
     return List.copyOf(lines);
   }
 
-  /** The lines that start with {@code event} ("start", "retry", "gaveUp", "succeeded"). */
+  /** The lines that start with {@code event} ("start", "hedge", "retry", "gaveUp", "succeeded"). */
   synchronized List<String> lines(String event) {
     return lines.stream().filter(line -> line.startsWith(event + " ")).toList();
   }
@@ -26,6 +26,11 @@ final class EventLog implements RetryListener {
   @Override
   public synchronized void onAttemptStarted(Request request, int attempt) {
     lines.add("start " + attempt);
+  }
+
+  @Override
+  public synchronized void onHedgeStarted(Request request, int attempt, long afterNanos) {
+    lines.add("hedge " + attempt + " after " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(afterNanos) + " ms");
   }
 
   @Override

@@ -56,6 +56,24 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
     }
   }
 
+  /** Runs the tasks due within {@code d} from now, as {@link #runUntilIdle} does, then moves the clock to its end. */
+  void runFor(java.time.Duration d) {
+    long end = time.nanoTime() + d.toNanos();
+    while (true) {
+      Task<?> next;
+      synchronized (this) {
+        next = queue.peek();
+        if (next == null || next.atNanos > end) break;
+        queue.poll();
+      }
+      long now = time.nanoTime();
+      if (next.atNanos > now) time.advance(java.time.Duration.ofNanos(next.atNanos - now));
+      next.run();
+    }
+    long now = time.nanoTime();
+    if (end > now) time.advance(java.time.Duration.ofNanos(end - now));
+  }
+
   /** Tasks scheduled and not yet run or canceled. */
   synchronized int pending() {
     return queue.size();
@@ -76,6 +94,15 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
   @Override
   public void execute(Runnable command) {
     add(Executors.callable(command), 0);
+  }
+
+  /**
+   * Runs {@code command} {@code delayNanos} from now, without recording a wait: how a test makes an
+   * OkHttp call take time on the fake clock (its dispatcher hands the call over late, {@code
+   * HedgingDriverTest}).
+   */
+  void executeAfter(Runnable command, long delayNanos) {
+    add(Executors.callable(command), delayNanos);
   }
 
   private synchronized <V> Task<V> add(Callable<V> callable, long delayNanos) {

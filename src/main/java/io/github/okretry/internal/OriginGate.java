@@ -219,6 +219,20 @@ public final class OriginGate {
   }
 
   /**
+   * True if nothing holds back {@code url}'s origin at {@code nowNanos}: no gate closed on it and
+   * no crowd paced on it. What hedging asks before it adds a request: never to an origin that is
+   * refusing or pacing.
+   */
+  public boolean quiet(HttpUrl url, long nowNanos) {
+    if (size == 0) return true; // the common case, without building a key or locking
+    String key = origin(url);
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      return entry == null || entry.isEmpty(nowNanos);
+    }
+  }
+
+  /**
    * A turn for a retry waiting on {@code origin}: see {@link OriginPacer#reserve}.
    *
    * @param origin a key from {@link #origin(HttpUrl)}

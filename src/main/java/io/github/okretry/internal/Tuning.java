@@ -96,4 +96,36 @@ public final class Tuning {
    * used is forgotten. About 200 bytes each.
    */
   public static final int MAX_ORIGINS = 1024;
+
+  // ---- Hedging (RetryPolicy.Builder#hedgeAdaptively, OriginLatencies) ----
+
+  /** The adaptive hedge delay's percentile when none is given: p90 of recent answers. */
+  public static final double HEDGE_PERCENTILE = 0.9;
+
+  /** The adaptive hedge delay's floor when none is given. */
+  public static final long HEDGE_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /**
+   * The adaptive delay is this many times the percentile. A hedge sent at the percentile itself
+   * would go out for (1 - percentile) of healthy attempts too (10 % extra requests at p90 for a
+   * service with no tail at all); at twice the percentile only attempts clearly off the body of
+   * the distribution are hedged, and a service that is uniformly slow is not hedged at all.
+   */
+  public static final double HEDGE_MARGIN = 2.0;
+
+  /** Answers an origin must have given before the adaptive delay hedges anything: its warm-up. */
+  public static final int HEDGE_WARMUP_SAMPLES = 20;
+
+  /** Recent answers kept per origin for the adaptive delay (a ring: the oldest is replaced). */
+  public static final int HEDGE_WINDOW = 128;
+
+  /**
+   * How long after an origin refused a call (a 429 or 503, or a {@code Retry-After}) no call of
+   * the policy hedges to it: hedging is for a healthy service with a tail, and an origin that
+   * sheds load is not one. Ten seconds, a few times the usual {@code Retry-After}.
+   */
+  public static final long HEDGE_QUIET_AFTER_REFUSAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** The percentile is recomputed (a sort of the window) once per this many new answers. */
+  public static final int HEDGE_RECOMPUTE_EVERY = 8;
 }

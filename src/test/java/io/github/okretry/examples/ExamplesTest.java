@@ -146,7 +146,12 @@ class ExamplesTest {
     assertThat(reservations.get(0)).contains("resend_count=- ").contains("status_code=- ");
     assertThat(reservations.get(1)).contains("resend_count=1 ").contains("status_code=503");
     assertThat(reservations.get(2)).contains("resend_count=2 ").contains("status_code=200");
-    assertThat(out).contains("server saw 6 requests");
+    // A hedge is a resend: its span opens beside the stalled request's, which ends without a status.
+    List<String> prices = all(out, "(GET\\s+CLIENT\\s+parent=checkout /prices/42 .*)");
+    assertThat(prices).hasSize(2);
+    assertThat(prices).anySatisfy(p -> assertThat(p).contains("resend_count=- ").contains("status_code=- "));
+    assertThat(prices).anySatisfy(p -> assertThat(p).contains("resend_count=1 ").contains("status_code=200"));
+    assertThat(out).contains("server saw 9 requests");
   }
 
   interface Main {

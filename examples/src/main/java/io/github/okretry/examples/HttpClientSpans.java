@@ -33,6 +33,13 @@ import okhttp3.Response;
  * scheduled, the call's end, or OkHttp's next request. That last kind of span has no status
  * code, since its response went to OkHttp, not to okretry.
  *
+ * <p>A hedge ({@link #onHedgeStarted}, from {@code RetryingCallFactory} with {@code hedgeAfter}) is
+ * a resend too and counts in {@code http.request.resend_count}, but its span opens beside the
+ * span of the attempt it hedges, which stays open. Listeners are not told which attempt in flight
+ * answered first: when the call ends, the span opened last gets the outcome, and the others still
+ * open end without a status (the attempts okretry canceled, or the one that won if it was not
+ * the last).
+ *
  * <p>Spans are children of the context current when the call's first attempt starts: the
  * caller's, for {@code execute()}. Attribute names are the stable HTTP ones; {@code error.type}
  * is the status code, or the exception's simple class name (what okretry reports). This listener
@@ -79,6 +86,12 @@ final class HttpClientSpans implements RetryListener {
   }
 
   @Override
+  public void onHedgeStarted(Request request, int attempt, long afterNanos) {
+    Sends sends = calls.get(request);
+    if (sends != null) sends.hedging(); // the next start opens a span beside the open one
+  }
+
+  @Override
   public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
     Sends sends = calls.get(request);
     if (sends != null) sends.endWithFailure(reason);
@@ -107,6 +120,12 @@ final class HttpClientSpans implements RetryListener {
     final Context parent;
     long sent;
     Span open;
+    boolean hedge; // the next start is a hedge: the open span stays open beside it
+    final java.util.List<Span> alsoOpen = new java.util.ArrayList<>(); // spans of attempts a hedge runs beside
+
+    synchronized void hedging() {
+      hedge = true;
+    }
 
     Sends(Context parent) {
       this.parent = parent;
@@ -124,6 +143,8 @@ final class HttpClientSpans implements RetryListener {
       // "Recommended if and only if request was retried": absent on the first send.
       if (sent > 0) span.setAttribute(HTTP_REQUEST_RESEND_COUNT, sent);
       sent++;
+      if (hedge && open != null) alsoOpen.add(open);
+      hedge = false;
       open = span.startSpan();
     }
 
@@ -139,6 +160,8 @@ final class HttpClientSpans implements RetryListener {
     }
 
     synchronized void end(Long statusCode, String errorType) {
+      for (Span other : alsoOpen) other.end(); // attempts in flight beside a hedge: outcome unknown here
+      alsoOpen.clear();
       Span span = open;
       if (span == null) return;
       open = null;

@@ -3,6 +3,7 @@ package io.github.okretry.examples;
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
+import io.github.okretry.RetryingCallFactory;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
@@ -15,8 +16,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -25,7 +28,9 @@ import okhttp3.Response;
  * {@link HttpClientSpans} with the OpenTelemetry SDK and an in-memory exporter: one HTTP client
  * span per request sent, {@code http.request.resend_count} on each resend. Two calls inside a
  * {@code checkout} span: one that okretry retries twice, and one that OkHttp repeats by itself
- * (a 503 with {@code Retry-After: 0}) before okretry retries it.
+ * (a 503 with {@code Retry-After: 0}) before okretry retries it. Then one call through a {@link
+ * RetryingCallFactory} that hedges: its first request gets no answer for a second, a hedge goes
+ * after 50 ms and answers, and counts as a resend.
  */
 public final class OpenTelemetryExample {
   public static void main(String[] args) throws Exception {
@@ -42,6 +47,11 @@ public final class OpenTelemetryExample {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.enqueue(new MockResponse.Builder().body("reserved").build());
+      // call 3 (hedged), after one call that shows the origin answers (okretry hedges no origin
+      // before that): the first request stalls for a second; the hedge is answered at once
+      server.enqueue(new MockResponse.Builder().body("ok").build());
+      server.enqueue(new MockResponse.Builder().headersDelay(1, TimeUnit.SECONDS).body("slow price").build());
+      server.enqueue(new MockResponse.Builder().body("price").build());
       server.start();
 
       Tracer tracer = tracing.get("okretry-example");
@@ -56,12 +66,22 @@ public final class OpenTelemetryExample {
           .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
 
+      OkHttpClient plain = new OkHttpClient();
+      RetryingCallFactory hedged = RetryingCallFactory.create(plain, RetryPolicy.builder()
+          .hedgeAfter(50, TimeUnit.MILLISECONDS)
+          .listener(new HttpClientSpans(tracer))
+          .build());
       Span checkout = tracer.spanBuilder("checkout").startSpan();
       try (Scope ignored = checkout.makeCurrent()) {
         get(client, server, "/inventory/42");
         get(client, server, "/reservations/42");
+        get(hedged, server, "/prices");
+        get(hedged, server, "/prices/42");
       } finally {
         checkout.end();
+        hedged.close();
+        plain.dispatcher().executorService().shutdown();
+        plain.connectionPool().evictAll();
       }
 
       List<SpanData> spans = exporter.getFinishedSpanItems();
@@ -79,7 +99,7 @@ public final class OpenTelemetryExample {
     }
   }
 
-  private static void get(OkHttpClient client, MockWebServer server, String path) throws Exception {
+  private static void get(Call.Factory client, MockWebServer server, String path) throws Exception {
     try (Response response = client.newCall(new Request.Builder().url(server.url(path)).build()).execute()) {
       System.out.println("GET " + path + " -> HTTP " + response.code() + " \"" + response.body().string() + "\"");
     }

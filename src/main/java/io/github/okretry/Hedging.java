@@ -1,0 +1,132 @@
+package io.github.okretry;
+
+import io.github.okretry.internal.OriginLatencies;
+import io.github.okretry.internal.Tuning;
+import okhttp3.HttpUrl;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The hedging part of one {@link LogicalCall}: which attempts of the current round are in flight,
+ * when the next hedge is due, and whether this call may hedge at all. A round is an attempt sent
+ * by {@link LogicalCall#next} and the hedges sent beside it; it ends when one of them ends the
+ * call, or when the last of them failed (then the call retries or gives up as without hedges).
+ * Made only for a call whose policy hedges and whose request is safe to send twice, so a call
+ * without hedging pays nothing for it. Pure, and like its call not thread-safe.
+ */
+final class Hedging {
+
+  private final LogicalCall call;
+  private final int maxHedges;
+  private final long fixedDelayNanos; // 0: adaptive
+  private final long floorNanos;
+  private final OriginLatencies origins; // the policy's: refusals, answers and their latencies
+  private final Attempt[] hedges; // reused round after round: a round starts only once the last ended
+
+  private int inFlight; // attempts of this round not ended yet
+  private int sent; // hedges sent this round
+  private long lastSentNanos; // when this round's latest attempt was sent
+  private long armedNanos; // the delay the driver was told for the next hedge; 0: none
+  private boolean refused; // the origin refused or paced this call: no more hedges, ever
+
+  private Hedging(LogicalCall call, RetryPolicy policy) {
+    this.call = call;
+    this.maxHedges = policy.settings.maxHedges;
+    this.fixedDelayNanos = policy.settings.hedgeDelayNanos;
+    this.floorNanos = policy.settings.hedgeFloorNanos;
+    this.origins = policy.hedgeOrigins;
+    this.hedges = new Attempt[maxHedges];
+  }
+
+  /**
+   * The hedging state of {@code call}, or null if it is never hedged: its policy does not hedge,
+   * or its request is not safe to have twice in flight (not idempotent and keyless, or a body
+   * that cannot be written twice), or it may make only one attempt.
+   */
+  static @Nullable Hedging of(LogicalCall call, RetryPolicy policy, boolean repeatableBody, boolean idempotent, int maxRetries) {
+    if (policy.hedgeOrigins == null || !repeatableBody || !idempotent || maxRetries < 1) return null;
+    return new Hedging(call, policy);
+  }
+
+  /** {@code primary} was sent at {@code nowNanos}: a new round, with nothing else in flight. */
+  void roundStarted(Attempt primary, long nowNanos) {
+    primary.sentNanos = nowNanos;
+    inFlight = 1;
+    sent = 0;
+    lastSentNanos = nowNanos;
+    armedNanos = 0;
+  }
+
+  /**
+   * How long after the latest send of this round the next hedge is due, or 0 for none (no more
+   * hedges this round, the origin refused or has not answered yet, or the adaptive delay is still
+   * warming up). What it
+   * answers is what {@link #isDue} holds the driver's timer to.
+   */
+  long delayNanos(HttpUrl url) {
+    if (refused || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
+    // An origin that never answered may be one that refuses everything: no hedge to it yet.
+    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(url) ? fixedDelayNanos : 0;
+    long percentile = origins.percentileNanos(url);
+    if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
+    long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
+    return armedNanos = Math.max(floorNanos, margin);
+  }
+
+  /** True if a hedge may go at {@code nowNanos}: one is armed, its delay is over, and nothing forbids it here. */
+  boolean isDue(long nowNanos) {
+    return armedNanos > 0 && inFlight > 0 && !refused && sent < maxHedges && nowNanos - lastSentNanos >= armedNanos;
+  }
+
+  /** How long the latest attempt of this round has gone unanswered. */
+  long silentNanos(long nowNanos) {
+    return nowNanos - lastSentNanos;
+  }
+
+  /** The call will not hedge again: its origin refused it or paces it. */
+  void refused() {
+    refused = true;
+    armedNanos = 0;
+  }
+
+  /** {@code url}'s origin refused this call at {@code nowNanos}: no call hedges to it for a while. */
+  void refusedBy(HttpUrl url, long nowNanos) {
+    refused();
+    origins.refused(url, nowNanos);
+  }
+
+  /** True if {@code url}'s origin refused a call of this policy lately. */
+  boolean originRefusedLately(HttpUrl url, long nowNanos) {
+    return origins.refusedRecently(url, nowNanos);
+  }
+
+  /** A hedge numbered {@code number} goes now, beside the attempts in flight. */
+  Attempt sent(int number, long nowNanos) {
+    Attempt hedge = hedges[sent];
+    if (hedge == null) hedge = hedges[sent] = new Attempt(call, true);
+    hedge.number = number;
+    hedge.sentNanos = nowNanos;
+    sent++;
+    inFlight++;
+    lastSentNanos = nowNanos;
+    armedNanos = 0;
+    return hedge;
+  }
+
+  /** {@code attempt} of this round ended; true if others of the round are still in flight. */
+  boolean ended() {
+    if (inFlight > 0) inFlight--;
+    if (inFlight == 0) armedNanos = 0;
+    return inFlight > 0;
+  }
+
+  /**
+   * {@code attempt} answered {@code response} at {@code nowNanos}: if it {@code ends} the call,
+   * its latency teaches the adaptive delay, and if others are still in flight it won (logged).
+   */
+  void answered(Attempt attempt, @Nullable Response response, boolean ends, boolean othersInFlight, long nowNanos) {
+    if (response == null || !ends) return;
+    origins.record(response.request().url(), nowNanos - attempt.sentNanos);
+    if (othersInFlight) call.policy.events.hedgeWon(call.request, attempt.number, attempt.hedge, inFlight);
+  }
+}

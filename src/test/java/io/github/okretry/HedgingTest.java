@@ -1,0 +1,430 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import okio.BufferedSink;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-call hedging decisions of {@link LogicalCall} ({@link Hedging}), driven by hand on fake
+ * time as a driver would: when a hedge is due, who may be hedged, what the budget, the origin and
+ * the deadline allow, who won. No OkHttp call; the async driver's part is {@code
+ * HedgingDriverTest}.
+ */
+@Tag("unit")
+class HedgingTest {
+  static final long MS = 1_000_000L;
+
+  final FakeTime time = new FakeTime();
+  final EventLog events = new EventLog();
+  final Request get = new Request.Builder().url("https://a.test/x").build();
+
+  RetryPolicy.Builder policy() {
+    return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
+        .random(() -> 0L).keyGenerator(() -> "k1").listener(events).hedgeAfter(50, TimeUnit.MILLISECONDS);
+  }
+
+  Response response(Request request, int code, String... headers) {
+    return new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("x")
+        .headers(okhttp3.Headers.of(headers)).body(ResponseBody.create("", (MediaType) null)).build();
+  }
+
+  void advanceMillis(long ms) {
+    time.advance(Duration.ofMillis(ms));
+  }
+
+  /**
+   * {@code builder}'s policy, its origin {@code https://a.test} having answered once already: a
+   * fixed delay hedges only an origin that has answered.
+   */
+  RetryPolicy known(RetryPolicy.Builder builder) {
+    RetryPolicy p = builder.build();
+    if (p.hedgeOrigins != null) p.hedgeOrigins.record(get.url(), 5 * MS);
+    p.budget.deposit(); // that answer was a success: evidence that retrying works (RetryBudget)
+    return p;
+  }
+
+  final java.util.Map<LogicalCall, Attempt> firsts = new java.util.IdentityHashMap<>();
+
+  /** A call whose first attempt is in flight, its hedge armed as a driver arms it. */
+  LogicalCall sent(RetryPolicy policy, Request request) {
+    LogicalCall call = LogicalCall.start(policy, request, 0);
+    Step first = call.next(null);
+    assertThat(first.kind()).isEqualTo(Step.Kind.SEND);
+    firsts.put(call, first.attempt());
+    call.hedgeDelayNanos(); // as a driver asks after each SEND: arms the hedge
+    return call;
+  }
+
+  /** The first attempt {@link #sent} for {@code call}. */
+  Attempt first(LogicalCall call) {
+    return firsts.get(call);
+  }
+
+  @Test
+  void theHedgeIsDueAtTheDelayNotBefore() {
+    LogicalCall call = sent(known(policy()), get);
+    assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
+    advanceMillis(49);
+    assertThat(call.hedge()).isNull();
+    advanceMillis(1);
+    Attempt hedge = call.hedge();
+    assertThat(hedge).isNotNull();
+    assertThat(hedge.number).isEqualTo(2);
+    assertThat(hedge.hedge).isTrue();
+    assertThat(hedge.request()).isSameAs(call.request); // the same request, the same key
+    assertThat(call.hedgeDelayNanos()).as("maxHedges 1: no second hedge").isZero();
+    assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 50 ms", "start 2");
+  }
+
+  @Test
+  void theFirstAcceptableAnswerWinsAndEndsTheCall() {
+    LogicalCall call = sent(known(policy()), get);
+    Attempt first = first(call);
+    advanceMillis(50);
+    Attempt hedge = call.hedge();
+    advanceMillis(5);
+    Step step = call.ended(hedge, response(get, 200), null, 0);
+    assertThat(step).isSameAs(Step.RETURN);
+    assertThat(first.number).isEqualTo(1);
+    assertThat(events.lines("succeeded")).containsExactly("succeeded 2 HTTP 200");
+  }
+
+  @Test
+  void aFailureWithAnotherAttemptInFlightIsDroppedAndTheLastOneDecides() throws Exception {
+    LogicalCall call = sent(known(policy().maxRetries(3)), get);
+    Attempt first = first(call);
+    advanceMillis(50);
+    Attempt hedge = call.hedge();
+    assertThat(call.ended(first, null, new SocketTimeoutException("first"), 0)).isSameAs(Step.DROP);
+    assertThat(call.hedge()).as("the hedge is the only attempt left, and maxHedges is spent").isNull();
+    Step step = call.ended(hedge, null, new SocketTimeoutException("hedge"), 0);
+    assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
+    advanceMillis(step.waitNanos() / MS);
+    Step retry = call.next(null);
+    assertThat(retry.attempt().number).isEqualTo(3);
+    assertThat(call.hedgeDelayNanos()).as("the retry's round may be hedged again").isEqualTo(50 * MS);
+    Step last = call.ended(retry.attempt(), null, new SocketTimeoutException("third"), 0);
+    assertThat(last.kind()).isEqualTo(Step.Kind.WAIT);
+    advanceMillis(last.waitNanos() / MS);
+    Step fourth = call.next(null);
+    Step end = call.ended(fourth.attempt(), null, new SocketTimeoutException("fourth"), 0);
+    assertThat(end.kind()).isEqualTo(Step.Kind.THROW);
+    assertThat(end.failure().getSuppressed()).extracting(Throwable::getMessage).containsExactly("first", "hedge", "third");
+  }
+
+  @Test
+  void aCallerCancelEndsTheCallWhateverIsInFlight() {
+    LogicalCall call = sent(known(policy()), get);
+    Attempt first = first(call);
+    advanceMillis(50);
+    call.hedge();
+    Step step = call.ended(first, null, new IOException("Canceled"), Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED);
+    assertThat(step.kind()).isEqualTo(Step.Kind.THROW);
+    assertThat(call.gaveUpFor()).isEqualTo(GiveUpReason.CANCELED);
+  }
+
+  @Test
+  void aHedgeIsAnAttemptCountedAgainstMaxRetries() {
+    LogicalCall call = sent(known(policy().maxRetries(1)), get);
+    Attempt first = first(call);
+    advanceMillis(50);
+    Attempt hedge = call.hedge();
+    call.ended(first, null, new SocketTimeoutException("first"), 0);
+    Step step = call.ended(hedge, null, new SocketTimeoutException("hedge"), 0);
+    assertThat(step.kind()).isEqualTo(Step.Kind.THROW);
+    assertThat(call.gaveUpFor()).isEqualTo(GiveUpReason.RETRIES_EXHAUSTED);
+  }
+
+  @Test
+  void noFixedDelayHedgeToAnOriginThatNeverAnswered() {
+    LogicalCall call = sent(policy().build(), get);
+    assertThat(call.hedgeDelayNanos()).isZero();
+    advanceMillis(50);
+    assertThat(call.hedge()).isNull();
+    assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
+    assertThat(sent(policy().build(), get).hedgeDelayNanos()).as("another policy: its own table").isZero();
+  }
+
+  @Test
+  void noHedgeWithoutARetryToSpend() {
+    LogicalCall call = sent(known(policy().maxRetries(0)), get);
+    assertThat(call.hedgeDelayNanos()).isZero();
+  }
+
+  @Test
+  void maxHedgesInFlightEachADelayAfterTheLast() {
+    LogicalCall call = sent(known(policy().maxHedges(2)), get);
+    advanceMillis(50);
+    assertThat(call.hedge().number).isEqualTo(2);
+    assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
+    advanceMillis(49);
+    assertThat(call.hedge()).isNull();
+    advanceMillis(1);
+    assertThat(call.hedge().number).isEqualTo(3);
+    assertThat(call.hedgeDelayNanos()).isZero();
+  }
+
+  @Nested
+  class WhoIsHedged {
+    @Test
+    void idempotentMethodsAndKeyedRequests() {
+      RetryPolicy p = known(policy());
+      assertThat(sent(p, get).hedgeDelayNanos()).isPositive();
+      assertThat(sent(p, request("PUT", RequestBody.create("{}", MediaType.get("application/json")))).hedgeDelayNanos())
+          .isPositive();
+      // A POST is stamped with a generated key before the call starts: keyed, so hedged.
+      Request keyed = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
+      assertThat(sent(p, keyed).hedgeDelayNanos()).isPositive();
+    }
+
+    @Test
+    void neverAKeylessPost() {
+      RetryPolicy p = known(policy().generateIdempotencyKeys(false));
+      Request post = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
+      assertThat(sent(p, post).hedgeDelayNanos()).isZero();
+    }
+
+    @Test
+    void neverAOneShotOrDuplexBody() {
+      RetryPolicy p = known(policy());
+      assertThat(sent(p, request("PUT", body(true, false))).hedgeDelayNanos()).isZero();
+      assertThat(sent(p, request("PUT", body(false, true))).hedgeDelayNanos()).isZero();
+    }
+
+    @Test
+    void notWhenThePolicyDoesNotHedge() {
+      assertThat(sent(known(policy().noHedging()), get).hedgeDelayNanos()).isZero();
+    }
+
+    Request request(String method, RequestBody body) {
+      return new Request.Builder().url("https://a.test/x").method(method, body).build();
+    }
+
+    RequestBody body(boolean oneShot, boolean duplex) {
+      return new RequestBody() {
+        @Override
+        public MediaType contentType() {
+          return null;
+        }
+
+        @Override
+        public void writeTo(BufferedSink sink) {}
+
+        @Override
+        public boolean isOneShot() {
+          return oneShot;
+        }
+
+        @Override
+        public boolean isDuplex() {
+          return duplex;
+        }
+      };
+    }
+  }
+
+  @Nested
+  class NeverWhileTheOriginPushesBack {
+    @Test
+    void notAfterThisCallSawA503() {
+      LogicalCall call = sent(known(policy().maxHedges(2)), get);
+      Attempt first = first(call);
+      advanceMillis(50);
+      Attempt hedge = call.hedge();
+      assertThat(call.ended(hedge, response(get, 503), null, 0)).isSameAs(Step.DROP);
+      assertThat(call.hedgeDelayNanos()).isZero();
+      advanceMillis(50);
+      assertThat(call.hedge()).isNull();
+      Step step = call.ended(first, response(get, 503), null, 0);
+      assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
+      advanceMillis(step.waitNanos() / MS);
+      call.next(null);
+      assertThat(call.hedgeDelayNanos()).as("nor in the retries after it").isZero();
+    }
+
+    @Test
+    void notAfterA429WithRetryAfter() {
+      LogicalCall call = sent(known(policy()), get);
+      Step step = call.ended(first(call), response(get, 429, "Retry-After", "1"), null, 0);
+      assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
+      advanceMillis(step.waitNanos() / MS);
+      Step retry = call.next(null);
+      assertThat(retry.kind()).isEqualTo(Step.Kind.SEND);
+      assertThat(call.hedgeDelayNanos()).isZero();
+      advanceMillis(50);
+      assertThat(call.hedge()).isNull();
+    }
+
+    @Test
+    void notForTenSecondsAfterTheOriginRefusedAnotherCall() {
+      RetryPolicy p = known(policy());
+      LogicalCall refused = sent(p, get);
+      refused.ended(first(refused), response(get, 503), null, 0);
+      LogicalCall call = sent(p, get);
+      advanceMillis(50);
+      assertThat(call.hedge()).isNull();
+      advanceMillis(10_000);
+      LogicalCall later = sent(p, get);
+      advanceMillis(50);
+      assertThat(later.hedge()).as("the origin has been quiet for 10 s").isNotNull();
+    }
+
+    @Test
+    void notWhileTheOriginsGateIsClosed() {
+      RetryPolicy p = known(policy().originWideRetryAfter(true));
+      LogicalCall call = sent(p, get);
+      LogicalCall other = sent(p, get);
+      // The other call is refused with a Retry-After: the origin's gate closes for everyone.
+      other.ended(first(other), response(get, 429, "Retry-After", "5"), null, 0);
+      advanceMillis(50);
+      assertThat(call.hedge()).isNull();
+      assertThat(events.lines("hedge")).isEmpty();
+    }
+  }
+
+  @Test
+  void theBudgetPaysForAHedgeOrThereIsNone() {
+    RetryBudget budget = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
+    RetryPolicy p = known(policy().retryBudget(budget));
+    LogicalCall a = sent(p, get);
+    LogicalCall b = sent(p, get);
+    advanceMillis(50);
+    assertThat(a.hedge()).isNotNull();
+    assertThat(b.hedge()).as("the one token is spent").isNull();
+    assertThat(budget.availableTokens()).isZero();
+  }
+
+  @Test
+  void hedgesAndRetriesShareOneDeadline() {
+    LogicalCall call = sent(known(policy().deadline(80, TimeUnit.MILLISECONDS)), get);
+    advanceMillis(50);
+    Attempt hedge = call.hedge();
+    assertThat(hedge.watchNanos()).as("what is left of the call's 80 ms").isEqualTo(30 * MS);
+    LogicalCall late = sent(known(policy().deadline(50, TimeUnit.MILLISECONDS)), get);
+    advanceMillis(50);
+    assertThat(late.hedge()).as("no time left").isNull();
+  }
+
+  @Test
+  void aConflictFromTheServerToTheHedgeOfAKeyedRequestIsNotTheAnswer() {
+    RetryPolicy p = known(policy());
+    Request keyed = p.keys.stamp(new Request.Builder().url("https://a.test/x")
+        .post(RequestBody.create("{}", MediaType.get("application/json"))).build());
+    LogicalCall call = sent(p, keyed);
+    Attempt first = first(call);
+    advanceMillis(50);
+    Attempt hedge = call.hedge();
+    assertThat(call.ended(hedge, response(keyed, 409), null, 0)).isSameAs(Step.DROP);
+    assertThat(call.ended(first, response(keyed, 201), null, 0)).isSameAs(Step.RETURN);
+  }
+
+  @Nested
+  class Adaptive {
+    RetryPolicy adaptive() {
+      return policy().hedgeAdaptively(0.9, 10, TimeUnit.MILLISECONDS).build();
+    }
+
+    /** One call to the origin that answers 200 after {@code ms}. */
+    void answeredAfter(RetryPolicy p, long ms) {
+      LogicalCall call = sent(p, get);
+      advanceMillis(ms);
+      assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
+    }
+
+    @Test
+    void noHedgeWhileWarmingUp() {
+      RetryPolicy p = adaptive();
+      for (int i = 0; i < 19; i++) answeredAfter(p, 5);
+      assertThat(sent(p, get).hedgeDelayNanos()).isZero();
+      answeredAfter(p, 5);
+      assertThat(sent(p, get).hedgeDelayNanos()).isPositive();
+    }
+
+    @Test
+    void twiceThePercentileOfRecentAnswers() {
+      RetryPolicy p = adaptive();
+      for (int i = 1; i <= 40; i++) answeredAfter(p, 10 + (i % 10)); // 11..19, 10: p90 is 18 ms
+      assertThat(sent(p, get).hedgeDelayNanos()).isEqualTo(36 * MS);
+    }
+
+    @Test
+    void neverBelowTheFloor() {
+      RetryPolicy p = adaptive();
+      for (int i = 0; i < 40; i++) answeredAfter(p, 1);
+      assertThat(sent(p, get).hedgeDelayNanos()).isEqualTo(10 * MS);
+    }
+
+    @Test
+    void aUniformlySlowOriginIsNotHedged() {
+      RetryPolicy p = adaptive();
+      for (int i = 0; i < 40; i++) answeredAfter(p, 200);
+      LogicalCall call = sent(p, get);
+      assertThat(call.hedgeDelayNanos()).isEqualTo(400 * MS);
+      advanceMillis(201);
+      assertThat(call.hedge()).isNull();
+    }
+
+    @Test
+    void aLoserCanceledByTheWinnerTeachesNothing() {
+      RetryPolicy p = adaptive();
+      for (int i = 0; i < 40; i++) answeredAfter(p, 5);
+      LogicalCall call = sent(p, get);
+      Attempt first = first(call);
+      advanceMillis(10);
+      Attempt hedge = call.hedge();
+      advanceMillis(5);
+      assertThat(call.ended(hedge, response(get, 200), null, 0)).isSameAs(Step.RETURN);
+      // The first attempt is canceled by the driver and never reported: the table saw 5 ms only.
+      assertThat(sent(p, get).hedgeDelayNanos()).isEqualTo(10 * MS);
+      assertThat(first.number).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  class Settings {
+    @Test
+    void defaultsAndGetters() {
+      RetryPolicy off = RetryPolicy.create();
+      assertThat(off.hedgeDelayNanos()).isZero();
+      assertThat(off.hedgePercentile()).isZero();
+      assertThat(off.hedgeFloorNanos()).isZero();
+      assertThat(off.maxHedges()).isEqualTo(1);
+      RetryPolicy fixed = RetryPolicy.builder().hedgeAfter(Duration.ofMillis(50)).maxHedges(2).build();
+      assertThat(fixed.hedgeDelayNanos()).isEqualTo(50 * MS);
+      assertThat(fixed.maxHedges()).isEqualTo(2);
+      assertThat(fixed.toString()).contains("hedgeDelayNanos=50000000", "maxHedges=2");
+      RetryPolicy adaptive = RetryPolicy.builder().hedgeAdaptively().build();
+      assertThat(adaptive.hedgePercentile()).isEqualTo(0.9);
+      assertThat(adaptive.hedgeFloorNanos()).isEqualTo(10 * MS);
+      assertThat(adaptive.hedgeDelayNanos()).as("the last of the two forms set wins").isZero();
+      assertThat(adaptive.toBuilder().hedgeAfter(1, TimeUnit.SECONDS).build().hedgePercentile()).isZero();
+      assertThat(adaptive.toBuilder().noHedging().build().toString()).doesNotContain("hedge");
+    }
+
+    @Test
+    void badValuesAreRefusedNamingTheSetting() {
+      RetryPolicy.Builder b = RetryPolicy.builder();
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAfter(0, TimeUnit.MILLISECONDS), "hedgeAfter", "0");
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAfter(Duration.ofHours(25)), "hedgeAfter", "");
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAdaptively(1.0, 10, TimeUnit.MILLISECONDS), "hedgePercentile", "1.0");
+      ScriptedTest.assertRejectedNaming(() -> b.hedgeAdaptively(0.9, Duration.ZERO), "hedgeFloor", "");
+      ScriptedTest.assertRejectedNaming(() -> b.maxHedges(0), "maxHedges", "0");
+      ScriptedTest.assertRejectedNaming(() -> b.maxHedges(6), "maxHedges", "6");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.hedgeAfter(null))
+          .isInstanceOf(NullPointerException.class);
+    }
+  }
+}
