@@ -54,6 +54,27 @@ class FleetReport {
     }
     md.append(FleetScenarios.f("\n%d runs in %.1f s of wall time.\n", 600, (System.nanoTime() - wall0) / 1e9));
     Files.writeString(out.resolve("quota.md"), md);
+    // The plot: each seed's makespan (1 × 40) and attempts per call (3 × 20), sorted, per mode.
+    List<String> names = new java.util.ArrayList<>();
+    List<double[]> makespans = new java.util.ArrayList<>();
+    List<double[]> shared = new java.util.ArrayList<>();
+    for (io.github.okretry.QuotaPacing p : io.github.okretry.QuotaPacing.values()) {
+      double[] m = new double[100];
+      double[] a = new double[100];
+      for (int seed = 1; seed <= 100; seed++) {
+        m[seed - 1] = new QuotaFleet(1, 40, 20, seed).run(p).makespanSeconds();
+        a[seed - 1] = new QuotaFleet(3, 20, 20, seed).run(p).attemptsPerCall();
+      }
+      java.util.Arrays.sort(m);
+      java.util.Arrays.sort(a);
+      names.add(p.toString());
+      makespans.add(m);
+      shared.add(a);
+    }
+    lineChart(out.resolve("quota-makespan.png").toFile(),
+        "Published quota, 1 × 40 at once vs 20/s: makespan (s) of each of 100 seeds, sorted", "seeds, sorted", names, makespans, 0, 4, 0.5);
+    lineChart(out.resolve("quota-shared.png").toFile(),
+        "Published quota, 3 × 20 sharing one 20/s quota: attempts per call of each of 100 seeds, sorted", "seeds, sorted", names, shared, 0.8, 2.2, 0.2);
     System.out.print(md);
   }
 
@@ -175,6 +196,11 @@ class FleetReport {
 
   /** A plain line chart with a legend of the contenders, headless. */
   static void lineChart(File file, String title, String xLabel, List<double[]> series, double yMin, double yMax, double gridStep) throws IOException {
+    lineChart(file, title, xLabel, ALL.stream().map(Fleet.Contender::name).toList(), series, yMin, yMax, gridStep);
+  }
+
+  /** A plain line chart with a legend of {@code names}, one a series, headless. */
+  static void lineChart(File file, String title, String xLabel, List<String> names, List<double[]> series, double yMin, double yMax, double gridStep) throws IOException {
     int w = 900;
     int h = 520;
     int left = 60;
@@ -197,7 +223,7 @@ class FleetReport {
       int py = top + ph - (int) ((y - yMin) / (yMax - yMin) * ph);
       g.drawLine(left, py, left + pw, py);
       g.setColor(Color.BLACK);
-      g.drawString(String.valueOf(y), 10, py + 4);
+      g.drawString(FleetScenarios.f("%.1f", y), 10, py + 4);
       g.setColor(new Color(0xdddddd));
     }
     g.setStroke(new BasicStroke(2f));
@@ -213,7 +239,7 @@ class FleetReport {
       }
       g.fillRect(left + pw + 15, top + 10 + s * 22, 14, 4);
       g.setColor(Color.BLACK);
-      g.drawString(ALL.get(s).name(), left + pw + 35, top + 16 + s * 22);
+      g.drawString(names.get(s), left + pw + 35, top + 16 + s * 22);
     }
     g.dispose();
     ImageIO.write(img, "png", file);
