@@ -47,11 +47,11 @@ final class LogicalCall {
   private boolean provenUnprocessed;
   private long retryAfterNanos;
 
-  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
+  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
     this.policy = policy;
     this.request = request;
     this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
-    this.deadline = CallDeadline.of(policy.time.nanoTime(), RetryOverrides.deadlineNanos(overrides, policy), callTimeoutNanos);
+    this.deadline = deadline;
     this.repeatableBody = RepeatSafety.repeatableBody(request.body());
     this.idempotent = RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request));
     this.needsTracker =
@@ -62,40 +62,44 @@ final class LogicalCall {
 
   /**
    * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
-   * null if its first attempt needs nothing from okretry (no deadline, origin state, network request
-   * to watch, OkHttp retry to turn off): the driver makes it without state (its start is reported
-   * here) and hands its outcome to {@link #afterStatelessAttempt}.
+   * null if its first attempt needs nothing from okretry but its own deadline, if any (no call
+   * timeout, origin state, network request to watch, OkHttp retry to turn off): the driver makes
+   * it without state (its start is reported here), bounded by that deadline, and hands its outcome
+   * to {@link #afterStatelessAttempt}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    RetryOverrides overrides = RequestTags.overrides(request);
-    if (callTimeoutNanos == 0 && RetryOverrides.deadlineNanos(overrides, policy) == 0
-        && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
+    if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       policy.events.attemptStarted(request, 1);
       return null;
     }
-    return new LogicalCall(policy, request, overrides, callTimeoutNanos);
+    return start(policy, request, callTimeoutNanos);
   }
 
   /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    return new LogicalCall(policy, request, RequestTags.overrides(request), callTimeoutNanos);
+    RetryOverrides o = RequestTags.overrides(request);
+    return new LogicalCall(policy, request, o,
+        CallDeadline.of(policy.time.nanoTime(), RetryOverrides.deadlineNanos(o, policy), callTimeoutNanos));
   }
 
   /**
-   * After a first attempt made without state ({@link #open} returned null): null if {@code
-   * response} ends the call by its status alone (reported, and paid into the budget as any first
-   * success is); else the logical call, whose first {@link #next} answers for that attempt.
+   * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
+   * policy's clock when it started, which its deadline runs from): null if {@code response} ends
+   * the call by its status alone (reported, and paid into the budget as any first success is);
+   * else the logical call, whose first {@link #next} answers for that attempt.
    */
   static @Nullable LogicalCall afterStatelessAttempt(
-      RetryPolicy policy, Request request, @Nullable Response response, @Nullable Throwable error, int seen) {
+      RetryPolicy policy, Request request, long startNanos, @Nullable Response response, @Nullable Throwable error,
+      int seen) {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       policy.budget.deposit(); // the named side effect: a first success pays into the budget
       policy.events.succeeded(request, response, 1);
       return null;
     }
-    LogicalCall call = new LogicalCall(policy, request, RequestTags.overrides(request), 0);
+    RetryOverrides o = RequestTags.overrides(request);
+    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0));
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
