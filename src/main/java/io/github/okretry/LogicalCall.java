@@ -30,8 +30,7 @@ final class LogicalCall {
   final Request request;
   private final int maxRetries;
   final CallDeadline deadline;
-  private final boolean repeatableBody;
-  final boolean idempotent;
+  final RepeatSafety repeat;
   final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
   private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
@@ -52,20 +51,17 @@ final class LogicalCall {
     this.request = request;
     this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
     this.deadline = deadline;
-    this.repeatableBody = RepeatSafety.repeatableBody(request.body());
-    this.idempotent = RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request));
-    this.needsTracker =
-        RepeatSafety.needsSendProof(repeatableBody, idempotent, maxRetries) || policy.events.watchesNetworkRequests();
+    this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
+    this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.baseDelayNanos();
     this.paced = new PacedCall(policy.originGate, policy.time);
   }
 
   /**
    * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
-   * null if its first attempt needs nothing from okretry but its own deadline, if any (no call
-   * timeout, origin state, network request to watch, OkHttp retry to turn off): the driver makes
-   * it without state (its start is reported here), bounded by that deadline, and hands its outcome
-   * to {@link #afterStatelessAttempt}.
+   * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
+   * origin state, network request to watch, OkHttp retry to turn off): the driver makes it without
+   * state (its start reported here), within that deadline, then calls {@link #afterStatelessAttempt}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.events.watchesNetworkRequests()
@@ -79,8 +75,8 @@ final class LogicalCall {
   /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides o = RequestTags.overrides(request);
-    return new LogicalCall(policy, request, o,
-        CallDeadline.of(policy.time.nanoTime(), RetryOverrides.deadlineNanos(o, policy), callTimeoutNanos));
+    long ownNanos = RetryOverrides.deadlineNanos(o, policy);
+    return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos));
   }
 
   /**
@@ -89,16 +85,15 @@ final class LogicalCall {
    * the call by its status alone (reported, and paid into the budget as any first success is);
    * else the logical call, whose first {@link #next} answers for that attempt.
    */
-  static @Nullable LogicalCall afterStatelessAttempt(
-      RetryPolicy policy, Request request, long startNanos, @Nullable Response response, @Nullable Throwable error,
-      int seen) {
+  static @Nullable LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
+      @Nullable Response response, @Nullable Throwable error, int seen) {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       policy.budget.deposit(); // the named side effect: a first success pays into the budget
       policy.events.succeeded(request, response, 1);
       return null;
     }
-    RetryOverrides o = RequestTags.overrides(request);
+    RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
     LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0));
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
@@ -190,7 +185,8 @@ final class LogicalCall {
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     Throwable below = Seen.thrownBelow(error, seen);
     if (below != null) return failedBelow(below, error);
-    GiveUpReason cut = Seen.cutShort(seen, response == null, deadline.passed(policy.time.nanoTime()));
+    GiveUpReason cut =
+        response != null ? Seen.cutShortWithResponse(seen) : Seen.cutShort(seen, deadline.passed(policy.time.nanoTime()));
     IOException e = (IOException) error;
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
     if (early != null) return early;
@@ -202,7 +198,7 @@ final class LogicalCall {
     AttemptFacts facts =
         AttemptFacts.attempt(attempts, maxRetries)
             .retryable(retryable)
-            .safeToRepeat(RepeatSafety.safeToRepeat(repeatableBody, idempotent, provenUnprocessed))
+            .safeToRepeat(repeat.safeToRepeat(provenUnprocessed))
             .retryAfterNanos(retryAfterNanos)
             .remainingNanos(remaining)
             .previousDelayNanos(previousDelayNanos)
