@@ -69,6 +69,7 @@ class RepeatSafetyTest {
     assertThat(RepeatSafety.of("GET", false, null)).isSameAs(RepeatSafety.of("PUT", false, body(false, false)))
         .hasToString("RepeatSafety{idempotent, repeatable body}");
     assertThat(RepeatSafety.of("POST", false, ONE_SHOT).isIdempotent()).isFalse();
+    assertThat(RepeatSafety.of("POST", true, ONE_SHOT).isIdempotent()).as("a key").isTrue();
     assertThat(RepeatSafety.of("POST", true, ONE_SHOT)).hasToString("RepeatSafety{idempotent, one-shot body}")
         .isNotSameAs(RepeatSafety.of("POST", false, ONE_SHOT));
   }
