@@ -41,7 +41,7 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
 
   /** True if nothing underneath okretry (OkHttp's own retries) may send this request twice. */
   boolean mustNotRepeatUnderneath() {
-    return !call.idempotent;
+    return !call.repeat.isIdempotent();
   }
 
   /** How long the driver's {@link DeadlineWatch} bounds this attempt in flight, or 0 for none. */

@@ -59,6 +59,30 @@ final class BlockingLoop {
     }
   }
 
+  /**
+   * Makes the first attempt of a call {@link LogicalCall#open} made no state for, bounded as {@link
+   * #run} bounds any attempt by okretry's own deadline, which is all the time the call has (its
+   * timeouts shrunk to it, a {@link DeadlineWatch}); the state is made only if the call goes on.
+   */
+  static Response runStateless(
+      Chain chain, RetryPolicy policy, Request request, @Nullable RetryingCallFactory factory) throws IOException {
+    long deadlineNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+    long startNanos = deadlineNanos == 0 ? 0 : policy.time.nanoTime();
+    Chain attemptChain = deadlineNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, deadlineNanos);
+    DeadlineWatch watch = DeadlineWatch.start(chain.call(), deadlineNanos);
+    Response response = null;
+    Throwable error = null;
+    try {
+      response = proceed(attemptChain, request);
+    } catch (IOException | RuntimeException | Error e) {
+      error = e; // a throw from below ends the call with one onGaveUp, as in the loop
+    }
+    boolean fired = watch != null && watch.stop(); // before any user code, as in the loop
+    LogicalCall logical =
+        LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen(chain.call(), fired));
+    return logical == null ? response : run(chain, logical, response, factory);
+  }
+
   /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
   static int seen(Call call, boolean watchFired) {
     return (watchFired ? Seen.WATCH_FIRED : 0)

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.OriginLatencies;
+import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.Tuning;
 import okhttp3.HttpUrl;
 import okhttp3.Response;
@@ -43,8 +44,9 @@ final class Hedging {
    * or its request is not safe to have twice in flight (not idempotent and keyless, or a body
    * that cannot be written twice), or it may make only one attempt.
    */
-  static @Nullable Hedging of(LogicalCall call, RetryPolicy policy, boolean repeatableBody, boolean idempotent, int maxRetries) {
-    if (policy.hedgeOrigins == null || !repeatableBody || !idempotent || maxRetries < 1) return null;
+  static @Nullable Hedging of(LogicalCall call, RetryPolicy policy, RepeatSafety repeat, int maxRetries) {
+    // Twice in flight is safe only if sending it twice is (idempotent, body repeatable) with no proof needed.
+    if (policy.hedgeOrigins == null || !repeat.safeToRepeat(false) || maxRetries < 1) return null;
     return new Hedging(call, policy);
   }
 

@@ -31,8 +31,7 @@ final class LogicalCall {
   final Request request;
   private final int maxRetries;
   final CallDeadline deadline;
-  private final boolean repeatableBody;
-  final boolean idempotent;
+  final RepeatSafety repeat;
   final boolean needsTracker;
   private final PacedCall paced; // this call's part in its origin's pacing
   private final @Nullable Hedging hedging; // null unless its policy hedges and the request may be twice in flight
@@ -54,49 +53,49 @@ final class LogicalCall {
   private int unprovenCode; // the status that failed, or 0 for an exception (unprovenError)
   private @Nullable IOException unprovenError;
 
-  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, long callTimeoutNanos) {
+  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
     this.policy = policy;
     this.request = request;
     this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
-    this.deadline = CallDeadline.of(policy.time.nanoTime(), RetryOverrides.deadlineNanos(overrides, policy), callTimeoutNanos);
-    this.repeatableBody = RepeatSafety.repeatableBody(request.body());
-    this.idempotent = RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request));
-    this.needsTracker =
-        RepeatSafety.needsSendProof(repeatableBody, idempotent, maxRetries) || policy.events.watchesNetworkRequests();
+    this.deadline = deadline;
+    this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
+    this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.baseDelayNanos();
     this.paced = new PacedCall(policy.originGate, policy.time);
-    this.hedging = Hedging.of(this, policy, repeatableBody, idempotent, maxRetries);
+    this.hedging = Hedging.of(this, policy, repeat, maxRetries);
   }
 
   /**
    * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
-   * null if its first attempt needs nothing from okretry (no deadline, origin state, network request
-   * to watch, OkHttp retry to turn off): the driver makes it without state (its start is reported
-   * here) and hands its outcome to {@link #afterStatelessAttempt}.
+   * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
+   * origin state, network request to watch, OkHttp retry to turn off): the driver makes it without
+   * state (its start reported here), within that deadline, then calls {@link #afterStatelessAttempt}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    RetryOverrides overrides = RequestTags.overrides(request);
-    if (callTimeoutNanos == 0 && RetryOverrides.deadlineNanos(overrides, policy) == 0
-        && policy.originGate.size() == 0 && !policy.originGate.probes() && !policy.events.watchesNetworkRequests()
+    if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
+        && !policy.events.watchesNetworkRequests()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       policy.events.attemptStarted(request, 1);
       return null;
     }
-    return new LogicalCall(policy, request, overrides, callTimeoutNanos);
+    return start(policy, request, callTimeoutNanos);
   }
 
   /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    return new LogicalCall(policy, request, RequestTags.overrides(request), callTimeoutNanos);
+    RetryOverrides o = RequestTags.overrides(request);
+    long ownNanos = RetryOverrides.deadlineNanos(o, policy);
+    return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos));
   }
 
   /**
-   * After a first attempt made without state ({@link #open} returned null): null if {@code
-   * response} ends the call by its status alone (reported, and paid into the budget as any first
-   * success is); else the logical call, whose first {@link #next} answers for that attempt.
+   * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
+   * policy's clock when it started, which its deadline runs from): null if {@code response} ends
+   * the call by its status alone (reported, and paid into the budget as any first success is);
+   * else the logical call, whose first {@link #next} answers for that attempt.
    */
-  static @Nullable LogicalCall afterStatelessAttempt(
-      RetryPolicy policy, Request request, @Nullable Response response, @Nullable Throwable error, int seen) {
+  static @Nullable LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
+      @Nullable Response response, @Nullable Throwable error, int seen) {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       policy.budget.deposit(); // the named side effect: a first success pays into the budget
@@ -107,7 +106,8 @@ final class LogicalCall {
       policy.events.succeeded(request, response, 1);
       return null;
     }
-    LogicalCall call = new LogicalCall(policy, request, RequestTags.overrides(request), 0);
+    RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
+    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0));
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
@@ -265,7 +265,8 @@ final class LogicalCall {
       paced.answered(null, false, RetryAfter.ABSENT); // no longer in flight for its origin's quota
       return failedBelow(below, error);
     }
-    GiveUpReason cut = Seen.cutShort(seen, response == null, deadline.passed(policy.time.nanoTime()));
+    GiveUpReason cut =
+        response != null ? Seen.cutShortWithResponse(seen) : Seen.cutShort(seen, deadline.passed(policy.time.nanoTime()));
     IOException e = (IOException) error;
     // A 409 to a keyed request while another with its key is in flight is the server's answer
     // to the hedge itself (the IETF draft's "request in progress"), not to the request.
@@ -290,7 +291,7 @@ final class LogicalCall {
     AttemptFacts facts =
         AttemptFacts.attempt(attempts, maxRetries)
             .retryable(retryable)
-            .safeToRepeat(RepeatSafety.safeToRepeat(repeatableBody, idempotent, provenUnprocessed))
+            .safeToRepeat(repeat.safeToRepeat(provenUnprocessed))
             .retryAfterNanos(retryAfterNanos)
             .remainingNanos(remaining)
             .previousDelayNanos(previousDelayNanos)

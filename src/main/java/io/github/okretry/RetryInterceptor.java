@@ -120,20 +120,8 @@ public final class RetryInterceptor implements Interceptor {
     Request request = policy.keys.stamp(chain.request());
     LogicalCall logical =
         LogicalCall.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
-    if (logical == null) {
-      // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-      Response response = null;
-      Throwable error = null;
-      try {
-        response = BlockingLoop.proceed(chain, request);
-      } catch (IOException | RuntimeException | Error e) {
-        error = e; // a throw from below ends the call with one onGaveUp, as in the loop
-      }
-      logical = LogicalCall.afterStatelessAttempt(
-          policy, request, response, error, BlockingLoop.seen(chain.call(), false));
-      if (logical == null) return response;
-      return BlockingLoop.run(chain, logical, response, factory);
-    }
+    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
+    if (logical == null) return BlockingLoop.runStateless(chain, policy, request, factory);
     return BlockingLoop.run(chain, logical, null, factory);
   }
 

@@ -24,17 +24,23 @@ final class Seen {
   private Seen() {}
 
   /**
-   * Why an attempt was ended from outside, or null if it ended by itself. One precedence: the
-   * deadline (only for an attempt that {@code failed}: a response in hand was decided in time; a
-   * cancel once the deadline has {@code passed} is the timeout it is), the caller's cancel,
-   * another's cancel of a failed attempt, an interrupt.
+   * Why a failed attempt (no response) was ended from outside, or null if it ended by itself. One
+   * precedence: the deadline (the watch fired, or a cancel once the deadline has {@code passed} is
+   * the timeout it is), a cancel (the caller's or another's), an interrupt.
    */
-  static @Nullable GiveUpReason cutShort(int seen, boolean failed, boolean deadlinePassed) {
+  static @Nullable GiveUpReason cutShort(int seen, boolean deadlinePassed) {
     boolean attemptCanceled = (seen & ATTEMPT_CANCELED) != 0;
-    if (failed && ((seen & WATCH_FIRED) != 0 || attemptCanceled && deadlinePassed)) {
-      return GiveUpReason.DEADLINE_EXCEEDED;
-    }
-    if ((seen & CALLER_CANCELED) != 0 || failed && attemptCanceled) return GiveUpReason.CANCELED;
+    if ((seen & WATCH_FIRED) != 0 || attemptCanceled && deadlinePassed) return GiveUpReason.DEADLINE_EXCEEDED;
+    return attemptCanceled ? GiveUpReason.CANCELED : cutShortWithResponse(seen);
+  }
+
+  /**
+   * Why an attempt with a response in hand was ended from outside, or null: the response was
+   * decided in time, so neither the deadline nor another's cancel counts; the caller's cancel,
+   * then an interrupt, does.
+   */
+  static @Nullable GiveUpReason cutShortWithResponse(int seen) {
+    if ((seen & CALLER_CANCELED) != 0) return GiveUpReason.CANCELED;
     return (seen & INTERRUPTED) != 0 ? GiveUpReason.INTERRUPTED : null;
   }
 

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import okhttp3.Call;
@@ -65,6 +67,21 @@ class CancellationTest extends ScriptedTest {
     if (how.equals("interrupt") && !inTheWait) assertThat(flag).as("interrupt flag kept").isTrue();
     assertThat(script.attempts()).isEqualTo(1);
     assertThat(events.lines("gaveUp")).singleElement().asString().startsWith("gaveUp 1 " + reason + " ");
+  }
+
+  /**
+   * {@code Dispatcher.cancelAll()} cancels each driver's own OkHttp call (the caller's behind the
+   * interceptor, the factory's attempt behind {@code enqueue()}), as the script does here: a
+   * cancel, not a deadline, while the deadline is far off.
+   */
+  @Test
+  void aCancelOfTheAttemptFromOutsideIsACancelNotADeadline() {
+    script.cancelingTheCall().fail(new IOException("Canceled"));
+    Call.Factory client = client(quietRetry().deadline(Duration.ofSeconds(10)).listener(events));
+    assertThatThrownBy(() -> client.newCall(get()).execute())
+        .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+    assertThat(script.attempts()).isEqualTo(1);
+    assertThat(events.lines("gaveUp")).singleElement().asString().startsWith("gaveUp 1 CANCELED ");
   }
 
   @Test

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -85,6 +87,24 @@ class DeadlineTest extends ScriptedTest {
       OkHttpClient c = track(script.clientBuilder(quietRetry().build()).callTimeout(Duration.ofSeconds(2)));
       assertThat(code(c, get())).isEqualTo(503); // 5 s does not fit in 2 s: returned at once
       assertThat(time.sleeps()).isEmpty();
+    }
+
+    /**
+     * OkHttp's call timeout fired and canceled the attempt (the script does what it does): the
+     * deadline on both drivers, not a cancel. CallTimeoutTest runs the real timer.
+     */
+    @Test
+    void anAttemptCanceledOnceTheCallTimeoutHasPassedEndsAtTheDeadline() {
+      script.then((chain, attempt) -> {
+        time.advance(Duration.ofMillis(800));
+        chain.call().cancel();
+        throw new IOException("Canceled");
+      });
+      Call call = client(retry()).newCall(get());
+      call.timeout().timeout(700, TimeUnit.MILLISECONDS);
+      assertThatThrownBy(call::execute).isInstanceOf(SocketTimeoutException.class);
+      assertThat(script.attempts()).isEqualTo(1);
+      assertThat(events.lines("gaveUp")).singleElement().asString().startsWith("gaveUp 1 DEADLINE_EXCEEDED ");
     }
 
     @Test

@@ -25,12 +25,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The two drivers, {@link RetryInterceptor} (blocking) and {@link RetryingCallFactory}
- * ({@code enqueue()}), end the same situations with the same {@link GiveUpReason}, and the async
- * one keeps its promises (callback exactly once, never on the scheduler thread) under races. Each
- * case was a defect found in review. Kept here: the cases where OkHttp's own threads, timers and
- * sockets are the point; the cut-short precedence is unit-tested in {@link SeenTest}, and a bug
- * below okretry on both drivers on fake time in {@code RetryListenerTest}.
+ * The async driver ({@link RetryingCallFactory}, {@code enqueue()}) keeps its promises where real
+ * threads and sockets are the point: a close() races the scheduler thread, a callback never runs
+ * on the scheduler thread, and a POST whose response was lost after it reached a real server is
+ * not sent again. Each case was a defect found in review. The cases that need neither run on fake
+ * time on both drivers: a cancel from outside ({@code CancellationTest}), OkHttp's call timeout
+ * ({@code DeadlineTest}), the origin that answered after a redirect ({@code ThrottledOriginTest}),
+ * a bug below okretry ({@code RetryListenerTest}); the cut-short precedence is {@link SeenTest}'s.
  */
 @Tag("integration")
 class DriverParityTest {
@@ -55,62 +56,6 @@ class DriverParityTest {
 
   static Request get(String url) {
     return new Request.Builder().url(url).build();
-  }
-
-  /** Dispatcher.cancelAll() cancels the factory's attempts too: a cancel, not a deadline. */
-  @Test
-  void cancelAllIsACancelOnBothPathsNotADeadline() throws Exception {
-    try (MockWebServer server = new MockWebServer()) {
-      for (int i = 0; i < 2; i++) {
-        server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).body("late").build());
-      }
-      server.start();
-      OkHttpClient client = new OkHttpClient.Builder().build();
-      EventLog events = new EventLog();
-      RetryPolicy policy = RetryPolicy.builder().listener(events).build();
-      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
-        Outcome outcome = new Outcome();
-        calls.newCall(get(server.url("/").toString())).enqueue(outcome);
-        assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
-        client.dispatcher().cancelAll();
-        assertThat(outcome.result.get(5, TimeUnit.SECONDS))
-            .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
-      }
-      OkHttpClient blocking = RetryInterceptor.create(policy).install(client.newBuilder()).build();
-      Call call = blocking.newCall(get(server.url("/").toString()));
-      CompletableFuture<Throwable> thrown = CompletableFuture.supplyAsync(() -> catchThrowable(call::execute));
-      assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
-      call.cancel();
-      assertThat(thrown.get(5, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
-      assertThat(events.lines("gaveUp")).hasSize(2).allMatch(line -> line.contains("CANCELED"));
-      client.dispatcher().executorService().shutdown();
-      client.connectionPool().evictAll();
-    }
-  }
-
-  /** OkHttp's call timeout is the deadline on both paths: DEADLINE_EXCEEDED either way. */
-  @Test
-  void callTimeoutIsADeadlineOnBothPaths() throws Exception {
-    try (MockWebServer server = new MockWebServer()) {
-      for (int i = 0; i < 2; i++) {
-        server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).body("late").build());
-      }
-      server.start();
-      OkHttpClient client = new OkHttpClient.Builder().callTimeout(Duration.ofMillis(700)).build();
-      EventLog events = new EventLog();
-      RetryPolicy policy = RetryPolicy.builder().listener(events).build();
-      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
-        Outcome outcome = new Outcome();
-        calls.newCall(get(server.url("/").toString())).enqueue(outcome);
-        assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOf(SocketTimeoutException.class);
-      }
-      OkHttpClient blocking = RetryInterceptor.create(policy).install(client.newBuilder()).build();
-      assertThat(catchThrowable(() -> blocking.newCall(get(server.url("/").toString())).execute()))
-          .isInstanceOf(java.io.InterruptedIOException.class); // OkHttp's own, on execute()
-      assertThat(events.lines("gaveUp")).hasSize(2).allMatch(line -> line.contains("DEADLINE_EXCEEDED"));
-      client.dispatcher().executorService().shutdown();
-      client.connectionPool().evictAll();
-    }
   }
 
   /**
@@ -179,35 +124,6 @@ class DriverParityTest {
         calls.newCall(get(server.url("/b").toString())).execute().close(); // closes the origin for 10 s
         assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isEqualTo(503);
         assertThat(outcome.thread).doesNotContain("okretry scheduler");
-      } finally {
-        client.dispatcher().executorService().shutdown();
-        client.connectionPool().evictAll();
-      }
-    }
-  }
-
-  /**
-   * Issue 15.2 on the async path: A answers 302 to B, B answers 503 Retry-After: 30. The gate
-   * closes B, the origin that answered, not A (the blocking twin is in OriginWideRetryAfterTest).
-   */
-  @Test
-  void afterARedirectTheAsyncPathClosesTheOriginThatAnswered() throws Exception {
-    try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
-      OriginWideRetryAfterTest.startRedirectToThrottled(a, b);
-      OkHttpClient client = new OkHttpClient.Builder().build();
-      RetryPolicy policy = RetryPolicy.builder().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build();
-      try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
-        Outcome first = new Outcome();
-        calls.newCall(get(a.url("/start").toString())).enqueue(first);
-        assertThat(first.result.get(5, TimeUnit.SECONDS)).isEqualTo(503);
-        Outcome again = new Outcome();
-        calls.newCall(get(a.url("/again").toString())).enqueue(again);
-        assertThat(again.result.get(5, TimeUnit.SECONDS)).isEqualTo(200);
-        assertThat(a.getRequestCount()).isEqualTo(2);
-        Outcome direct = new Outcome();
-        calls.newCall(get(b.url("/direct").toString())).enqueue(direct);
-        assertThat(direct.result.get(5, TimeUnit.SECONDS)).isEqualTo(503);
-        assertThat(b.getRequestCount()).isEqualTo(1);
       } finally {
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();

@@ -56,7 +56,7 @@ class QuotaHooksTest {
   static void success(RetryPolicy policy, Response response) {
     LogicalCall call = LogicalCall.open(policy, GET, 0);
     if (call == null) {
-      assertThat(LogicalCall.afterStatelessAttempt(policy, GET, response, null, 0)).as("a success ends it").isNull();
+      assertThat(LogicalCall.afterStatelessAttempt(policy, GET, policy.time.nanoTime(), response, null, 0)).as("a success ends it").isNull();
     } else {
       assertThat(call.ended(PacingHooksTest.send(call), response, null, 0)).isSameAs(Step.RETURN);
     }

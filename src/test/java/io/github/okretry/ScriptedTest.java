@@ -59,8 +59,8 @@ abstract class ScriptedTest {
   }
 
   /**
-   * Fake time, every jitter draw 0, generated keys "k1", and no listener: with no deadline either,
-   * a call's first attempt is made without per-call state (see {@code LogicalCall.open}).
+   * Fake time, every jitter draw 0, generated keys "k1", and no listener: a call's first attempt
+   * is made without per-call state (see {@code LogicalCall.open}).
    */
   RetryPolicy.Builder quietRetry() {
     return RetryPolicy.builder().retryBudget(budgetWithoutEvidenceRule()).timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);

@@ -19,6 +19,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Tag("unit")
 class SeenTest {
+  static final boolean DEADLINE_PASSED = true;
+  static final boolean IN_TIME = false;
 
   /** What each driver passes for "an attempt was canceled by something other than okretry's watch". */
   static int canceledBy(Driver driver, boolean byCaller) {
@@ -31,7 +33,7 @@ class SeenTest {
   @EnumSource(Driver.class)
   void aCancelOnceTheDeadlineHasPassedIsTheDeadline(Driver driver) {
     // OkHttp's call timeout canceled the failed attempt: the deadline, on both drivers.
-    assertThat(Seen.cutShort(canceledBy(driver, driver == Driver.BLOCKING), true, true))
+    assertThat(Seen.cutShort(canceledBy(driver, driver == Driver.BLOCKING), DEADLINE_PASSED))
         .isEqualTo(GiveUpReason.DEADLINE_EXCEEDED);
   }
 
@@ -39,32 +41,32 @@ class SeenTest {
   @EnumSource(Driver.class)
   void aCancelBeforeTheDeadlineIsACancel(Driver driver) {
     // Dispatcher.cancelAll() or the caller's cancel(): a cancel, not a deadline.
-    assertThat(Seen.cutShort(canceledBy(driver, false), true, false)).isEqualTo(GiveUpReason.CANCELED);
-    assertThat(Seen.cutShort(canceledBy(driver, true), true, false)).isEqualTo(GiveUpReason.CANCELED);
+    assertThat(Seen.cutShort(canceledBy(driver, false), IN_TIME)).isEqualTo(GiveUpReason.CANCELED);
+    assertThat(Seen.cutShort(canceledBy(driver, true), IN_TIME)).isEqualTo(GiveUpReason.CANCELED);
   }
 
   @ParameterizedTest
   @EnumSource(Driver.class)
   void theWatchFiringIsTheDeadlineWhoeverElseCanceled(Driver driver) {
-    assertThat(Seen.cutShort(WATCH_FIRED | canceledBy(driver, true), true, false))
+    assertThat(Seen.cutShort(WATCH_FIRED | canceledBy(driver, true), IN_TIME))
         .isEqualTo(GiveUpReason.DEADLINE_EXCEEDED);
   }
 
   @ParameterizedTest
   @EnumSource(Driver.class)
   void aResponseInHandWasDecidedInTime(Driver driver) {
-    assertThat(Seen.cutShort(WATCH_FIRED, false, true)).as("no deadline for a response").isNull();
-    assertThat(Seen.cutShort(ATTEMPT_CANCELED, false, true)).as("another's cancel after it").isNull();
-    assertThat(Seen.cutShort(CALLER_CANCELED, false, false)).as("but the caller's cancel counts")
+    assertThat(Seen.cutShortWithResponse(WATCH_FIRED)).as("no deadline for a response").isNull();
+    assertThat(Seen.cutShortWithResponse(ATTEMPT_CANCELED)).as("another's cancel after it").isNull();
+    assertThat(Seen.cutShortWithResponse(CALLER_CANCELED)).as("but the caller's cancel counts")
         .isEqualTo(GiveUpReason.CANCELED);
   }
 
   @ParameterizedTest
   @EnumSource(Driver.class)
   void anInterruptComesLast(Driver driver) {
-    assertThat(Seen.cutShort(INTERRUPTED, false, false)).isEqualTo(GiveUpReason.INTERRUPTED);
-    assertThat(Seen.cutShort(INTERRUPTED | canceledBy(driver, true), true, false)).isEqualTo(GiveUpReason.CANCELED);
-    assertThat(Seen.cutShort(0, true, true)).as("nothing seen: ended by itself").isNull();
+    assertThat(Seen.cutShortWithResponse(INTERRUPTED)).isEqualTo(GiveUpReason.INTERRUPTED);
+    assertThat(Seen.cutShort(INTERRUPTED | canceledBy(driver, true), IN_TIME)).isEqualTo(GiveUpReason.CANCELED);
+    assertThat(Seen.cutShort(0, DEADLINE_PASSED)).as("nothing seen: ended by itself").isNull();
   }
 
   @ParameterizedTest

@@ -99,7 +99,10 @@ public final class SimulatedDriver {
     private boolean succeeded;
     private @Nullable GiveUpReason reason;
 
+    private final long startNanos; // a first attempt made without state: its deadline runs from here
+
     private Call() {
+      startNanos = policy.time.nanoTime();
       logical = LogicalCall.open(policy, request, 0);
     }
 
@@ -153,7 +156,7 @@ public final class SimulatedDriver {
       Step step;
       if (a == null || logical == null) {
         // The interceptor's stateless first attempt: a success ends here, a failure makes the state.
-        logical = LogicalCall.afterStatelessAttempt(policy, request, response, error, 0);
+        logical = LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, 0);
         if (logical == null) return done(true, null);
         step = logical.next(null);
       } else {

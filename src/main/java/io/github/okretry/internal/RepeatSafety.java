@@ -8,7 +8,9 @@ import okhttp3.RequestBody;
 import org.jspecify.annotations.Nullable;
 
 /**
- * When a request may be sent again. Pure: every input is passed in.
+ * When a request may be sent again: whether sending it twice has the effect of sending it once
+ * (idempotent), and whether its body can be written twice. A value, one of four shared instances,
+ * so finding it allocates nothing. Pure: every input is passed in.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -19,7 +21,26 @@ public final class RepeatSafety {
       Collections.unmodifiableSet(
           new HashSet<>(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE")));
 
-  private RepeatSafety() {}
+  /** Indexed by (idempotent ? 2 : 0) + (repeatableBody ? 1 : 0). */
+  private static final RepeatSafety[] ALL = {
+    new RepeatSafety(false, false), new RepeatSafety(false, true), new RepeatSafety(true, false), new RepeatSafety(true, true)
+  };
+
+  private final boolean idempotent;
+  private final boolean repeatableBody;
+
+  private RepeatSafety(boolean idempotent, boolean repeatableBody) {
+    this.idempotent = idempotent;
+    this.repeatableBody = repeatableBody;
+  }
+
+  /**
+   * The repeat safety of a request with {@code method} and {@code body}; {@code hasKey}: it carries
+   * a non-blank idempotency key.
+   */
+  public static RepeatSafety of(String method, boolean hasKey, @Nullable RequestBody body) {
+    return ALL[(idempotent(method, hasKey) ? 2 : 0) + (repeatableBody(body) ? 1 : 0)];
+  }
 
   /**
    * True if sending the request twice has the effect of sending it once: its method is
@@ -34,19 +55,30 @@ public final class RepeatSafety {
     return body == null || !(body.isOneShot() || body.isDuplex());
   }
 
+  /** True if sending the request twice has the effect of sending it once. */
+  public boolean isIdempotent() {
+    return idempotent;
+  }
+
   /**
    * True if another attempt may send the request: its body can be written again, and the request
-   * is idempotent or the failed attempt is proven not processed (never sent, or refused).
+   * is idempotent or the failed attempt is {@code provenUnprocessed} (never sent, or refused).
    */
-  public static boolean safeToRepeat(boolean repeatableBody, boolean idempotent, boolean provenUnprocessed) {
+  public boolean safeToRepeat(boolean provenUnprocessed) {
     return repeatableBody && (idempotent || provenUnprocessed);
   }
 
   /**
    * True if okretry must watch whether an attempt was sent: only a failure of a repeatable,
-   * non-idempotent request that may be retried depends on it.
+   * non-idempotent request that may be retried ({@code maxRetries} above 0) depends on it.
    */
-  public static boolean needsSendProof(boolean repeatableBody, boolean idempotent, int maxRetries) {
+  public boolean needsSendProof(int maxRetries) {
     return !idempotent && repeatableBody && maxRetries > 0;
+  }
+
+  @Override
+  public String toString() {
+    return "RepeatSafety{" + (idempotent ? "idempotent" : "not idempotent")
+        + (repeatableBody ? ", repeatable body}" : ", one-shot body}");
   }
 }

@@ -44,19 +44,33 @@ class RepeatSafetyTest {
     assertThat(RepeatSafety.repeatableBody(body(false, true))).isFalse();
   }
 
+  static final RequestBody ONE_SHOT = body(true, false);
+
   @Test
   void safeToRepeatNeedsARepeatableBodyAndIdempotenceOrProofOfNoProcessing() {
-    assertThat(RepeatSafety.safeToRepeat(true, true, false)).isTrue();
-    assertThat(RepeatSafety.safeToRepeat(true, false, true)).isTrue();
-    assertThat(RepeatSafety.safeToRepeat(true, false, false)).isFalse();
-    assertThat(RepeatSafety.safeToRepeat(false, true, true)).isFalse();
+    boolean provenUnprocessed = true;
+    assertThat(RepeatSafety.of("GET", false, null).safeToRepeat(!provenUnprocessed)).isTrue();
+    assertThat(RepeatSafety.of("POST", false, null).safeToRepeat(provenUnprocessed)).isTrue();
+    assertThat(RepeatSafety.of("POST", false, null).safeToRepeat(!provenUnprocessed)).isFalse();
+    assertThat(RepeatSafety.of("POST", true, null).safeToRepeat(!provenUnprocessed)).as("a key").isTrue();
+    assertThat(RepeatSafety.of("PUT", false, ONE_SHOT).safeToRepeat(provenUnprocessed)).isFalse();
   }
 
   @Test
   void sendProofIsNeededOnlyWhereAFailureCouldBeRetriedOnIt() {
-    assertThat(RepeatSafety.needsSendProof(true, false, 3)).isTrue();
-    assertThat(RepeatSafety.needsSendProof(true, true, 3)).as("idempotent anyway").isFalse();
-    assertThat(RepeatSafety.needsSendProof(false, false, 3)).as("cannot repeat anyway").isFalse();
-    assertThat(RepeatSafety.needsSendProof(true, false, 0)).as("no retries").isFalse();
+    assertThat(RepeatSafety.of("POST", false, null).needsSendProof(3)).isTrue();
+    assertThat(RepeatSafety.of("POST", true, null).needsSendProof(3)).as("idempotent anyway").isFalse();
+    assertThat(RepeatSafety.of("POST", false, ONE_SHOT).needsSendProof(3)).as("cannot repeat anyway").isFalse();
+    assertThat(RepeatSafety.of("POST", false, null).needsSendProof(0)).as("no retries").isFalse();
+  }
+
+  @Test
+  void theFourKindsAreSharedValues() {
+    assertThat(RepeatSafety.of("GET", false, null)).isSameAs(RepeatSafety.of("PUT", false, body(false, false)))
+        .hasToString("RepeatSafety{idempotent, repeatable body}");
+    assertThat(RepeatSafety.of("POST", false, ONE_SHOT).isIdempotent()).isFalse();
+    assertThat(RepeatSafety.of("POST", true, ONE_SHOT).isIdempotent()).as("a key").isTrue();
+    assertThat(RepeatSafety.of("POST", true, ONE_SHOT)).hasToString("RepeatSafety{idempotent, one-shot body}")
+        .isNotSameAs(RepeatSafety.of("POST", false, ONE_SHOT));
   }
 }
