@@ -136,6 +136,8 @@ public final class Fleet {
     public long serverAttempts;
     public long shedLocally;
     public long budgetRefusals;
+    /** Hedges sent (counted in {@link #serverAttempts} too). */
+    public long hedges;
     public final long[] offered;
     public final long[] goodput;
     public final long[] attempts;
@@ -406,6 +408,7 @@ public final class Fleet {
     if (call.round != round) return; // the round ended: the timer was stale
     SimulatedDriver.Sent hedge = call.call.hedge();
     if (hedge == null) return;
+    result.hedges++;
     armHedge(call); // the next hedge, if more may fly
     send(call, hedge);
   }

@@ -84,10 +84,10 @@ class FleetReport {
         loadedAmp += loaded.amplification() / 10;
         runs += 2;
       }
-      Fleet.Result tail = FleetScenarios.healthyTail(c, 1);
+      Fleet.Result tail = FleetScenarios.healthyTail(c, 30, 1);
       runs++;
-      md.append(FleetScenarios.f("| %s | %s / %s | %.3f× | %.3f / %.3f s | %d of 10 / %s | %.3f× (mean) | %.3f / %.3f / %.3f s | %.3f× |%n", c.name(),
-          seconds(back), seconds(worst), cut.amplification(), cut.latencySeconds(0.5, 2, 10), cut.latencySeconds(0.99, 2, 10),
+      md.append(FleetScenarios.f("| %s | %s / %s | %.3f× (%d hedges) | %.3f / %.3f s | %d of 10 / %s | %.3f× (mean) | %.3f / %.3f / %.3f s | %.3f× |%n", c.name(),
+          seconds(back), seconds(worst), cut.amplification(), cut.hedges, cut.latencySeconds(0.5, 2, 10), cut.latencySeconds(0.99, 2, 10),
           within, seconds(latest), loadedAmp,
           tail.latencySeconds(0.5, 2, 28), tail.latencySeconds(0.99, 2, 28), tail.latencySeconds(0.999, 2, 28), tail.amplification()));
     }

@@ -104,11 +104,11 @@ public final class FleetScenarios {
 
   /**
    * A healthy service with a tail: the capacity cut's fleet and server, no cut, service mean
-   * 0.05 s, and 5 % of attempts (independently) taking 1 s; 30 s.
+   * 0.05 s, and 5 % of attempts (independently) taking 1 s; {@code seconds} long.
    */
-  public static Fleet.Result healthyTail(Fleet.Contender c, long seed) {
+  public static Fleet.Result healthyTail(Fleet.Contender c, double seconds, long seed) {
     Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.05, true).slow(0.05, 1.0);
-    return new Fleet(s, Fleet.Load.of(10, 14, 30).timeout(3), seed).run(c);
+    return new Fleet(s, Fleet.Load.of(10, 14, seconds).timeout(3), seed).run(c);
   }
 
   /** The fixed hedge delay of the hedging rows: about the capacity cut's p95 before the cut (0.30 s). */
