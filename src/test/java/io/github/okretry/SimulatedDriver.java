@@ -20,6 +20,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A peer's budget can veto what okretry decided ({@link Veto}), so the peers in the simulator
  * share okretry's per-call sequence and differ only in the budget.
+ *
+ * <p>A policy that hedges is driven as {@link AsyncLoop} drives it: the call always has its state
+ * (no stateless first attempt); after each SEND the simulator asks {@link Call#hedgeDelayNanos},
+ * and when that time comes {@link Call#hedge}, sending what it returns beside the attempt in
+ * flight; each attempt's outcome is reported with its {@link Sent} handle, and {@link Next#DROP}
+ * says that outcome was dropped (another attempt answers for the call). On any other answer the
+ * round is over: the simulator cancels the attempts still in flight.
  */
 public final class SimulatedDriver {
 
@@ -27,7 +34,25 @@ public final class SimulatedDriver {
   public enum Next {
     SEND,
     WAIT,
-    DONE
+    DONE,
+    /** Only with hedges: this attempt's outcome was dropped; another attempt in flight answers for the call. */
+    DROP
+  }
+
+  /** An attempt in flight, by which its outcome is reported (one of several, with hedges). */
+  public static final class Sent {
+    private final @Nullable Attempt attempt; // null for a first attempt made without state
+    private final int number;
+
+    private Sent(@Nullable Attempt attempt, int number) {
+      this.attempt = attempt;
+      this.number = number;
+    }
+
+    /** 1 for the first attempt of the call, counting hedges and retries alike. */
+    public int number() {
+      return number;
+    }
   }
 
   /** A peer's budget, consulted around okretry's own decisions (run with an unlimited budget). */
@@ -71,6 +96,7 @@ public final class SimulatedDriver {
    * @param retryAfterSeconds the {@code Retry-After} a failing 503 carries, or negative for none
    */
   public SimulatedDriver(RetryPolicy policy, String url, @Nullable Veto veto, int retryAfterSeconds) {
+    if (veto != null && policy.hedges()) throw new IllegalArgumentException("a peer's veto with a policy that hedges");
     this.policy = policy;
     this.request = policy.keys.stamp(new Request.Builder().url(url).build());
     this.veto = veto;
@@ -93,7 +119,7 @@ public final class SimulatedDriver {
   /** One logical call, driven step by step. */
   public final class Call {
     private @Nullable LogicalCall logical;
-    private @Nullable Attempt sent; // null for a first attempt made without state
+    private @Nullable Sent sent; // the attempt sent last
     private int attempt;
     private long waitNanos;
     private boolean succeeded;
@@ -103,7 +129,8 @@ public final class SimulatedDriver {
 
     private Call() {
       startNanos = policy.time.nanoTime();
-      logical = LogicalCall.open(policy, request, 0);
+      // A call that may hedge has its state from the start, as the async driver's has.
+      logical = policy.hedges() ? LogicalCall.start(policy, request, 0) : LogicalCall.open(policy, request, 0);
     }
 
     /** Before an attempt: {@link Next#SEND}, {@link Next#WAIT} ({@link #waitNanos}) or {@link Next#DONE}. */
@@ -119,17 +146,43 @@ public final class SimulatedDriver {
       }
       if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
       attempt++;
-      sent = step != null ? step.attempt() : null;
+      sent = new Sent(step != null ? step.attempt() : null, attempt);
       return Next.SEND;
+    }
+
+    /** The attempt sent last (by {@link #next} or {@link #hedge}): the handle to report its outcome with. */
+    public Sent sent() {
+      Sent s = sent;
+      if (s == null) throw new IllegalStateException("nothing sent");
+      return s;
+    }
+
+    /** After a SEND or a hedge: nanoseconds until a hedge is due, 0 for none (okretry's {@code hedgeDelayNanos}). */
+    public long hedgeDelayNanos() {
+      return logical != null ? logical.hedgeDelayNanos() : 0;
+    }
+
+    /** A hedge's time came: the hedge to send beside the attempts in flight, or null if okretry sends none now. */
+    public @Nullable Sent hedge() {
+      LogicalCall call = logical;
+      Attempt h = call != null ? call.hedge() : null;
+      if (h == null) return null;
+      attempt++;
+      return sent = new Sent(h, attempt);
     }
 
     /** The attempt was answered: 200, or the failing 503 (with the driver's Retry-After if any). */
     public Next answered(boolean success) {
+      return answered(sent(), success);
+    }
+
+    /** Attempt {@code leg} was answered: 200, or the failing 503 (with the driver's Retry-After if any). */
+    public Next answered(Sent leg, boolean success) {
       Response response = success ? ok : failedWithRetryAfter != null ? failedWithRetryAfter : failed;
       if (veto != null) {
-        veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+        veto.attemptEnded(policy.time.nanoTime(), leg.number, success, success ? null : failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
       }
-      return ended(response, null, success, failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+      return ended(leg, response, null, success, failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
     }
 
     /**
@@ -142,17 +195,22 @@ public final class SimulatedDriver {
           .headers(headers).build();
       boolean success = code < 400;
       if (veto != null) veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failure);
-      return ended(response, null, success, failure);
+      return ended(sent(), response, null, success, failure);
     }
 
     /** The attempt failed with {@code error} (a timeout, a refused connection). */
     public Next failed(IOException error, Failure failure) {
-      if (veto != null) veto.attemptEnded(policy.time.nanoTime(), attempt, false, failure);
-      return ended(null, error, false, failure);
+      return failed(sent(), error, failure);
     }
 
-    private Next ended(@Nullable Response response, @Nullable IOException error, boolean success, Failure failure) {
-      Attempt a = sent;
+    /** Attempt {@code leg} failed with {@code error} (a timeout, a refused connection). */
+    public Next failed(Sent leg, IOException error, Failure failure) {
+      if (veto != null) veto.attemptEnded(policy.time.nanoTime(), leg.number, false, failure);
+      return ended(leg, null, error, false, failure);
+    }
+
+    private Next ended(Sent leg, @Nullable Response response, @Nullable IOException error, boolean success, Failure failure) {
+      Attempt a = leg.attempt;
       Step step;
       if (a == null || logical == null) {
         // The interceptor's stateless first attempt: a success ends here, a failure makes the state.
@@ -161,6 +219,7 @@ public final class SimulatedDriver {
         step = logical.next(null);
       } else {
         step = logical.ended(a, response, error, 0);
+        if (step.kind() == Step.Kind.DROP) return Next.DROP;
       }
       if (step.kind() == Step.Kind.WAIT) {
         if (veto != null && !veto.allowRetry(policy.time.nanoTime(), failure)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);

@@ -8,6 +8,7 @@ import io.github.okretry.internal.WallClock;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,13 @@ import okhttp3.Call;
  * service, with {@code Retry-After} if set), one server down for a while (a refused connection at
  * once), or its capacity cut for a while. A client gives up on an attempt after {@code
  * attemptTimeout} (a read timeout, retryable); the server still does the work, as a server that
- * cannot see the client leave does. Everything is a function of the seed.
+ * cannot see the client leave does. A share of attempts may be slow ({@code slow}: a tail).
+ *
+ * <p>A client whose policy hedges is driven as the async driver drives it: after each attempt
+ * sent, okretry's {@code hedgeDelayNanos} arms a hedge timer (an event), at which okretry's {@code
+ * hedge} may send a second attempt; an outcome okretry drops leaves the call to the other attempt,
+ * and the first outcome it does not drop cancels the attempts still in flight (the client leaves;
+ * the server still does their work, as on a timeout). Everything is a function of the seed.
  */
 public final class Fleet {
 
@@ -48,6 +55,8 @@ public final class Fleet {
     double cutTo = 1.0;
     long cutFromNanos;
     long cutUntilNanos;
+    double slowFraction;
+    double slowSeconds;
 
     public Service servers(int n, int concurrency, int queueLimit) {
       this.servers = n;
@@ -88,6 +97,13 @@ public final class Fleet {
       return this;
     }
 
+    /** A share {@code fraction} of attempts (independently, the same for every contender) takes {@code seconds} of service. */
+    public Service slow(double fraction, double seconds) {
+      this.slowFraction = fraction;
+      this.slowSeconds = seconds;
+      return this;
+    }
+
     int capacity(long t) {
       return t >= cutFromNanos && t < cutUntilNanos ? (int) Math.max(1, Math.floor(concurrency * cutTo)) : concurrency;
     }
@@ -120,12 +136,18 @@ public final class Fleet {
     public long serverAttempts;
     public long shedLocally;
     public long budgetRefusals;
+    /** Hedges sent (counted in {@link #serverAttempts} too). */
+    public long hedges;
     public final long[] offered;
     public final long[] goodput;
     public final long[] attempts;
     /** Server attempts by the second their call started in (CrowdTest's measure). */
     public final long[] attemptsByCallStart;
     public long events;
+    /** Each finished call's latency (start to end, success or not) and the second it started in. */
+    private long[] latencyNanos = new long[1024];
+    private int[] latencyStart = new int[1024];
+    private int latencies;
 
     Result(String contender, int seconds) {
       this.contender = contender;
@@ -137,6 +159,25 @@ public final class Fleet {
 
     public double successRate() {
       return calls == 0 ? 0 : succeeded / (double) calls;
+    }
+
+    void latency(int startSecond, long nanos) {
+      if (latencies == latencyNanos.length) {
+        latencyNanos = java.util.Arrays.copyOf(latencyNanos, 2 * latencies);
+        latencyStart = java.util.Arrays.copyOf(latencyStart, 2 * latencies);
+      }
+      latencyStart[latencies] = startSecond;
+      latencyNanos[latencies++] = nanos;
+    }
+
+    /** The {@code p} quantile (nearest rank) of the latency in seconds of calls started in [{@code from}, {@code until}) s; 0 if none. */
+    public double latencySeconds(double p, int from, int until) {
+      long[] xs = new long[latencies];
+      int n = 0;
+      for (int i = 0; i < latencies; i++) if (latencyStart[i] >= from && latencyStart[i] < until) xs[n++] = latencyNanos[i];
+      if (n == 0) return 0;
+      java.util.Arrays.sort(xs, 0, n);
+      return xs[Math.min(n - 1, (int) Math.ceil(p * n) - 1)] / 1e9;
     }
 
     /** Server attempts ÷ logical calls. */
@@ -175,6 +216,7 @@ public final class Fleet {
   private static final int SERVED = 2;
   private static final int TIMEOUT = 3;
   private static final int CAPACITY = 4;
+  private static final int HEDGE = 5;
 
   private static final class Event implements Comparable<Event> {
     final long t;
@@ -183,14 +225,16 @@ public final class Fleet {
     final int client;
     final CallState call;
     final Attempt attempt;
+    final int round; // a hedge timer's: stale once its round is over
 
-    Event(long t, long seq, int kind, int client, CallState call, Attempt attempt) {
+    Event(long t, long seq, int kind, int client, CallState call, Attempt attempt, int round) {
       this.t = t;
       this.seq = seq;
       this.kind = kind;
       this.client = client;
       this.call = call;
       this.attempt = attempt;
+      this.round = round;
     }
 
     @Override
@@ -204,23 +248,30 @@ public final class Fleet {
     final int client;
     final long number; // the client's n-th call
     final int startSecond;
-    CallState(SimulatedDriver.Call call, int client, long number, int startSecond) {
+    final long startNanos;
+    /** Attempts in flight (more than one only with hedges), and the round a hedge timer belongs to, as AsyncLoop counts them. */
+    final ArrayList<Attempt> flying = new ArrayList<>(2);
+    int round;
+    CallState(SimulatedDriver.Call call, int client, long number, int startSecond, long startNanos) {
       this.call = call;
       this.client = client;
       this.number = number;
       this.startSecond = startSecond;
+      this.startNanos = startNanos;
     }
   }
 
   private static final class Attempt {
     final CallState call;
+    final SimulatedDriver.Sent sent;
     final int server;
     final int number;
-    boolean over; // answered or timed out: whatever comes later is ignored
-    Attempt(CallState call, int server, int number) {
+    boolean over; // answered, timed out or canceled: whatever comes later is ignored
+    Attempt(CallState call, SimulatedDriver.Sent sent, int server) {
       this.call = call;
+      this.sent = sent;
       this.server = server;
-      this.number = number;
+      this.number = sent.number();
     }
   }
 
@@ -292,10 +343,10 @@ public final class Fleet {
       // Periodic clients start at a random phase; Poisson ones at their first draw.
       double gap = 1.0 / load.callsPerSecondEach();
       long first = load.periodic() ? (long) (r.nextDouble() * gap * SECOND) : (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND);
-      push(first, ARRIVE, c, null, null);
+      push(first, ARRIVE, c, null, null, 0);
     }
-    if (service.cutUntilNanos > 0) push(service.cutUntilNanos, CAPACITY, -1, null, null);
-    if (service.downUntilNanos > 0) push(service.downUntilNanos, CAPACITY, -1, null, null);
+    if (service.cutUntilNanos > 0) push(service.cutUntilNanos, CAPACITY, -1, null, null, 0);
+    if (service.downUntilNanos > 0) push(service.downUntilNanos, CAPACITY, -1, null, null, 0);
     while (!events.isEmpty()) {
       Event e = events.poll();
       clock.now = e.t;
@@ -306,14 +357,15 @@ public final class Fleet {
         case SERVED -> served(e.attempt);
         case TIMEOUT -> timedOut(e.attempt);
         case CAPACITY -> { for (int s = 0; s < service.servers; s++) startQueued(s); }
+        case HEDGE -> hedgeDue(e.call, e.round);
         default -> throw new AssertionError(e.kind);
       }
     }
     return result;
   }
 
-  private void push(long t, int kind, int client, CallState call, Attempt attempt) {
-    events.add(new Event(t, seq++, kind, client, call, attempt));
+  private void push(long t, int kind, int client, CallState call, Attempt attempt, int round) {
+    events.add(new Event(t, seq++, kind, client, call, attempt, round));
   }
 
   private int second(long t) {
@@ -325,26 +377,44 @@ public final class Fleet {
     if (now >= endNanos) return;
     result.calls++;
     result.offered[second(now)]++;
-    CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++, second(now));
+    CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++, second(now), now);
     double gap = 1.0 / load.callsPerSecondEach();
     SplittableRandom r = arrivals[client];
     long next = load.periodic() ? (long) (gap * SECOND) : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
-    push(now + next, ARRIVE, client, null, null);
+    push(now + next, ARRIVE, client, null, null, 0);
     step(call);
   }
 
   private void step(CallState call) {
     Next next = call.call.next();
     if (next == Next.WAIT) {
-      push(clock.now + call.call.waitNanos(), STEP, call.client, call, null);
+      push(clock.now + call.call.waitNanos(), STEP, call.client, call, null, 0);
     } else if (next == Next.DONE) {
       finish(call);
     } else {
-      send(call);
+      call.round++;
+      armHedge(call);
+      send(call, call.call.sent());
     }
   }
 
+  /** After an attempt or a hedge is sent: the hedge timer of this round, if okretry says one is due. */
+  private void armHedge(CallState call) {
+    long delay = call.call.hedgeDelayNanos();
+    if (delay > 0) push(clock.now + delay, HEDGE, call.client, call, null, call.round);
+  }
+
+  private void hedgeDue(CallState call, int round) {
+    if (call.round != round) return; // the round ended: the timer was stale
+    SimulatedDriver.Sent hedge = call.call.hedge();
+    if (hedge == null) return;
+    result.hedges++;
+    armHedge(call); // the next hedge, if more may fly
+    send(call, hedge);
+  }
+
   private void finish(CallState call) {
+    result.latency(call.startSecond, clock.now - call.startNanos);
     if (call.call.succeeded()) {
       result.succeeded++;
       result.goodput[second(clock.now)]++;
@@ -354,34 +424,42 @@ public final class Fleet {
     }
   }
 
-  private void send(CallState call) {
+  private void send(CallState call, SimulatedDriver.Sent sent) {
     long now = clock.now;
     int server = service.servers == 1 ? 0 : serverRandom.nextInt(service.servers);
     result.serverAttempts++;
     result.attempts[second(now)]++;
     result.attemptsByCallStart[call.startSecond]++;
-    Attempt a = new Attempt(call, server, call.call.attempts());
+    Attempt a = new Attempt(call, sent, server);
+    call.flying.add(a);
     if (server == service.downServer && now >= service.downFromNanos && now < service.downUntilNanos) {
-      a.over = true;
-      after(call, call.call.failed(new Refused(), Failure.ERROR));
+      over(a);
+      after(call, call.call.failed(sent, new Refused(), Failure.ERROR));
       return;
     }
-    if (load.attemptTimeoutSeconds() > 0) push(now + nanos(load.attemptTimeoutSeconds()), TIMEOUT, call.client, call, a);
+    if (load.attemptTimeoutSeconds() > 0) push(now + nanos(load.attemptTimeoutSeconds()), TIMEOUT, call.client, call, a, 0);
     if (busy[server] < service.capacity(now)) {
       start(a);
     } else if (queues[server].size() < service.queueLimit) {
       queues[server].add(a);
     } else {
-      a.over = true; // the queue is full: refused at once
-      after(call, call.call.answered(false));
+      over(a); // the queue is full: refused at once
+      after(call, call.call.answered(sent, false));
     }
+  }
+
+  private void over(Attempt a) {
+    a.over = true;
+    a.call.flying.remove(a);
   }
 
   private void start(Attempt a) {
     busy[a.server]++;
     double mean = service.meanServiceSeconds;
     double s = service.exponential ? -Math.log(1 - serverRandom.nextDouble()) * mean : mean;
-    push(clock.now + Math.max(1, (long) (s * SECOND)), SERVED, a.call.client, a.call, a);
+    // Common random numbers: the same attempt of the same call is slow for every contender alike.
+    if (service.slowFraction > 0 && unit(mix(seed ^ 0x510L, a.call.client, a.call.number, a.number)) < service.slowFraction) s = service.slowSeconds;
+    push(clock.now + Math.max(1, (long) (s * SECOND)), SERVED, a.call.client, a.call, a, 0);
   }
 
   private void startQueued(int server) {
@@ -392,21 +470,26 @@ public final class Fleet {
     busy[a.server]--;
     startQueued(a.server);
     if (a.over) return; // the client left: the work was wasted
-    a.over = true;
+    over(a);
     // Common random numbers: the same attempt of the same call fails for every contender alike.
     boolean ok = clock.now < service.failingFromNanos
         || unit(mix(seed, a.call.client, a.call.number, a.number)) >= service.failureRate;
-    after(a.call, a.call.call.answered(ok));
+    after(a.call, a.call.call.answered(a.sent, ok));
   }
 
   private void timedOut(Attempt a) {
     if (a.over) return;
-    a.over = true;
-    after(a.call, a.call.call.failed(new Timeout(), Failure.TIMEOUT));
+    over(a);
+    after(a.call, a.call.call.failed(a.sent, new Timeout(), Failure.TIMEOUT));
   }
 
   private void after(CallState call, Next next) {
-    if (next == Next.WAIT) push(clock.now + call.call.waitNanos(), STEP, call.client, call, null);
+    if (next == Next.DROP) return; // another attempt in flight answers for the call
+    // The round is over: its hedge timer is stale, and the attempts still in flight are canceled.
+    call.round++;
+    for (Attempt loser : call.flying) loser.over = true;
+    call.flying.clear();
+    if (next == Next.WAIT) push(clock.now + call.call.waitNanos(), STEP, call.client, call, null, 0);
     else if (next == Next.DONE) finish(call);
     else throw new AssertionError("the driver answers an outcome with wait or done");
   }

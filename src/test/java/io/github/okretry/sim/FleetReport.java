@@ -78,6 +78,53 @@ class FleetReport {
     System.out.print(md);
   }
 
+  /** Hedging in a fleet (issue 21): the capacity cut at two loads and a healthy tail, to {@code hedging.md}. */
+  @Test
+  void hedging() throws IOException {
+    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
+    Files.createDirectories(out);
+    StringBuilder md = new StringBuilder();
+    md.append("| policy | cut, 140/s: back after the cut, seed 1 / worst of seeds 1-10 | amplification | p50 / p99 before the cut | "
+        + "cut, 180/s: back within 5 s (of 10 seeds) / latest | amplification | healthy tail: p50 / p99 / p99.9 | amplification |\n");
+    md.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    long wall0 = System.nanoTime();
+    int runs = 0;
+    for (Fleet.Contender c : FleetScenarios.HEDGING) {
+      Fleet.Result cut = FleetScenarios.capacityCut(c, 1);
+      int back = FleetScenarios.recoverySeconds(cut, 20, 58);
+      int worst = back;
+      int within = 0;
+      int latest = 0;
+      double loadedAmp = 0;
+      for (long seed = 1; seed <= 10; seed++) {
+        if (seed > 1) worst = worse(worst, FleetScenarios.recoverySeconds(FleetScenarios.capacityCut(c, seed), 20, 58));
+        Fleet.Result loaded = FleetScenarios.capacityCut(c, 18, 60, seed);
+        int r = FleetScenarios.recoverySeconds(loaded, 20, 58);
+        if (r >= 0 && r <= 5) within++;
+        latest = worse(latest, r);
+        loadedAmp += loaded.amplification() / 10;
+        runs += 2;
+      }
+      Fleet.Result tail = FleetScenarios.healthyTail(c, 30, 1);
+      runs++;
+      md.append(FleetScenarios.f("| %s | %s / %s | %.3f× (%d hedges) | %.3f / %.3f s | %d of 10 / %s | %.3f× (mean) | %.3f / %.3f / %.3f s | %.3f× |%n", c.name(),
+          seconds(back), seconds(worst), cut.amplification(), cut.hedges, cut.latencySeconds(0.5, 2, 10), cut.latencySeconds(0.99, 2, 10),
+          within, seconds(latest), loadedAmp,
+          tail.latencySeconds(0.5, 2, 28), tail.latencySeconds(0.99, 2, 28), tail.latencySeconds(0.999, 2, 28), tail.amplification()));
+    }
+    md.append(FleetScenarios.f("%n%d runs in %.1f s of wall time.%n", runs, (System.nanoTime() - wall0) / 1e9));
+    Files.writeString(out.resolve("hedging.md"), md);
+    System.out.print(md);
+  }
+
+  private static int worse(int a, int b) { // recovery seconds, -1 for never
+    return a < 0 || b < 0 ? -1 : Math.max(a, b);
+  }
+
+  private static String seconds(int back) {
+    return back < 0 ? "never (60 s)" : back + " s";
+  }
+
   @Test
   void report() throws IOException {
     Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));

@@ -89,6 +89,39 @@ public final class FleetScenarios {
   }
 
   /**
+   * The capacity cut, {@code seconds} long (the cut still 10 s to 20 s): for the short guard of
+   * hedging in {@code FleetSimulationTest}.
+   */
+  public static Fleet.Result capacityCut(Fleet.Contender c, double seconds, long seed) {
+    return capacityCut(c, 14, seconds, seed);
+  }
+
+  /** The capacity cut with {@code perClient} calls/s from each of its 10 processes (14: the scenario's 140/s). */
+  public static Fleet.Result capacityCut(Fleet.Contender c, double perClient, double seconds, long seed) {
+    Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.1, true).cut(0.2, 10, 20);
+    return new Fleet(s, Fleet.Load.of(10, perClient, seconds).timeout(3), seed).run(c);
+  }
+
+  /**
+   * A healthy service with a tail: the capacity cut's fleet and server, no cut, service mean
+   * 0.05 s, and 5 % of attempts (independently) taking 1 s; {@code seconds} long.
+   */
+  public static Fleet.Result healthyTail(Fleet.Contender c, double seconds, long seed) {
+    Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.05, true).slow(0.05, 1.0);
+    return new Fleet(s, Fleet.Load.of(10, 14, seconds).timeout(3), seed).run(c);
+  }
+
+  /** The fixed hedge delay of the hedging rows: about the capacity cut's p95 before the cut (0.30 s). */
+  public static final long HEDGE_AFTER_MILLIS = 300;
+
+  /** The hedging rows: okretry's default, with a fixed hedge delay, with the adaptive one. */
+  public static final List<Fleet.Contender> HEDGING = List.of(
+      Peers.OKRETRY,
+      Peers.okretryWith("okretry + hedgeAfter(" + HEDGE_AFTER_MILLIS + " ms)",
+          b -> b.hedgeAfter(HEDGE_AFTER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)),
+      Peers.okretryWith("okretry + hedgeAdaptively()", b -> b.hedgeAdaptively()));
+
+  /**
    * Seconds after {@code fromSecond} until goodput is back at ≥ 95 % of the offered load for good:
    * the start of the first 5-second window from which every later window up to {@code
    * lastSecond} passes (windows, since a call is offered in the second it starts and counted in

@@ -65,6 +65,32 @@ class FleetSimulationTest {
   }
 
   @Test
+  void hedgingDoesNotLengthenRecoveryFromACapacityCutAndCutsAHealthyTail() {
+    // Issue 21 (docs/fleet.md, "Hedging in a fleet"): the cut of 10-20 s in a 30 s run.
+    Fleet.Result plain = FleetScenarios.capacityCut(Peers.OKRETRY, 30, 1);
+    int plainBack = FleetScenarios.recoverySeconds(plain, 20, 28);
+    assertThat(plainBack).isBetween(0, 3);
+    for (Fleet.Contender c : FleetScenarios.HEDGING.subList(1, 3)) {
+      Fleet.Result hedged = FleetScenarios.capacityCut(c, 30, 1);
+      assertThat(hedged.hedges).as("%s sent hedges", c.name()).isGreaterThan(0);
+      assertThat(FleetScenarios.recoverySeconds(hedged, 20, 28)).as("%s: back after the cut", c.name()).isBetween(0, plainBack + 1);
+      assertThat(hedged.amplification()).as("%s: amplification", c.name()).isLessThanOrEqualTo(plain.amplification() + 0.1);
+    }
+    // Loaded (180/s, 90 % of the uncut capacity, 60 s): the adaptive delay follows the slower
+    // service and still does not lengthen recovery; a fixed 300 ms delay does (docs/fleet.md).
+    int loadedBack = FleetScenarios.recoverySeconds(FleetScenarios.capacityCut(Peers.OKRETRY, 18, 60, 1), 20, 58);
+    Fleet.Result loaded = FleetScenarios.capacityCut(FleetScenarios.HEDGING.get(2), 18, 60, 1);
+    assertThat(loaded.hedges).isGreaterThan(0);
+    assertThat(FleetScenarios.recoverySeconds(loaded, 20, 58)).as("adaptive, 180/s: back after the cut").isBetween(0, loadedBack + 1);
+    // A healthy service with a 1 s tail in 5 % of attempts: the adaptive delay cuts its p99 for ≤ 7 % more attempts.
+    Fleet.Result tail = FleetScenarios.healthyTail(Peers.OKRETRY, 15, 1);
+    Fleet.Result adaptive = FleetScenarios.healthyTail(FleetScenarios.HEDGING.get(2), 15, 1);
+    assertThat(tail.latencySeconds(0.99, 2, 14)).isGreaterThanOrEqualTo(0.9);
+    assertThat(adaptive.latencySeconds(0.99, 2, 14)).isLessThanOrEqualTo(0.5);
+    assertThat(adaptive.amplification()).isLessThanOrEqualTo(1.07);
+  }
+
+  @Test
   void aPublishedQuotaIsWaitedForInsteadOfRefused() {
     // One fresh client, 40 at once, probing: every seed all through in ≤ 2.2 s, ≤ 1.05 attempts.
     FleetScenarios.QuotaRow crowd = FleetScenarios.publishedQuota(1, 40, io.github.okretry.QuotaPacing.PROBE, 20);

@@ -44,6 +44,13 @@ public final class Peers {
 
   /** okretry with {@code budget} (null: the default budget). */
   public static Fleet.Contender okretry(String name, @Nullable Supplier<RetryBudget> budget) {
+    return okretryWith(name, b -> {
+      if (budget != null) b.retryBudget(budget.get());
+    });
+  }
+
+  /** okretry with the default budget and {@code configure} applied to its builder (hedging, say). */
+  public static Fleet.Contender okretryWith(String name, java.util.function.Consumer<RetryPolicy.Builder> configure) {
     return new Fleet.Contender() {
       @Override
       public String name() {
@@ -53,7 +60,7 @@ public final class Peers {
       @Override
       public SimulatedDriver driver(Fleet.Env env) {
         RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(env.maxRetries());
-        if (budget != null) b.retryBudget(budget.get());
+        configure.accept(b);
         SplittableRandom r = env.random();
         return new SimulatedDriver(
             SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(), Fleet.URL, null, env.retryAfterSeconds());
