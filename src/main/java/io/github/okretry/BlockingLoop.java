@@ -27,6 +27,8 @@ final class BlockingLoop {
     for (Step step = logical.next(null); ; ) {
       switch (step.kind()) {
         case SEND:
+          if (response != null) response.close(); // held through the wait, not the caller's after all
+          response = null;
           Attempt attempt = step.attempt();
           Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
           attempt.attachTo(call);
@@ -43,12 +45,16 @@ final class BlockingLoop {
           step = logical.ended(attempt, response, error, seen(call, fired));
           break;
         case WAIT:
-          if (response != null) response.close(); // not held idle through the wait
-          response = null;
+          if (!step.holdsResponse()) {
+            if (response != null) response.close(); // not held idle through the wait
+            response = null;
+          }
           step = logical.next(sleep(step.waitNanos(), call, time, factory));
           break;
         case RETURN:
-          return step.responseOr(response);
+          Response out = step.responseOr(response);
+          if (response != null && out != response) response.close(); // a local one stands for it
+          return out;
         default:
           if (response != null) response.close();
           Throwable failure = step.failure();

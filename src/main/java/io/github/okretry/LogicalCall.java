@@ -48,9 +48,9 @@ final class LogicalCall {
   private boolean provenUnprocessed;
   private long retryAfterNanos;
   // A retry scheduled without evidence that retrying works (RetryBudget#tryCountInStreak): it is
-  // sent only if the budget finds some once its wait is over; its failure is held until then.
+  // sent only if the budget finds some once its wait is over; its failure is held until then (a
+  // response by the driver, through the wait: Step#waitHolding).
   private boolean unproven;
-  private int unprovenCode; // the status that failed, or 0 for an exception (unprovenError)
   private @Nullable IOException unprovenError;
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
@@ -214,8 +214,8 @@ final class LogicalCall {
   /**
    * A retry scheduled without evidence ({@link #unproven}) is about to be sent: the calls that
    * ended during its wait may have brought some. Returns null to send it, else the step that ends
-   * the call as the budget's refusal at decision time would have: the last exception, or for a
-   * status a local response with it (the real one was closed for the wait).
+   * the call as the budget's refusal at decision time would have: the last exception, or the
+   * response the driver held through the wait, as it is.
    */
   private @Nullable Step sendIfProven() {
     IOException error = unprovenError;
@@ -225,11 +225,7 @@ final class LogicalCall {
       if (error != null) earlier = FailureHistory.add(earlier, error);
       return null;
     }
-    Step end = giveUp(GiveUpReason.BUDGET_EXHAUSTED, lastFailure, error);
-    if (error != null) return end;
-    return Step.returning(Admission.localResponse(request, unprovenCode,
-        "Not retried by okretry: no sign yet that retrying works (retry budget)",
-        policy.clock.currentTimeMillis()));
+    return giveUp(GiveUpReason.BUDGET_EXHAUSTED, lastFailure, error); // RETURN: the held response
   }
 
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
@@ -306,7 +302,6 @@ final class LogicalCall {
     // waits its backoff anyway and asks again just before it is sent: in a fresh client's burst,
     // the calls that end during the wait bring it (docs/semantics.md, "A fleet of processes").
     unproven = !throttled && !policy.budget.tryCountInStreak();
-    if (unproven) unprovenCode = response != null ? response.code() : 0;
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
   }
 
@@ -376,7 +371,9 @@ final class LogicalCall {
     else if (error != null) earlier = FailureHistory.add(earlier, error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
-    return Step.waitFor(delayNanos);
+    // A response that may yet be the caller's is kept through the wait, unread, and returned as
+    // it is if no evidence came: one wait's hold of its connection, never more.
+    return unproven && response != null ? Step.waitHolding(delayNanos) : Step.waitFor(delayNanos);
   }
 
   /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */

@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * that succeeded, and fewer than 20 retries after errors since. A budget that has seen none (a new
  * one) lets the retry wait its backoff and asks again just before sending it, so a fresh client
  * whose concurrent calls succeed meanwhile still retries; if there is still none, the call ends
- * after that one wait with the last exception, or a local response with the last status (the real
- * one was closed for the wait), and nothing more is sent. The price: a fresh process making its
+ * after that one wait with the last exception or the last response as it is (kept open, body
+ * unread, through that wait), and nothing more is sent. The price: a fresh process making its
  * first call alone does not retry an error (a {@code Retry-After} it does honour). The numbers
  * behind it are in {@code docs/semantics.md} ("A fleet of processes") and {@code docs/fleet.md}.
  *
@@ -232,7 +232,7 @@ public final class RetryBudget {
      * succeeded or whose retry succeeded, and a new budget has seen neither. A retry that finds no
      * evidence when it is decided still waits its backoff, and is sent only if evidence arrived
      * meanwhile (another call succeeded); else the call ends after that one wait with the last
-     * exception, or a local response with the last status and an empty body. A fleet of processes
+     * exception or the last response as it is (kept open through that wait). A fleet of processes
      * that have only ever seen a server fail then adds no retries to its load, however few calls
      * each makes (the balance and the reserve cannot tell a quiet process from a healthy one); the
      * price is that a fresh process calling alone does not retry its first errors. Retries that

@@ -27,11 +27,11 @@ class Step {
     DROP
   }
 
-  /** Return the response of the attempt that just ended, as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
+  /** Return the response in hand (of the attempt that just ended, or held through a wait), as it is. */
+  static final Step RETURN = new Other(Kind.RETURN, 0, false, null, null);
 
   /** Drop the attempt that just ended: another in flight answers for the call. */
-  static final Step DROP = new Other(Kind.DROP, 0, null, null);
+  static final Step DROP = new Other(Kind.DROP, 0, false, null, null);
 
   private final Kind kind;
 
@@ -47,12 +47,14 @@ class Step {
   /** Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays small. */
   private static final class Other extends Step {
     final long waitNanos;
+    final boolean holding;
     final @Nullable Response response;
     final @Nullable Throwable failure;
 
-    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+    Other(Kind kind, long waitNanos, boolean holding, @Nullable Response response, @Nullable Throwable failure) {
       super(kind);
       this.waitNanos = waitNanos;
+      this.holding = holding;
       this.response = response;
       this.failure = failure;
     }
@@ -61,12 +63,23 @@ class Step {
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null);
+    return new Other(Kind.WAIT, waitNanos, false, null, null);
+  }
+
+  /**
+   * Keep the response in hand (unread, open) through the wait of {@code waitNanos}, then ask
+   * {@link LogicalCall#next}: a RETURN then returns that very response; any other step closes it
+   * as it closes any response in hand. For a retry that may not be sent after all
+   * ({@link LogicalCall}'s evidence rule), so the caller gets the origin's response as it is.
+   */
+  static Step waitHolding(long waitNanos) {
+    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
+    return new Other(Kind.WAIT, waitNanos, true, null, null);
   }
 
   /** Close any response in hand and throw {@code failure}. */
   static Step throwing(Throwable failure) {
-    return new Other(Kind.THROW, 0, null, failure);
+    return new Other(Kind.THROW, 0, false, null, failure);
   }
 
   /**
@@ -74,7 +87,7 @@ class Step {
    * io.github.okretry.internal.Admission#localResponse}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, local, null);
+    return new Other(Kind.RETURN, 0, false, local, null);
   }
 
   final Kind kind() {
@@ -86,13 +99,21 @@ class Step {
     return this instanceof Other ? ((Other) this).waitNanos : 0;
   }
 
+  /** For {@link Kind#WAIT}: true to keep the response in hand through the wait ({@link #waitHolding}). */
+  final boolean holdsResponse() {
+    return this instanceof Other && ((Other) this).holding;
+  }
+
   /** For {@link Kind#SEND}: the attempt to send. */
   final Attempt attempt() {
     if (!(this instanceof Attempt)) throw new IllegalStateException("not a SEND: " + this);
     return (Attempt) this;
   }
 
-  /** For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one. */
+  /**
+   * For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one (the
+   * driver then closes {@code inHand}, as every step but a RETURN of it or a holding WAIT does).
+   */
   final @Nullable Response responseOr(@Nullable Response inHand) {
     Response local = this instanceof Other ? ((Other) this).response : null;
     return local != null ? local : inHand;
@@ -114,7 +135,7 @@ class Step {
       case SEND:
         return "SEND";
       case WAIT:
-        return "WAIT(" + waitNanos() + " ns)";
+        return "WAIT(" + waitNanos() + " ns" + (holdsResponse() ? ", holding" : "") + ")";
       case DROP:
         return "DROP";
       case RETURN:

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.SplittableRandom;
 import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.Tag;
@@ -21,7 +23,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The default budget's evidence rule ({@code RetryBudget.Builder#failureStreak}, docs/semantics.md
  * "A fleet of processes") on both drivers: a retry after an error that finds no evidence that
  * retrying works when it is decided waits its backoff and asks again before it is sent; if there
- * is still none, the call ends after that one wait, nothing more sent.
+ * is still none, the call ends after that one wait, nothing more sent, with the last exception
+ * or the last response as it is (kept open through the wait).
  */
 @Tag("unit")
 @ParameterizedClass
@@ -42,19 +45,89 @@ class BudgetEvidenceTest extends ScriptedTest {
   }
 
   @Test
-  void aFreshClientsFirstErrorCostsOneBackoffAndGetsALocalResponseStandingForTheClosedOne() throws IOException {
-    script.status(503).thenAlways(200);
+  void aFreshClientsFirst503CostsOneBackoffAndIsReturnedAsItIs() throws IOException {
+    script.status(503, "X-Origin", "real").thenAlways(200);
     Call.Factory client = client(defaults());
     try (Response r = client.newCall(get()).execute()) {
+      assertThat(script.closed(1)).as("kept open through the wait, not closed and replaced").isFalse();
       assertThat(r.code()).isEqualTo(503);
-      assertThat(r.message()).isEqualTo("Not retried by okretry: no sign yet that retrying works (retry budget)");
-      assertThat(r.body().string()).isEmpty();
+      assertThat(r.message()).isEqualTo("scripted");
+      assertThat(r.header("X-Origin")).isEqualTo("real");
+      assertThat(r.body().string()).isEqualTo("attempt 1");
     }
+    assertThat(script.closed(1)).as("the caller's to close").isTrue();
     assertThat(script.attempts()).as("nothing sent after the wait").isEqualTo(1);
-    assertThat(script.closed(1)).as("the real response was closed for the wait").isTrue();
     assertThat(time.sleeps()).as("exactly one wait, the first retry's backoff").hasSize(1)
         .allMatch(d -> d.compareTo(Duration.ofMillis(200)) <= 0);
     assertThat(events.lines()).containsExactly("start 1", "retry 1 HTTP 503", "gaveUp 1 BUDGET_EXHAUSTED HTTP 503");
+  }
+
+  @Test
+  void aCallSucceedingDuringTheWaitLetsTheRetryGoAndTheHeldResponseIsClosed() throws IOException {
+    script.status(503).thenAlways(200);
+    Call.Factory client = client(defaults());
+    time.duringNextWait(() -> anotherCallSucceeds(client));
+    assertThat(code(client, get())).as("the retry went").isEqualTo(200);
+    assertThat(script.attempts()).as("the 503, the other call's 200, the retry's 200").isEqualTo(3);
+    assertThat(script.closed(1)).as("the held 503, closed when the retry went").isTrue();
+    assertThat(time.sleeps().get(0)).as("a wait the other call fits in").isPositive();
+    assertThat(events.lines("gaveUp")).isEmpty();
+  }
+
+  /** Another call of {@code client} succeeds now; on the async driver it runs as the scheduler goes on. */
+  private void anotherCallSucceeds(Call.Factory client) {
+    Call other = client.newCall(get());
+    if (driver == Driver.BLOCKING) {
+      try {
+        other.execute().close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return;
+    }
+    other.enqueue(new Callback() {
+      @Override
+      public void onResponse(Call call, Response response) {
+        response.close();
+      }
+
+      @Override
+      public void onFailure(Call call, IOException e) {
+        throw new AssertionError(e);
+      }
+    });
+  }
+
+  @Test
+  void aCancelDuringTheWaitClosesTheHeldResponse() {
+    script.status(503).thenAlways(200);
+    Call call = client(defaults()).newCall(get());
+    time.duringNextWait(call::cancel);
+    Throwable thrown = catchThrowable(call::execute);
+    assertThat(thrown).isInstanceOf(IOException.class).hasMessageContaining("Canceled");
+    assertThat(script.closed(1)).as("the held 503").isTrue();
+    assertThat(script.attempts()).isEqualTo(1);
+    assertThat(events.lines("gaveUp")).containsExactly("gaveUp 1 CANCELED HTTP 503");
+  }
+
+  @Test
+  void onlyAResponseIsHeldThroughTheWait() {
+    RetryPolicy policy = defaults().build();
+    Request request = get();
+    LogicalCall a = LogicalCall.start(policy, request, 0);
+    Step held = a.ended(PacingHooksTest.send(a), PacingHooksTest.response(request, 503, null), null, 0);
+    assertThat(held.kind()).isEqualTo(Step.Kind.WAIT);
+    assertThat(held.holdsResponse()).as("no evidence: it may be the caller's").isTrue();
+    time.advance(Duration.ofNanos(held.waitNanos()));
+    assertThat(a.next(null)).as("returned as it is, nothing local").isSameAs(Step.RETURN);
+    LogicalCall b = LogicalCall.start(policy, request, 0);
+    Step thrown = b.ended(PacingHooksTest.send(b), null, new ConnectException("refused"), 0);
+    assertThat(thrown.holdsResponse()).isFalse();
+    policy.budget.deposit(); // evidence: a call succeeded
+    LogicalCall c = LogicalCall.start(policy, request, 0);
+    Step proven = c.ended(PacingHooksTest.send(c), PacingHooksTest.response(request, 503, null), null, 0);
+    assertThat(proven.kind()).isEqualTo(Step.Kind.WAIT);
+    assertThat(proven.holdsResponse()).as("the retry will go: closed for the wait").isFalse();
   }
 
   @Test

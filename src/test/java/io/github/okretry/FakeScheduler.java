@@ -88,6 +88,8 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
   public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
     long nanos = Math.max(0, unit.toNanos(delay));
     time.recordWait(nanos);
+    Runnable during = time.takeDuringNextWait();
+    if (during != null) add(Executors.callable(during), 0); // due first: the wait has begun, not ended
     return add(callable, nanos);
   }
 

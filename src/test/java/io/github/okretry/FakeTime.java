@@ -14,6 +14,7 @@ import okhttp3.Call;
 final class FakeTime implements TimeSource {
   private long nanos = 1_000_000_000L;
   private final List<Duration> sleeps = new ArrayList<>();
+  private Runnable duringNextWait;
 
   @Override
   public synchronized long nanoTime() {
@@ -22,6 +23,8 @@ final class FakeTime implements TimeSource {
 
   @Override
   public void sleep(long sleepNanos, Call call) throws IOException {
+    Runnable during = takeDuringNextWait();
+    if (during != null) during.run(); // as if on another thread while this one sleeps: a cancel ends the sleep
     TimeSource.checkInterruptedOrCanceled(call);
     synchronized (this) {
       sleeps.add(Duration.ofNanos(sleepNanos));
@@ -36,6 +39,21 @@ final class FakeTime implements TimeSource {
    */
   synchronized void recordWait(long waitNanos) {
     sleeps.add(Duration.ofNanos(waitNanos));
+  }
+
+  /**
+   * Runs {@code r} once the next wait has begun, before it ends: in {@link #sleep} first thing,
+   * for {@link FakeScheduler} as a task due at once, before the wait's own. How a test makes
+   * another call succeed, or cancels, while a call waits.
+   */
+  synchronized void duringNextWait(Runnable r) {
+    duringNextWait = r;
+  }
+
+  synchronized Runnable takeDuringNextWait() {
+    Runnable r = duringNextWait;
+    duringNextWait = null;
+    return r;
   }
 
   synchronized void advance(Duration d) {
