@@ -91,8 +91,9 @@ public final class OpenTelemetryExample {
       for (SpanData span : spans) {
         System.out.println("  " + describe(span, names.getOrDefault(span.getParentSpanId(), "-")));
       }
-      System.out.println("(a span without status_code ended when OkHttp sent its request again by itself:"
-          + " that response went to OkHttp, not to okretry)");
+      System.out.println("(a span without status_code ended when OkHttp sent its request again by itself,"
+          + " whose response went to OkHttp, not to okretry, or when a hedge answered first and that attempt"
+          + " was canceled: /prices/42)");
       System.out.println("server saw " + server.getRequestCount() + " requests");
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
