@@ -28,7 +28,7 @@ class ArchitectureTest {
           .importPackages("io.github.okretry");
 
   static final String[] DRIVERS = {
-    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
+    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AsyncHedging", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
   static final String[] CALL_STATE = {"LogicalCall", "Step", "Attempt", "Seen", "Hedging"};
