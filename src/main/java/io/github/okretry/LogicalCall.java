@@ -9,7 +9,6 @@ import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.PacedCall;
-import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
 import java.io.IOException;
@@ -47,11 +46,7 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
-  // A retry scheduled without evidence that retrying works (RetryBudget#tryCountInStreak): it is
-  // sent only if the budget finds some once its wait is over; its failure is held until then (a
-  // response by the driver, through the wait: Step#waitHolding).
-  private boolean unproven;
-  private @Nullable IOException unprovenError;
+  private @Nullable UnprovenRetry unproven; // the evidence rule's held retry: made at the first
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
     this.policy = policy;
@@ -65,22 +60,6 @@ final class LogicalCall {
     this.hedging = Hedging.of(this, policy, repeat, maxRetries);
   }
 
-  /**
-   * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
-   * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
-   * origin state, network request to watch, OkHttp retry to turn off): the driver makes it without
-   * state (its start reported here), within that deadline, then calls {@link #afterStatelessAttempt}.
-   */
-  static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
-        && !policy.events.watchesNetworkRequests()
-        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
-      policy.events.attemptStarted(request, 1);
-      return null;
-    }
-    return start(policy, request, callTimeoutNanos);
-  }
-
   /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
     RetryOverrides o = RequestTags.overrides(request);
@@ -89,23 +68,12 @@ final class LogicalCall {
   }
 
   /**
-   * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
-   * policy's clock when it started, which its deadline runs from): null if {@code response} ends
-   * the call by its status alone (reported, and paid into the budget as any first success is);
-   * else the logical call, whose first {@link #next} answers for that attempt.
+   * After a first attempt made without state whose response did not end the call ({@link
+   * StatelessAttempt}; {@code startNanos}: when it started, which its deadline runs from): the
+   * logical call, whose first {@link #next} answers for that attempt.
    */
-  static @Nullable LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
+  static LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
-    if (response != null && !policy.classifier.isRetryableStatus(response.code())
-        && !policy.classifier.hasResponsePredicate()) {
-      policy.budget.deposit(); // the named side effect: a first success pays into the budget
-      // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
-      if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
-        policy.originGate.quotaAnswered(null, -1, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
-      }
-      policy.events.succeeded(request, response, 1);
-      return null;
-    }
     RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
     LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0));
     call.attempts = 1;
@@ -120,8 +88,9 @@ final class LogicalCall {
     if (d != null) return d;
     long now = policy.time.nanoTime();
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    if (unproven) {
-      Step refused = sendIfProven();
+    UnprovenRetry held = unproven;
+    if (held != null && held.pending()) {
+      Step refused = sendIfProven(held.release());
       if (refused != null) return refused;
     }
     if (policy.originWideRetryAfter()) {
@@ -212,15 +181,12 @@ final class LogicalCall {
   }
 
   /**
-   * A retry scheduled without evidence ({@link #unproven}) is about to be sent: the calls that
+   * A retry scheduled without evidence ({@link UnprovenRetry}) is about to be sent: the calls that
    * ended during its wait may have brought some. Returns null to send it, else the step that ends
-   * the call as the budget's refusal at decision time would have: the last exception, or the
-   * response the driver held through the wait, as it is.
+   * the call as the budget's refusal at decision time would have: the last exception ({@code
+   * error}, held), or the response the driver held through the wait, as it is.
    */
-  private @Nullable Step sendIfProven() {
-    IOException error = unprovenError;
-    unproven = false;
-    unprovenError = null;
+  private @Nullable Step sendIfProven(@Nullable IOException error) {
     if (policy.budget.tryCountInStreak()) {
       if (error != null) earlier = FailureHistory.add(earlier, error);
       return null;
@@ -231,9 +197,8 @@ final class LogicalCall {
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     paced.abandon(); // a turn it holds must not delay the calls after it
-    if (unprovenError != null) earlier = FailureHistory.add(earlier, unprovenError);
-    unproven = false;
-    unprovenError = null;
+    IOException held = unproven != null ? unproven.release() : null;
+    if (held != null) earlier = FailureHistory.add(earlier, held);
     boolean late = deadline.passed(now);
     String failure = lastFailure != null ? lastFailure : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
@@ -301,8 +266,8 @@ final class LogicalCall {
     // A retry after an error also needs evidence that retrying works. Lacking it now, the retry
     // waits its backoff anyway and asks again just before it is sent: in a fresh client's burst,
     // the calls that end during the wait bring it (docs/semantics.md, "A fleet of processes").
-    unproven = !throttled && !policy.budget.tryCountInStreak();
-    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+    boolean unprovenRetry = !throttled && !policy.budget.tryCountInStreak();
+    return retryScheduled(response, e, decision.delayNanos(), throttled, unprovenRetry, remaining);
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
@@ -361,19 +326,23 @@ final class LogicalCall {
 
   /** Reports a retry and remembers what the next decision needs; the driver then waits. */
   private Step retryScheduled(
-      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
+      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, boolean unprovenRetry,
+      long remaining) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
       waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, lastFailure, delayNanos);
-    if (unproven) unprovenError = error; // into the history only once the retry is sent
-    else if (error != null) earlier = FailureHistory.add(earlier, error);
+    if (unprovenRetry) { // into the history only once the retry is sent
+      UnprovenRetry held = unproven;
+      if (held == null) unproven = held = new UnprovenRetry();
+      held.hold(error);
+    } else if (error != null) earlier = FailureHistory.add(earlier, error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
     // A response that may yet be the caller's is kept through the wait, unread, and returned as
     // it is if no evidence came: one wait's hold of its connection, never more.
-    return unproven && response != null ? Step.waitHolding(delayNanos) : Step.waitFor(delayNanos);
+    return unprovenRetry && response != null ? Step.waitHolding(delayNanos) : Step.waitFor(delayNanos);
   }
 
   /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */
