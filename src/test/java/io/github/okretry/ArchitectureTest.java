@@ -31,7 +31,7 @@ class ArchitectureTest {
     "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AsyncHedging", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "UnprovenRetry", "Step", "Attempt", "Seen", "Hedging"};
+  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "Step", "Attempt", "Seen", "Hedging"};
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
