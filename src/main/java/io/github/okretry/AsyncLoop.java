@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * (sends an attempt as its own OkHttp call, schedules a wait, delivers once) and decides nothing
  * itself. Between attempts nothing runs and no thread is held, only a scheduled task.
  *
- * <p>With hedging, a second attempt may be in flight beside the first ({@link Hedge}, its own
- * OkHttp call and callback), sent when the hedge timer (a task on the factory's scheduler) fires.
+ * <p>With hedging, a second attempt may be in flight beside the first (an {@link AsyncHedging}
+ * leg, its own OkHttp call and callback), sent when the hedge timer fires.
  * Their callbacks and the timer may then run at once on different threads, while a {@link
  * LogicalCall} is single-threaded: every question to it while attempts are in flight is asked
  * under {@link #lock}, and what it answers is acted on after the lock is released (no callback
@@ -34,9 +34,9 @@ final class AsyncLoop implements Callback {
 
   private static final Logger log = LoggerFactory.getLogger(RetryingCall.class);
 
-  private final RetryingCall call;
+  final RetryingCall call;
   private final Callback callback;
-  private final LogicalCall logical;
+  final LogicalCall logical;
   private final AtomicBoolean delivered = new AtomicBoolean();
   /** Orders a wait's scheduled task with the cancel that may end the wait. */
   private final Object waitLock = new Object();
@@ -52,12 +52,10 @@ final class AsyncLoop implements Callback {
   /** True while a scheduled step runs on the factory's scheduler thread. */
   private volatile boolean onScheduler;
   /** Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may run at once. */
-  private final Object lock = new Object();
+  final Object lock = new Object();
   private boolean primaryFlying; // guarded by lock: the attempt of next()'s SEND is in flight
-  private @Nullable List<Hedge> hedges; // guarded by lock: hedges in flight; made at the first
-  private @Nullable ScheduledFuture<?> hedgeTimer; // guarded by lock
-  private int round; // guarded by lock: a hedge timer of an earlier round does nothing
-  private boolean finished; // guarded by lock: a RETURN or THROW was decided
+  private @Nullable AsyncHedging hedging; // guarded by lock: made when the call first may hedge
+  boolean finished; // guarded by lock: a RETURN or THROW was decided
 
   AsyncLoop(RetryingCall call, Callback callback) {
     this.call = call;
@@ -158,81 +156,20 @@ final class AsyncLoop implements Callback {
     watch = DeadlineWatch.start(sent, attempt.watchNanos());
     synchronized (lock) {
       primaryFlying = true;
-      round++;
-      armHedge(logical.hedgeDelayNanos());
+      long hedgeNanos = logical.hedgeDelayNanos();
+      AsyncHedging h = hedging;
+      if (h == null && hedgeNanos > 0) hedging = h = new AsyncHedging(this);
+      if (h != null) h.roundStarted(hedgeNanos);
     }
     sent.enqueue(this);
   }
 
-  private Call newCall(Attempt attempt) {
+  Call newCall(Attempt attempt) {
     Call sent = call.factory.attemptClient.newCall(
         attempt.request().newBuilder().tag(Attempt.class, attempt).build());
     sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
     for (EventListener l : call.eventListeners) sent.addEventListener(l);
     return sent;
-  }
-
-  /** Schedules the hedge timer of this round, if the call said one is due after {@code delayNanos}. */
-  private void armHedge(long delayNanos) { // guarded by lock
-    if (delayNanos <= 0) return;
-    int armedRound = round;
-    try {
-      hedgeTimer = call.factory.scheduler.schedule(() -> hedgeDue(armedRound), delayNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      // the factory is closing: no hedge, the attempt in flight answers alone
-    }
-  }
-
-  /** The hedge timer fired (on the scheduler thread): send a hedge if the call says so. */
-  private void hedgeDue(int armedRound) {
-    try {
-      Call sent;
-      Hedge leg;
-      synchronized (lock) {
-        if (round != armedRound || finished) return; // the round ended: the timer was stale
-        hedgeTimer = null;
-        if (call.canceled || call.factory.isClosed()) return;
-        Attempt hedge = logical.hedge();
-        if (hedge == null) return;
-        sent = newCall(hedge);
-        leg = new Hedge(hedge, sent);
-        List<Hedge> flying = hedges;
-        if (flying == null) hedges = flying = new ArrayList<>(2);
-        flying.add(leg);
-        hedge.attachTo(sent);
-        leg.watch = DeadlineWatch.start(sent, hedge.watchNanos());
-        armHedge(logical.hedgeDelayNanos()); // the next hedge, if more may fly
-      }
-      // Outside the lock: an executor that rejects the call fails it on this thread. A cancel
-      // that came meanwhile found the call in hedges and canceled it: it fails as canceled.
-      if (call.canceled) sent.cancel();
-      sent.enqueue(leg);
-    } catch (RuntimeException | Error t) {
-      Thread thread = Thread.currentThread();
-      thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
-    }
-  }
-
-  /** A hedge in flight: its own OkHttp call, callback and deadline watch. */
-  private final class Hedge implements Callback {
-    final Attempt attempt;
-    final Call sent;
-    volatile @Nullable DeadlineWatch watch;
-
-    Hedge(Attempt attempt, Call sent) {
-      this.attempt = attempt;
-      this.sent = sent;
-    }
-
-    @Override
-    public void onResponse(Call c, Response response) {
-      after(c, this, response, null);
-    }
-
-    @Override
-    public void onFailure(Call c, IOException e) {
-      after(c, this, null, e);
-    }
   }
 
   @Override
@@ -246,7 +183,7 @@ final class AsyncLoop implements Callback {
   }
 
   /** {@code attempt} ended: the primary's ({@code leg} null) or a hedge's. */
-  private void after(Call attempt, @Nullable Hedge leg, @Nullable Response response, @Nullable IOException error) {
+  void after(Call attempt, AsyncHedging.@Nullable Leg leg, @Nullable Response response, @Nullable IOException error) {
     try {
       DeadlineWatch w;
       if (leg == null) {
@@ -268,9 +205,9 @@ final class AsyncLoop implements Callback {
           if (response != null) response.close();
           return;
         }
-        List<Hedge> flying = hedges;
+        AsyncHedging h = hedging;
         if (leg == null) primaryFlying = false;
-        else if (flying != null) flying.remove(leg);
+        else if (h != null) h.ended(leg);
         try {
           step = logical.ended(leg == null ? inFlight : leg.attempt, response, error, seen);
         } catch (Error e) {
@@ -278,8 +215,7 @@ final class AsyncLoop implements Callback {
           throw e;
         }
         if (step.kind() != Step.Kind.DROP) { // the round is over
-          round++;
-          cancelHedgeTimer();
+          if (h != null) h.roundEnded();
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
             losers = attemptsInFlight();
@@ -300,21 +236,14 @@ final class AsyncLoop implements Callback {
 
   /** The OkHttp calls of this round still in flight, or null for none. */
   private @Nullable List<Call> attemptsInFlight() { // guarded by lock
-    List<Hedge> flying = hedges;
-    if (!primaryFlying && (flying == null || flying.isEmpty())) return null;
-    List<Call> calls = new ArrayList<>(2);
+    List<Call> calls = null;
     Call primary = call.current;
-    if (primaryFlying && primary != null) calls.add(primary);
-    if (flying != null) {
-      for (Hedge h : flying) calls.add(h.sent);
+    if (primaryFlying && primary != null) {
+      calls = new ArrayList<>(2);
+      calls.add(primary);
     }
-    return calls;
-  }
-
-  private void cancelHedgeTimer() { // guarded by lock
-    ScheduledFuture<?> t = hedgeTimer;
-    hedgeTimer = null;
-    if (t != null) t.cancel(false);
+    AsyncHedging h = hedging;
+    return h != null ? h.addInFlight(calls) : calls;
   }
 
   /**
@@ -322,18 +251,11 @@ final class AsyncLoop implements Callback {
    * flight canceled, as {@link RetryingCall#cancel} cancels the attempt in {@code current}.
    */
   void cancelHedges() {
-    List<Call> calls = null;
+    AsyncHedging h;
     synchronized (lock) {
-      cancelHedgeTimer();
-      List<Hedge> flying = hedges;
-      if (flying != null && !flying.isEmpty()) {
-        calls = new ArrayList<>(flying.size());
-        for (Hedge h : flying) calls.add(h.sent);
-      }
+      h = hedging;
     }
-    if (calls != null) {
-      for (Call c : calls) c.cancel();
-    }
+    if (h != null) h.cancelAll();
   }
 
   /**

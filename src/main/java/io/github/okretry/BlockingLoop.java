@@ -85,7 +85,7 @@ final class BlockingLoop {
     }
     boolean fired = watch != null && watch.stop(); // before any user code, as in the loop
     LogicalCall logical =
-        LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen(chain.call(), fired));
+        StatelessAttempt.ended(policy, request, startNanos, response, error, seen(chain.call(), fired));
     return logical == null ? response : run(chain, logical, response, factory);
   }
 

@@ -75,8 +75,23 @@ final class Hedging {
     return armedNanos = Math.max(floorNanos, margin);
   }
 
-  /** True if a hedge may go at {@code nowNanos}: one is armed, its delay is over, and nothing forbids it here. */
-  boolean isDue(long nowNanos) {
+  /**
+   * True if a hedge may go at {@code nowNanos}, checked in this order: one is armed and its delay
+   * is over; {@code origin} does not push back (is not refusing or pacing calls, and has not
+   * refused a call of this policy lately: else this call never hedges again); the call {@code
+   * mayAttempt} again (within its attempts and its deadline); the budget pays, as for a retry.
+   */
+  boolean mayHedge(long nowNanos, OriginTurn origin, boolean mayAttempt) {
+    if (!isDue(nowNanos)) return false;
+    // Hedging is for a healthy service with a tail, never for one that pushes back.
+    if (origin.pushesBack(nowNanos) || origins.refusedRecently(call.request.url(), nowNanos)) {
+      refused();
+      return false;
+    }
+    return mayAttempt && call.policy.budget.tryWithdraw(false, nowNanos);
+  }
+
+  private boolean isDue(long nowNanos) {
     return armedNanos > 0 && inFlight > 0 && !refused && sent < maxHedges && nowNanos - lastSentNanos >= armedNanos;
   }
 
@@ -85,21 +100,9 @@ final class Hedging {
     return nowNanos - lastSentNanos;
   }
 
-  /** The call will not hedge again: its origin refused it or paces it. */
-  void refused() {
+  private void refused() { // the call will not hedge again: its origin refused it or paces it
     refused = true;
     armedNanos = 0;
-  }
-
-  /** {@code url}'s origin refused this call at {@code nowNanos}: no call hedges to it for a while. */
-  void refusedBy(HttpUrl url, long nowNanos) {
-    refused();
-    origins.refused(url, nowNanos);
-  }
-
-  /** True if {@code url}'s origin refused a call of this policy lately. */
-  boolean originRefusedLately(HttpUrl url, long nowNanos) {
-    return origins.refusedRecently(url, nowNanos);
   }
 
   /** A hedge numbered {@code number} goes now, beside the attempts in flight. */
@@ -123,11 +126,19 @@ final class Hedging {
   }
 
   /**
-   * {@code attempt} answered {@code response} at {@code nowNanos}: if it {@code ends} the call,
-   * its latency teaches the adaptive delay, and if others are still in flight it won (logged).
+   * {@code attempt} answered {@code response} at {@code nowNanos}: if it is {@code refusing} (a
+   * 429/503 proven unprocessed or with a {@code Retry-After}), this call hedges no more and no call
+   * hedges to the origin that answered for a while; if it {@code ends} the call, its latency
+   * teaches the adaptive delay, and if others are still in flight it won (logged).
    */
-  void answered(Attempt attempt, @Nullable Response response, boolean ends, boolean othersInFlight, long nowNanos) {
-    if (response == null || !ends) return;
+  void answered(
+      Attempt attempt, @Nullable Response response, boolean refusing, boolean ends, boolean othersInFlight, long nowNanos) {
+    if (response == null) return;
+    if (refusing) {
+      refused();
+      origins.refused(response.request().url(), nowNanos);
+    }
+    if (!ends) return;
     origins.record(response.request().url(), nowNanos - attempt.sentNanos);
     if (othersInFlight) call.policy.events.hedgeWon(call.request, attempt.number, attempt.hedge, inFlight);
   }

@@ -6,10 +6,7 @@ import io.github.okretry.internal.CallDeadline;
 import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
-import io.github.okretry.internal.FailureHistory;
 import io.github.okretry.internal.OriginGate;
-import io.github.okretry.internal.PacedCall;
-import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
 import java.io.IOException;
@@ -33,25 +30,17 @@ final class LogicalCall {
   final CallDeadline deadline;
   final RepeatSafety repeat;
   final boolean needsTracker;
-  private final PacedCall paced; // this call's part in its origin's pacing
+  private final OriginTurn origin; // its standing with the origins it calls: gate, crowd, quota
   private final @Nullable Hedging hedging; // null unless its policy hedges and the request may be twice in flight
-  private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
 
   private int attempts;
   private long previousDelayNanos;
-  private @Nullable FailureHistory earlier; // bounded: the first and the last few
-  private @Nullable String lastFailure;
-  private @Nullable GiveUpReason gaveUpFor;
+  private final CallFailures failures = new CallFailures();
   private @Nullable Attempt attempt; // one reused: attempts follow one another
   private @Nullable Step decided; // on an attempt made without state, for the first next()
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
-  // A retry scheduled without evidence that retrying works (RetryBudget#tryCountInStreak): it is
-  // sent only if the budget finds some once its wait is over; its failure is held until then (a
-  // response by the driver, through the wait: Step#waitHolding).
-  private boolean unproven;
-  private @Nullable IOException unprovenError;
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
     this.policy = policy;
@@ -61,24 +50,8 @@ final class LogicalCall {
     this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
     this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.baseDelayNanos();
-    this.paced = new PacedCall(policy.originGate, policy.time);
+    this.origin = new OriginTurn(policy, request.url());
     this.hedging = Hedging.of(this, policy, repeat, maxRetries);
-  }
-
-  /**
-   * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
-   * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
-   * origin state, network request to watch, OkHttp retry to turn off): the driver makes it without
-   * state (its start reported here), within that deadline, then calls {@link #afterStatelessAttempt}.
-   */
-  static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
-        && !policy.events.watchesNetworkRequests()
-        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
-      policy.events.attemptStarted(request, 1);
-      return null;
-    }
-    return start(policy, request, callTimeoutNanos);
   }
 
   /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
@@ -89,23 +62,12 @@ final class LogicalCall {
   }
 
   /**
-   * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
-   * policy's clock when it started, which its deadline runs from): null if {@code response} ends
-   * the call by its status alone (reported, and paid into the budget as any first success is);
-   * else the logical call, whose first {@link #next} answers for that attempt.
+   * After a first attempt made without state whose response did not end the call ({@link
+   * StatelessAttempt}; {@code startNanos}: when it started, which its deadline runs from): the
+   * logical call, whose first {@link #next} answers for that attempt.
    */
-  static @Nullable LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
+  static LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
-    if (response != null && !policy.classifier.isRetryableStatus(response.code())
-        && !policy.classifier.hasResponsePredicate()) {
-      policy.budget.deposit(); // the named side effect: a first success pays into the budget
-      // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
-      if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
-        policy.originGate.quotaAnswered(null, -1, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
-      }
-      policy.events.succeeded(request, response, 1);
-      return null;
-    }
     RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
     LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0));
     call.attempts = 1;
@@ -120,21 +82,19 @@ final class LogicalCall {
     if (d != null) return d;
     long now = policy.time.nanoTime();
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    if (unproven) {
-      Step refused = sendIfProven();
-      if (refused != null) return refused;
+    if (failures.holding()) {
+      // A retry scheduled without evidence is about to be sent: the calls that ended during its
+      // wait may have brought some. If not, the call ends as the budget's refusal at decision time
+      // would have: with the exception held, or the response the driver held through the wait.
+      IOException held = failures.release();
+      if (!policy.budget.tryCountInStreak()) return giveUp(GiveUpReason.BUDGET_EXHAUSTED, failures.last(), held);
+      failures.add(held);
     }
-    if (policy.originWideRetryAfter()) {
-      OriginGate.Closed closed = policy.originGate.check(request.url(), now);
-      if (closed != null) return heldAtGate(closed, now);
-    }
-    // The origin's published quota may hold it, as long as it could wait for a Retry-After.
-    Admission turn = paced.turn(request.url(), policy.rules.latestWaitNanos(0, deadline.remainingNanos(now)));
-    // A turn past its latest time ends the call as a Retry-After that does not fit ends.
-    if (turn.kind() == Admission.Kind.THROTTLED) return throttled(pastLatest, "crowd", turn);
+    Admission turn = origin.admit(now, deadline.remainingNanos(now));
+    if (turn.kind() == Admission.Kind.THROTTLED) return throttled(turn);
     if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
     attempts++;
-    paced.sending(request.url());
+    origin.sending();
     policy.events.attemptStarted(request, attempts);
     Attempt a = attemptHandle();
     if (hedging != null) hedging.roundStarted(a, now);
@@ -151,21 +111,12 @@ final class LogicalCall {
 
   /**
    * A hedge's time came: the hedge to send beside the attempts in flight (the same request and
-   * key), or null if none may go now. A hedge is an attempt and costs what a retry costs; none
-   * goes before its delay, to an origin that refused this call or is refusing or pacing calls,
-   * past the deadline, beyond the attempts the call may make, or if the budget cannot pay.
+   * key), or null if none may go now ({@link Hedging#mayHedge}). A hedge is an attempt.
    */
   @Nullable Attempt hedge() {
     Hedging h = hedging;
     long now = policy.time.nanoTime();
-    if (h == null || !h.isDue(now)) return null;
-    // Hedging is for a healthy service with a tail, never for one that pushes back.
-    if (paced.isPaced() || !policy.originGate.quiet(request.url(), now) || h.originRefusedLately(request.url(), now)) {
-      h.refused();
-      return null;
-    }
-    if (attempts > maxRetries || deadline.remainingNanos(now) <= 0) return null;
-    if (!policy.budget.tryWithdraw(false, now)) return null;
+    if (h == null || !h.mayHedge(now, origin, attempts <= maxRetries && deadline.remainingNanos(now) > 0)) return null;
     attempts++;
     policy.events.hedgeStarted(request, attempts, h.silentNanos(now));
     policy.events.attemptStarted(request, attempts);
@@ -173,7 +124,7 @@ final class LogicalCall {
   }
 
   @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
-    return gaveUpFor;
+    return failures.gaveUpFor();
   }
 
   private Attempt attemptHandle() {
@@ -182,60 +133,19 @@ final class LogicalCall {
     return a;
   }
 
-  /** The origin asked every caller to wait: wait with it, or answer locally if this call cannot. */
-  private Step heldAtGate(OriginGate.Closed closed, long now) {
-    long wait = closed.notBeforeNanos() - now;
-    long remaining = deadline.remainingNanos(now);
-    if (wait > policy.maxRetryAfterNanos() || wait >= remaining) {
-      paced.abandon(); // a turn it may hold is given back
-      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", Admission.throttled(closed.code(), wait));
-    }
-    // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-    if (!paced.isPaced()) waitOn(OriginGate.origin(request.url()), closed.code(), wait, remaining);
-    return Step.waitFor(policy.rules.spreadUpward(wait, remaining, policy.random));
-  }
-
-  /** The call cannot wait as the origin asks: a local response stands for the origin's, nothing sent. */
-  private Step throttled(GiveUpReason reason, String by, Admission asked) {
-    giveUp(reason, "HTTP " + asked.code() + " (" + by + ")", null);
+  /** The call cannot wait as its origin asks: a local response stands for the origin's, nothing sent. */
+  private Step throttled(Admission asked) {
+    GiveUpReason reason = origin.refusedFor();
+    giveUp(reason, "HTTP " + asked.code() + (reason == GiveUpReason.ORIGIN_THROTTLED ? " (origin)" : " (crowd)"), null);
     return Step.returning(asked.localResponse(request, policy.clock.currentTimeMillis()));
-  }
-
-  /** Joins the crowd waiting on {@code origin}: paced within the spread's bounds, never past it alone. */
-  private void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
-    long now = policy.time.nanoTime();
-    long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
-    // A turn past its latest time ends the call for the reason that time stands for.
-    pastLatest =
-        latest >= policy.maxRetryAfterNanos() ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
-    paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
-  }
-
-  /**
-   * A retry scheduled without evidence ({@link #unproven}) is about to be sent: the calls that
-   * ended during its wait may have brought some. Returns null to send it, else the step that ends
-   * the call as the budget's refusal at decision time would have: the last exception, or the
-   * response the driver held through the wait, as it is.
-   */
-  private @Nullable Step sendIfProven() {
-    IOException error = unprovenError;
-    unproven = false;
-    unprovenError = null;
-    if (policy.budget.tryCountInStreak()) {
-      if (error != null) earlier = FailureHistory.add(earlier, error);
-      return null;
-    }
-    return giveUp(GiveUpReason.BUDGET_EXHAUSTED, lastFailure, error); // RETURN: the held response
   }
 
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
-    paced.abandon(); // a turn it holds must not delay the calls after it
-    if (unprovenError != null) earlier = FailureHistory.add(earlier, unprovenError);
-    unproven = false;
-    unprovenError = null;
+    origin.abandon(); // a turn it holds must not delay the calls after it
+    failures.add(failures.release());
     boolean late = deadline.passed(now);
-    String failure = lastFailure != null ? lastFailure : late ? "deadline" : Events.describe(null, e);
+    String failure = failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
         late ? GiveUpReason.DEADLINE_EXCEEDED : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED;
     return giveUp(reason, failure, late ? CallTimeouts.deadlineTimeout(e) : e);
@@ -258,7 +168,7 @@ final class LogicalCall {
     boolean others = h != null && h.ended(); // other attempts of this round still in flight
     Throwable below = Seen.thrownBelow(error, seen);
     if (below != null) {
-      paced.answered(null, false, RetryAfter.ABSENT); // no longer in flight for its origin's quota
+      origin.answered(null, false, RetryAfter.ABSENT); // no longer in flight for its origin's quota
       return failedBelow(below, error);
     }
     GiveUpReason cut =
@@ -270,16 +180,15 @@ final class LogicalCall {
       return dropped(null);
     }
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
-    if (h != null) {
-      if (response != null && retryable && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT)) {
-        h.refusedBy(response.request().url(), policy.time.nanoTime());
-      }
-      h.answered(attempt, response, early == Step.RETURN, others, policy.time.nanoTime());
+    if (h != null) { // a response that pushes back refuses the origin to hedges
+      boolean refusing = response != null && retryable && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT);
+      h.answered(attempt, response, refusing, early == Step.RETURN, others, policy.time.nanoTime());
     }
     if (early != null) return early;
-    lastFailure = Events.describe(response, e);
+    String failure = Events.describe(response, e);
+    failures.last(failure);
     // For responses too: a retry that cannot happen ends as a wait would.
-    if (cut != null) return giveUp(cut, lastFailure, response == null ? e : Seen.failureFor(cut));
+    if (cut != null) return giveUp(cut, failure, response == null ? e : Seen.failureFor(cut));
     // Another attempt of this round is in flight: its outcome answers for the call, not this one.
     if (others) return dropped(e);
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
@@ -297,12 +206,12 @@ final class LogicalCall {
     if (decision.isRetry() && !policy.budget.tryWithdraw(throttled, policy.time.nanoTime())) {
       decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
     }
-    if (!decision.isRetry()) return giveUp(decision.reason(), lastFailure, e);
+    if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
     // A retry after an error also needs evidence that retrying works. Lacking it now, the retry
     // waits its backoff anyway and asks again just before it is sent: in a fresh client's burst,
     // the calls that end during the wait bring it (docs/semantics.md, "A fleet of processes").
-    unproven = !throttled && !policy.budget.tryCountInStreak();
-    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+    boolean unprovenRetry = !throttled && !policy.budget.tryCountInStreak();
+    return retryScheduled(response, e, decision.delayNanos(), throttled, unprovenRetry, remaining);
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
@@ -316,28 +225,20 @@ final class LogicalCall {
     }
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
-      paced.answered(response, provenUnprocessed, RetryAfter.ABSENT);
+      origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
       if (attempts == 1) policy.budget.deposit();
       else policy.budget.retrySucceeded(); // evidence that retrying works, though it earns nothing
       policy.events.succeeded(request, response, attempts);
       return Step.RETURN;
     }
     retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
-    paced.answered(response, provenUnprocessed, retryAfterNanos);
-    if (provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT && policy.originWideRetryAfter()) {
-      // Never close the origin for longer than any call would wait: a hostile "68 years" would
-      // otherwise lock every call out long after the server recovered. The origin closed is
-      // the one that answered: after a redirect, not the one first asked.
-      long now = policy.time.nanoTime();
-      long closedFor = Math.min(retryAfterNanos, policy.maxRetryAfterNanos());
-      policy.originGate.close(response.request().url(), now, now + closedFor, response.code());
-    }
+    origin.answered(response, provenUnprocessed, retryAfterNanos);
     return null;
   }
 
   /** Classifies an exception; returns the step if that alone ends the call, else null. */
   private @Nullable Step classify(Attempt attempt, IOException e, @Nullable GiveUpReason cut) {
-    paced.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
+    origin.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
     retryAfterNanos = RetryAfter.ABSENT;
     if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
       return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
@@ -361,24 +262,25 @@ final class LogicalCall {
 
   /** Reports a retry and remembers what the next decision needs; the driver then waits. */
   private Step retryScheduled(
-      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
+      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, boolean unprovenRetry,
+      long remaining) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
-      waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
+      origin.waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
-    policy.events.retryScheduled(request, attempts, lastFailure, delayNanos);
-    if (unproven) unprovenError = error; // into the history only once the retry is sent
-    else if (error != null) earlier = FailureHistory.add(earlier, error);
+    policy.events.retryScheduled(request, attempts, failures.last(), delayNanos);
+    if (unprovenRetry) failures.hold(error); // into the history only once the retry is sent
+    else failures.add(error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
     // A response that may yet be the caller's is kept through the wait, unread, and returned as
     // it is if no evidence came: one wait's hold of its connection, never more.
-    return unproven && response != null ? Step.waitHolding(delayNanos) : Step.waitFor(delayNanos);
+    return unprovenRetry && response != null ? Step.waitHolding(delayNanos) : Step.waitFor(delayNanos);
   }
 
   /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */
   private Step dropped(@Nullable IOException error) {
-    if (error != null) earlier = FailureHistory.add(earlier, error);
+    failures.add(error);
     return Step.DROP;
   }
 
@@ -386,18 +288,9 @@ final class LogicalCall {
     return giveUp(GiveUpReason.NOT_RETRYABLE, Events.describe(null, below), failure instanceof IOException ? failure : below);
   }
 
-  /**
-   * The call ends for {@code reason}: the caller gets {@code thrown} (an IOException with at most
-   * the first and last few earlier failures attached as suppressed, {@link FailureHistory}, or an
-   * unchecked throw from below as it is), or, if null, the response in hand.
-   */
-  private Step giveUp(@Nullable GiveUpReason reason, String failure, @Nullable Throwable thrown) {
-    gaveUpFor = reason;
-    lastFailure = failure;
+  /** The call ends for {@code reason}, its last failure {@code failure}: {@link CallFailures#giveUp}. */
+  private Step giveUp(@Nullable GiveUpReason reason, @Nullable String failure, @Nullable Throwable thrown) {
     policy.events.gaveUp(request, attempts, reason, failure);
-    if (thrown == null) return Step.RETURN;
-    if (earlier != null && thrown instanceof IOException) earlier.attachTo((IOException) thrown);
-    earlier = null;
-    return Step.throwing(thrown);
+    return failures.giveUp(reason, failure, thrown);
   }
 }

@@ -119,7 +119,7 @@ public final class RetryInterceptor implements Interceptor {
     }
     Request request = policy.keys.stamp(chain.request());
     LogicalCall logical =
-        LogicalCall.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
+        StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
     // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
     if (logical == null) return BlockingLoop.runStateless(chain, policy, request, factory);
     return BlockingLoop.run(chain, logical, null, factory);

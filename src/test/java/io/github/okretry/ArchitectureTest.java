@@ -28,10 +28,10 @@ class ArchitectureTest {
           .importPackages("io.github.okretry");
 
   static final String[] DRIVERS = {
-    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
+    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AsyncHedging", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall", "Step", "Attempt", "Seen", "Hedging"};
+  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "Step", "Attempt", "Seen", "Hedging"};
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",

@@ -164,7 +164,7 @@ class PacingHooksTest {
     Request toB = get("https://b.test/");
     client.newCall(toB).execute().close();
     assertThat(retry.policy().originGate.size()).isZero();
-    assertThat(LogicalCall.open(retry.policy(), toB, 0))
+    assertThat(StatelessAttempt.open(retry.policy(), toB, 0))
         .as("calls make their first attempt without state again").isNull();
   }
 

@@ -54,9 +54,9 @@ class QuotaHooksTest {
 
   /** A call answered {@code response} at once: without state if the interceptor makes it so. */
   static void success(RetryPolicy policy, Response response) {
-    LogicalCall call = LogicalCall.open(policy, GET, 0);
+    LogicalCall call = StatelessAttempt.open(policy, GET, 0);
     if (call == null) {
-      assertThat(LogicalCall.afterStatelessAttempt(policy, GET, policy.time.nanoTime(), response, null, 0)).as("a success ends it").isNull();
+      assertThat(StatelessAttempt.ended(policy, GET, policy.time.nanoTime(), response, null, 0)).as("a success ends it").isNull();
     } else {
       assertThat(call.ended(PacingHooksTest.send(call), response, null, 0)).isSameAs(Step.RETURN);
     }
@@ -66,7 +66,7 @@ class QuotaHooksTest {
   void anOriginThatNeverPublishesAQuotaKeepsTheStatelessPathAndNoState() {
     RetryPolicy policy = RetryPolicy.builder().timeSource(time).build();
     for (int i = 0; i < 3; i++) {
-      assertThat(LogicalCall.open(policy, GET, 0)).as("stateless").isNull();
+      assertThat(StatelessAttempt.open(policy, GET, 0)).as("stateless").isNull();
       success(policy, response(200, null, null));
     }
     assertThat(policy.originGate.size()).isZero();
@@ -76,9 +76,9 @@ class QuotaHooksTest {
   @Test
   void aSpentQuotaOnAStatelessSuccessHoldsTheNextCallUntilItsResetNeverBefore() {
     RetryPolicy policy = policy(QuotaPacing.PUBLISHED, null);
-    assertThat(LogicalCall.open(policy, GET, 0)).as("stateless").isNull();
+    assertThat(StatelessAttempt.open(policy, GET, 0)).as("stateless").isNull();
     success(policy, response(200, SPENT, null));
-    LogicalCall next = LogicalCall.open(policy, GET, 0);
+    LogicalCall next = StatelessAttempt.open(policy, GET, 0);
     assertThat(next).as("a quota is known: the next call carries its state").isNotNull();
     Step step = next.next(null);
     assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
@@ -92,7 +92,7 @@ class QuotaHooksTest {
   void aWaitLongerThanHalfTheTimeLeftIsNotImposed() {
     RetryPolicy policy = policy(QuotaPacing.PUBLISHED, Duration.ofSeconds(3));
     success(policy, response(200, SPENT, null));
-    LogicalCall next = LogicalCall.open(policy, GET, 0);
+    LogicalCall next = StatelessAttempt.open(policy, GET, 0);
     assertThat(next.next(null).kind()).as("2 s of 3 s left: it goes, the server decides").isEqualTo(Step.Kind.SEND);
   }
 
@@ -128,10 +128,10 @@ class QuotaHooksTest {
   @Test
   void probeHoldsACrowdOnAFreshOriginUntilItsFirstAnswer() {
     RetryPolicy policy = policy(QuotaPacing.PROBE, Duration.ofSeconds(20));
-    LogicalCall first = LogicalCall.open(policy, GET, 0);
+    LogicalCall first = StatelessAttempt.open(policy, GET, 0);
     assertThat(first).as("probing: every call carries its state").isNotNull();
     Attempt attempt = PacingHooksTest.send(first);
-    LogicalCall second = LogicalCall.open(policy, GET, 0);
+    LogicalCall second = StatelessAttempt.open(policy, GET, 0);
     Step held = second.next(null);
     assertThat(held.kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(held.waitNanos()).isEqualTo(5 * MS);

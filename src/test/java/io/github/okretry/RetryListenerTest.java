@@ -78,7 +78,7 @@ class RetryListenerTest extends ScriptedTest {
       @Override public void onSucceeded(Request r, Response resp, int a) { seen.add("ok " + a + " " + resp.code()); }
     };
     RetryPolicy policy = quietRetry().jitter(Jitter.NONE).listener(counting).build();
-    assertThat(LogicalCall.open(policy, get(), 0)).as("no state for the first attempt").isNull();
+    assertThat(StatelessAttempt.open(policy, get(), 0)).as("no state for the first attempt").isNull();
     seen.clear();
     script.status(200).status(404).status(503).status(200);
     Call.Factory client = client(quietRetry().jitter(Jitter.NONE).listener(counting));

@@ -60,7 +60,7 @@ abstract class ScriptedTest {
 
   /**
    * Fake time, every jitter draw 0, generated keys "k1", and no listener: a call's first attempt
-   * is made without per-call state (see {@code LogicalCall.open}).
+   * is made without per-call state (see {@code StatelessAttempt.open}).
    */
   RetryPolicy.Builder quietRetry() {
     return RetryPolicy.builder().retryBudget(budgetWithoutEvidenceRule()).timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);

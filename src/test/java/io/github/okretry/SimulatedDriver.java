@@ -130,7 +130,7 @@ public final class SimulatedDriver {
     private Call() {
       startNanos = policy.time.nanoTime();
       // A call that may hedge has its state from the start, as the async driver's has.
-      logical = policy.hedges() ? LogicalCall.start(policy, request, 0) : LogicalCall.open(policy, request, 0);
+      logical = policy.hedges() ? LogicalCall.start(policy, request, 0) : StatelessAttempt.open(policy, request, 0);
     }
 
     /** Before an attempt: {@link Next#SEND}, {@link Next#WAIT} ({@link #waitNanos}) or {@link Next#DONE}. */
@@ -214,7 +214,7 @@ public final class SimulatedDriver {
       Step step;
       if (a == null || logical == null) {
         // The interceptor's stateless first attempt: a success ends here, a failure makes the state.
-        logical = LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, 0);
+        logical = StatelessAttempt.ended(policy, request, startNanos, response, error, 0);
         if (logical == null) return done(true, null);
         step = logical.next(null);
       } else {

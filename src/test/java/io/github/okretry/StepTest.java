@@ -146,15 +146,15 @@ class StepTest {
   @Test
   void aCallWithNothingToTrackMakesItsFirstAttemptWithoutState() {
     RetryPolicy plain = policy().build();
-    assertThat(LogicalCall.open(plain, get, 0)).isNull();
-    assertThat(LogicalCall.afterStatelessAttempt(plain, get, 0, response(200), null, 0)).isNull();
-    LogicalCall after503 = LogicalCall.afterStatelessAttempt(plain, get, 0, response(503), null, 0);
+    assertThat(StatelessAttempt.open(plain, get, 0)).isNull();
+    assertThat(StatelessAttempt.ended(plain, get, 0, response(200), null, 0)).isNull();
+    LogicalCall after503 = StatelessAttempt.ended(plain, get, 0, response(503), null, 0);
     assertThat(after503).isNotNull();
     assertThat(after503.next(null).toString()).as("the first step decides the attempt already made")
         .isEqualTo("WAIT(" + 100 * MS + " ns)");
-    assertThat(LogicalCall.open(policy().deadline(Duration.ofSeconds(1)).build(), get, 0))
+    assertThat(StatelessAttempt.open(policy().deadline(Duration.ofSeconds(1)).build(), get, 0))
         .as("okretry's own deadline: the driver bounds the first attempt by it").isNull();
-    assertThat(LogicalCall.open(plain, get, S)).as("a call timeout").isNotNull();
+    assertThat(StatelessAttempt.open(plain, get, S)).as("a call timeout").isNotNull();
   }
 
   @Test
@@ -162,10 +162,10 @@ class StepTest {
     RetryPolicy p = policy().deadline(Duration.ofSeconds(1)).build();
     long start = time.nanoTime();
     time.advance(Duration.ofMillis(850));
-    LogicalCall inTime = LogicalCall.afterStatelessAttempt(p, get, start, response(503), null, 0);
+    LogicalCall inTime = StatelessAttempt.ended(p, get, start, response(503), null, 0);
     assertThat(inTime.next(null).toString()).as("150 ms left: the 100 ms wait fits").isEqualTo("WAIT(" + 100 * MS + " ns)");
     time.advance(Duration.ofMillis(100));
-    LogicalCall late = LogicalCall.afterStatelessAttempt(p, get, start, response(503), null, 0);
+    LogicalCall late = StatelessAttempt.ended(p, get, start, response(503), null, 0);
     assertThat(late.next(null).kind()).as("50 ms left").isEqualTo(Step.Kind.RETURN);
     assertThat(late.gaveUpFor()).isEqualTo(GiveUpReason.DEADLINE_EXCEEDED);
   }

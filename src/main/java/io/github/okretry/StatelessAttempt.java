@@ -1,0 +1,56 @@
+package io.github.okretry;
+
+import io.github.okretry.internal.QuotaHeaders;
+import io.github.okretry.internal.RepeatSafety;
+import io.github.okretry.internal.RetryAfter;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The first attempt of a call made without okretry's per-call state, so that the success path of
+ * a plain call allocates nothing of okretry's own: {@link #open} says whether a call may start so,
+ * {@link #ended} whether that attempt's response ends the call or a {@link LogicalCall} takes it
+ * over. The rules are the call's, applied before it exists; no state of its own.
+ */
+final class StatelessAttempt {
+
+  private StatelessAttempt() {}
+
+  /**
+   * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
+   * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
+   * origin state, network request to watch, OkHttp retry to turn off): the driver makes it without
+   * state (its start reported here), within that deadline, then calls {@link #ended}.
+   */
+  static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
+    if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
+        && !policy.events.watchesNetworkRequests()
+        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+      policy.events.attemptStarted(request, 1);
+      return null;
+    }
+    return LogicalCall.start(policy, request, callTimeoutNanos);
+  }
+
+  /**
+   * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
+   * policy's clock when it started, which its deadline runs from): null if {@code response} ends
+   * the call by its status alone (reported, and paid into the budget as any first success is);
+   * else the logical call, whose first {@link LogicalCall#next} answers for that attempt.
+   */
+  static @Nullable LogicalCall ended(RetryPolicy policy, Request request, long startNanos,
+      @Nullable Response response, @Nullable Throwable error, int seen) {
+    if (response != null && !policy.classifier.isRetryableStatus(response.code())
+        && !policy.classifier.hasResponsePredicate()) {
+      policy.budget.deposit(); // the named side effect: a first success pays into the budget
+      // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
+      if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
+        policy.originGate.quotaAnswered(null, -1, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
+      }
+      policy.events.succeeded(request, response, 1);
+      return null;
+    }
+    return LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
+  }
+}
