@@ -1,12 +1,9 @@
 package io.github.okretry.internal;
 
 import io.github.okretry.internal.Quota.Form;
-import io.github.okretry.internal.StructuredFields.Item;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Date;
 import java.util.List;
-import java.util.Map;
 import okhttp3.Headers;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * <p>One family per response, the first present and valid in this order: IETF List, -07
  * Dictionary, {@code RateLimit-*} fields, {@code X-RateLimit-*}, {@code X-Rate-Limit-*}. A
  * malformed IETF field is ignored whole (the draft's MUST, and RFC 9651 §4.2), as if absent.
+ * The two structured forms (IETF List, -07 Dictionary) are read by {@link StructuredQuotas};
+ * the separate fields here.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -42,7 +41,7 @@ public final class QuotaHeaders {
   /** The longest policy name, bucket id or partition key kept; a longer one drops its quota. */
   public static final int MAX_KEY_CHARS = 128;
 
-  private static final long NANOS_PER_SECOND = 1_000_000_000L;
+  static final long NANOS_PER_SECOND = 1_000_000_000L;
   /** A reset value at or above this is epoch seconds (2001-09-09), below it delta seconds. */
   static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
   /** A reset value at or above this is epoch milliseconds. */
@@ -79,8 +78,8 @@ public final class QuotaHeaders {
   @Nullable
   public static List<Quota> parse(Headers headers, int code, boolean fromCache, long nowNanos, WallClock clock) {
     if (fromCache || code == 401 || code == 407 || hasPositiveAge(headers)) return null;
-    List<Quota> quotas = ietf(headers, nowNanos);
-    if (quotas == null) quotas = draftDictionary(headers, nowNanos);
+    List<Quota> quotas = StructuredQuotas.ietf(headers, nowNanos);
+    if (quotas == null) quotas = StructuredQuotas.draftDictionary(headers, nowNanos);
     if (quotas == null) quotas = fields(headers, "RateLimit-", Form.DRAFT_FIELDS, nowNanos, clock);
     if (quotas == null) quotas = fields(headers, "X-RateLimit-", Form.X_RATELIMIT, nowNanos, clock);
     if (quotas == null) quotas = fields(headers, "X-Rate-Limit-", Form.X_RATE_LIMIT, nowNanos, clock);
@@ -117,129 +116,6 @@ public final class QuotaHeaders {
       if (c != '0') positive = true;
     }
     return positive;
-  }
-
-  // ---- IETF List form -------------------------------------------------------------------------
-
-  @Nullable
-  private static List<Quota> ietf(Headers headers, long nowNanos) {
-    List<Item> limits = StructuredFields.parseList(StructuredFields.combine(headers.values("RateLimit")));
-    if (limits == null || limits.isEmpty()) return null;
-    for (int i = 0; i < limits.size(); i++) {
-      if (!validServiceLimit(limits.get(i))) return null; // one bad member: the field is malformed
-    }
-    // RateLimit-Policy is informative (§7): a malformed one is ignored and RateLimit stands alone.
-    List<Item> policies = StructuredFields.parseList(StructuredFields.combine(headers.values("RateLimit-Policy")));
-    if (policies != null) {
-      for (int i = 0; i < policies.size(); i++) {
-        if (!validPolicy(policies.get(i))) {
-          policies = null;
-          break;
-        }
-      }
-    }
-    Merged merged = new Merged();
-    for (int i = 0; i < limits.size(); i++) {
-      Item item = limits.get(i);
-      String name = item.text;
-      String pk = bytes(item.param("pk"));
-      if (name.length() > MAX_KEY_CHARS || (pk != null && pk.length() > MAX_KEY_CHARS)) continue;
-      Item policy = policies == null ? null : findPolicy(policies, name, pk);
-      if (policy != null && !countsRequests(policy)) continue; // a quota of bytes says nothing of requests
-      long remaining = item.param("r").integer;
-      boolean hasLimit = policy != null;
-      long limit = hasLimit ? policy.param("q").integer : 0;
-      if (hasLimit) remaining = Math.min(remaining, limit); // r > q: believe the smaller
-      long windowNanos = 0;
-      Item w = policy == null ? null : policy.param("w");
-      if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
-      Item t = item.param("t");
-      long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
-      merged.add(new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
-          resetNanos >= 0, Math.max(0, resetNanos)));
-    }
-    return merged.result();
-  }
-
-  // §5: a String (or Token: draft issue #158 is open) naming the policy; r a non-negative Integer,
-  // REQUIRED; t a non-negative Integer; pk a Byte Sequence. Other parameters are comments.
-  private static boolean validServiceLimit(Item item) {
-    if (!isName(item)) return false;
-    Item r = item.param("r");
-    if (r == null || !nonNegativeInteger(r)) return false;
-    Item t = item.param("t");
-    if (t != null && !nonNegativeInteger(t)) return false;
-    Item pk = item.param("pk");
-    return pk == null || pk.type == StructuredFields.BYTES;
-  }
-
-  // §4: q a non-negative Integer, REQUIRED; qu a String; w a positive Integer; pk a Byte Sequence.
-  private static boolean validPolicy(Item item) {
-    if (!isName(item)) return false;
-    Item q = item.param("q");
-    if (q == null || !nonNegativeInteger(q)) return false;
-    Item qu = item.param("qu");
-    if (qu != null && qu.type != StructuredFields.STRING) return false;
-    Item w = item.param("w");
-    if (w != null && (w.type != StructuredFields.INTEGER || w.integer <= 0)) return false;
-    Item pk = item.param("pk");
-    return pk == null || pk.type == StructuredFields.BYTES;
-  }
-
-  private static boolean isName(Item item) {
-    return item.type == StructuredFields.STRING || item.type == StructuredFields.TOKEN;
-  }
-
-  private static boolean nonNegativeInteger(Item item) {
-    return item.type == StructuredFields.INTEGER && item.integer >= 0;
-  }
-
-  @Nullable
-  private static String bytes(@Nullable Item item) {
-    return item == null ? null : item.text;
-  }
-
-  // The policy of the same name whose pk matches, or that has none (it then covers every pk).
-  @Nullable
-  private static Item findPolicy(List<Item> policies, String name, @Nullable String pk) {
-    Item fallback = null;
-    for (int i = 0; i < policies.size(); i++) {
-      Item p = policies.get(i);
-      if (!name.equals(p.text)) continue;
-      String ppk = bytes(p.param("pk"));
-      if (ppk == null) {
-        if (fallback == null) fallback = p;
-      } else if (ppk.equals(pk)) {
-        return p;
-      }
-    }
-    return fallback;
-  }
-
-  // The registry says "requests", the IANA table of -10 "request": both count requests.
-  private static boolean countsRequests(Item policy) {
-    Item qu = policy.param("qu");
-    return qu == null || "requests".equals(qu.text) || "request".equals(qu.text);
-  }
-
-  // ---- draft -07 Dictionary -------------------------------------------------------------------
-
-  @Nullable
-  private static List<Quota> draftDictionary(Headers headers, long nowNanos) {
-    Map<String, Item> dict = StructuredFields.parseDictionary(StructuredFields.combine(headers.values("RateLimit")));
-    if (dict == null) return null;
-    Item remaining = dict.get("remaining");
-    Item limit = dict.get("limit");
-    Item reset = dict.get("reset");
-    // -07 §3: each a non-negative Integer; any other type makes the field malformed.
-    if (remaining == null || !nonNegativeInteger(remaining)) return null;
-    if (limit != null && !nonNegativeInteger(limit)) return null;
-    if (reset != null && !nonNegativeInteger(reset)) return null;
-    long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
-    long resetNanos = reset == null ? -1 : boundedReset(reset.integer * NANOS_PER_SECOND);
-    Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,
-        0, nowNanos, resetNanos >= 0, Math.max(0, resetNanos));
-    return Collections.singletonList(q);
   }
 
   // ---- separate fields: RateLimit-*, X-RateLimit-*, X-Rate-Limit-* ----------------------------
@@ -295,7 +171,9 @@ public final class QuotaHeaders {
     return deltaMillis * 1_000_000L;
   }
 
-  private static long boundedReset(long nanos) {
+  // A reset past MAX_RESET_NANOS (or negative) is unknown: -1. Shared with StructuredQuotas, so every
+  // form keeps the one bound.
+  static long boundedReset(long nanos) {
     return nanos < 0 || nanos > MAX_RESET_NANOS ? -1 : nanos;
   }
 
@@ -373,40 +251,5 @@ public final class QuotaHeaders {
       if (c < 0x21 || c > 0x7e) return false;
     }
     return true;
-  }
-
-  /**
-   * Quotas by key (policy, pk), at most {@link #MAX_QUOTAS}. The same key twice keeps the more
-   * conservative reading: fewer remaining, and the later reset.
-   */
-  private static final class Merged {
-    final List<Quota> quotas = new ArrayList<>();
-
-    void add(Quota q) {
-      for (int i = 0; i < quotas.size(); i++) {
-        Quota old = quotas.get(i);
-        if (eq(old.policy(), q.policy()) && eq(old.partitionKey(), q.partitionKey())) {
-          boolean hasReset = old.hasReset() || q.hasReset();
-          long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
-          boolean hasLimit = old.hasLimit() || q.hasLimit();
-          long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
-          long remaining = Math.min(old.remaining(), q.remaining());
-          if (hasLimit) remaining = Math.min(remaining, limit);
-          quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
-              Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
-          return;
-        }
-      }
-      if (quotas.size() < MAX_QUOTAS) quotas.add(q);
-    }
-
-    @Nullable
-    List<Quota> result() {
-      return quotas.isEmpty() ? null : Collections.unmodifiableList(new ArrayList<>(quotas));
-    }
-
-    private static boolean eq(@Nullable String a, @Nullable String b) {
-      return a == null ? b == null : a.equals(b);
-    }
   }
 }

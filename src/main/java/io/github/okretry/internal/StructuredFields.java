@@ -1,5 +1,8 @@
 package io.github.okretry.internal;
 
+import static io.github.okretry.internal.StructuredItem.TRUE;
+import static io.github.okretry.internal.StructuredItem.bare;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
@@ -19,57 +22,13 @@ import org.jspecify.annotations.Nullable;
  * any deviation returns null, which callers treat as "ignore the whole field" (§4.2: "if parsing
  * fails … the entire field is ignored"). Never throws. Byte Sequences are checked against the
  * base64 alphabet but kept as their text (Android API 21 has no {@code java.util.Base64}; a key
- * needs equality, not the bytes).
+ * needs equality, not the bytes). Each member, parameter and inner-list item comes out as a
+ * {@link StructuredItem}.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
-public final class StructuredFields {
-  /** Bare item types. */
-  public static final int INTEGER = 1;
-  public static final int DECIMAL = 2;
-  public static final int STRING = 3;
-  public static final int TOKEN = 4;
-  public static final int BYTES = 5;
-  public static final int BOOLEAN = 6;
-  public static final int DATE = 7;
-  public static final int DISPLAY_STRING = 8;
-  /** A list member or dictionary value that is an inner list. */
-  public static final int INNER_LIST = 9;
-
+final class StructuredFields {
   private static final Charset UTF_8 = Charset.forName("UTF-8");
-
-  /** One item (or inner list) with its parameters. Immutable. */
-  public static final class Item {
-    /** One of the type constants above. */
-    public final int type;
-    /** The value of an Integer, Date or Boolean (1/0); 0 otherwise. */
-    public final long integer;
-    /** The text of a String, Token, Byte Sequence (base64, unpadded as sent), Display String or Decimal. */
-    @Nullable public final String text;
-    /** An inner list's items; empty otherwise. */
-    public final List<Item> inner;
-    /** Parameters by key, the last of a repeated key winning (§4.2.3.2). */
-    public final Map<String, Item> params;
-
-    Item(int type, long integer, @Nullable String text, List<Item> inner, Map<String, Item> params) {
-      this.type = type;
-      this.integer = integer;
-      this.text = text;
-      this.inner = inner;
-      this.params = params;
-    }
-
-    /** A parameter, or null. */
-    @Nullable
-    public Item param(String key) {
-      return params.get(key);
-    }
-
-    @Override
-    public String toString() {
-      return "Item{type=" + type + ", integer=" + integer + ", text=" + text + ", params=" + params + "}";
-    }
-  }
 
   private final String in;
   private int pos;
@@ -85,12 +44,12 @@ public final class StructuredFields {
 
   /** Parses a List (§4.2.1), or returns null if {@code value} is not one. Empty input is an empty list. */
   @Nullable
-  public static List<Item> parseList(@Nullable String value) {
+  static List<StructuredItem> parseList(@Nullable String value) {
     if (value == null) return null;
     StructuredFields p = new StructuredFields(value);
-    List<Item> members = new ArrayList<>();
+    List<StructuredItem> members = new ArrayList<>();
     while (!p.atEnd()) {
-      Item member = p.itemOrInnerList();
+      StructuredItem member = p.itemOrInnerList();
       if (member == null) return null;
       members.add(member);
       if (!p.endOfMember()) return null;
@@ -100,20 +59,21 @@ public final class StructuredFields {
 
   /** Parses a Dictionary (§4.2.2), or returns null if {@code value} is not one. */
   @Nullable
-  public static Map<String, Item> parseDictionary(@Nullable String value) {
+  static Map<String, StructuredItem> parseDictionary(@Nullable String value) {
     if (value == null) return null;
     StructuredFields p = new StructuredFields(value);
-    Map<String, Item> members = new LinkedHashMap<>();
+    Map<String, StructuredItem> members = new LinkedHashMap<>();
     while (!p.atEnd()) {
       String key = p.key();
       if (key == null) return null;
-      Item member;
+      StructuredItem member;
       if (p.peek() == '=') {
         p.pos++;
         member = p.itemOrInnerList();
       } else {
-        Map<String, Item> params = p.parameters();
-        member = params == null ? null : new Item(BOOLEAN, 1, null, Collections.<Item>emptyList(), params);
+        Map<String, StructuredItem> params = p.parameters();
+        member = params == null ? null
+            : new StructuredItem(StructuredItem.BOOLEAN, 1, null, Collections.<StructuredItem>emptyList(), params);
       }
       if (member == null) return null;
       members.put(key, member);
@@ -124,7 +84,7 @@ public final class StructuredFields {
 
   /** Joins field lines as RFC 9110 §5.3 and RFC 9651 §4.2 say: with a comma. Null if none. */
   @Nullable
-  public static String combine(List<String> lines) {
+  static String combine(List<String> lines) {
     if (lines.isEmpty()) return null;
     if (lines.size() == 1) return lines.get(0);
     StringBuilder b = new StringBuilder();
@@ -146,22 +106,23 @@ public final class StructuredFields {
   }
 
   @Nullable
-  private Item itemOrInnerList() {
+  private StructuredItem itemOrInnerList() {
     return peek() == '(' ? innerList() : item();
   }
 
   @Nullable
-  private Item innerList() {
+  private StructuredItem innerList() {
     pos++; // '('
-    List<Item> items = new ArrayList<>();
+    List<StructuredItem> items = new ArrayList<>();
     while (!atEnd()) {
       skipSpaces();
       if (peek() == ')') {
         pos++;
-        Map<String, Item> params = parameters();
-        return params == null ? null : new Item(INNER_LIST, 0, null, Collections.unmodifiableList(items), params);
+        Map<String, StructuredItem> params = parameters();
+        return params == null ? null
+            : new StructuredItem(StructuredItem.INNER_LIST, 0, null, Collections.unmodifiableList(items), params);
       }
-      Item item = item();
+      StructuredItem item = item();
       if (item == null) return null;
       items.add(item);
       char c = peek();
@@ -171,22 +132,22 @@ public final class StructuredFields {
   }
 
   @Nullable
-  private Item item() {
-    Item bare = bareItem();
+  private StructuredItem item() {
+    StructuredItem bare = bareItem();
     if (bare == null) return null;
-    Map<String, Item> params = parameters();
-    return params == null ? null : new Item(bare.type, bare.integer, bare.text, bare.inner, params);
+    Map<String, StructuredItem> params = parameters();
+    return params == null ? null : new StructuredItem(bare.type, bare.integer, bare.text, bare.inner, params);
   }
 
   @Nullable
-  private Map<String, Item> parameters() {
-    Map<String, Item> params = null;
+  private Map<String, StructuredItem> parameters() {
+    Map<String, StructuredItem> params = null;
     while (peek() == ';') {
       pos++;
       skipSpaces();
       String key = key();
       if (key == null) return null;
-      Item value = TRUE;
+      StructuredItem value = TRUE;
       if (peek() == '=') {
         pos++;
         value = bareItem();
@@ -195,10 +156,8 @@ public final class StructuredFields {
       if (params == null) params = new LinkedHashMap<>();
       params.put(key, value);
     }
-    return params == null ? Collections.<String, Item>emptyMap() : Collections.unmodifiableMap(params);
+    return params == null ? Collections.<String, StructuredItem>emptyMap() : Collections.unmodifiableMap(params);
   }
-
-  private static final Item TRUE = new Item(BOOLEAN, 1, null, Collections.<Item>emptyList(), Collections.<String, Item>emptyMap());
 
   @Nullable
   private String key() {
@@ -214,7 +173,7 @@ public final class StructuredFields {
   }
 
   @Nullable
-  private Item bareItem() {
+  private StructuredItem bareItem() {
     char c = peek();
     if (c == '-' || isDigit(c)) return number();
     if (c == '"') return string();
@@ -223,8 +182,8 @@ public final class StructuredFields {
     if (c == '?') return bool();
     if (c == '@') {
       pos++;
-      Item n = number();
-      return n == null || n.type != INTEGER ? null : bare(DATE, n.integer, null);
+      StructuredItem n = number();
+      return n == null || n.type != StructuredItem.INTEGER ? null : bare(StructuredItem.DATE, n.integer, null);
     }
     if (c == '%') return displayString();
     return null;
@@ -232,7 +191,7 @@ public final class StructuredFields {
 
   // §4.2.4: at most 15 integer digits, or 12 + '.' + 1..3 for a decimal.
   @Nullable
-  private Item number() {
+  private StructuredItem number() {
     int start = pos;
     boolean negative = false;
     if (peek() == '-') {
@@ -261,14 +220,14 @@ public final class StructuredFields {
       if (!decimal && digits > 15) return null;
       if (decimal && digits > 16) return null;
     }
-    if (!decimal) return bare(INTEGER, negative ? -value : value, null);
+    if (!decimal) return bare(StructuredItem.INTEGER, negative ? -value : value, null);
     int fraction = digits - dot - 1;
     if (fraction < 1 || fraction > 3) return null;
-    return bare(DECIMAL, 0, in.substring(start, pos));
+    return bare(StructuredItem.DECIMAL, 0, in.substring(start, pos));
   }
 
   @Nullable
-  private Item string() {
+  private StructuredItem string() {
     pos++; // '"'
     StringBuilder b = new StringBuilder();
     while (!atEnd()) {
@@ -279,7 +238,7 @@ public final class StructuredFields {
         if (next != '"' && next != '\\') return null;
         b.append(next);
       } else if (c == '"') {
-        return bare(STRING, 0, b.toString());
+        return bare(StructuredItem.STRING, 0, b.toString());
       } else if (c < 0x20 || c > 0x7e) {
         return null;
       } else {
@@ -289,25 +248,25 @@ public final class StructuredFields {
     return null; // no closing quote
   }
 
-  private Item token() {
+  private StructuredItem token() {
     int start = pos++;
     while (!atEnd()) {
       char c = in.charAt(pos);
       if (!(isTchar(c) || c == ':' || c == '/')) break;
       pos++;
     }
-    return bare(TOKEN, 0, in.substring(start, pos));
+    return bare(StructuredItem.TOKEN, 0, in.substring(start, pos));
   }
 
   @Nullable
-  private Item byteSequence() {
+  private StructuredItem byteSequence() {
     pos++; // ':'
     int start = pos;
     while (!atEnd()) {
       char c = in.charAt(pos);
       if (c == ':') {
         String text = in.substring(start, pos++);
-        return isBase64(text) ? bare(BYTES, 0, text) : null;
+        return isBase64(text) ? bare(StructuredItem.BYTES, 0, text) : null;
       }
       if (!(isAlpha(c) || isDigit(c) || c == '+' || c == '/' || c == '=')) return null;
       pos++;
@@ -325,17 +284,17 @@ public final class StructuredFields {
   }
 
   @Nullable
-  private Item bool() {
+  private StructuredItem bool() {
     pos++; // '?'
     char c = peek();
     if (c != '0' && c != '1') return null;
     pos++;
-    return bare(BOOLEAN, c - '0', null);
+    return bare(StructuredItem.BOOLEAN, c - '0', null);
   }
 
   // RFC 9651 §4.2.10: %"…" with %xx (lowercase hex) escapes that must decode as UTF-8.
   @Nullable
-  private Item displayString() {
+  private StructuredItem displayString() {
     pos++; // '%'
     if (peek() != '"') return null;
     pos++;
@@ -357,7 +316,7 @@ public final class StructuredFields {
               .onMalformedInput(CodingErrorAction.REPORT)
               .onUnmappableCharacter(CodingErrorAction.REPORT)
               .decode(bytes).toString();
-          return bare(DISPLAY_STRING, 0, text);
+          return bare(StructuredItem.DISPLAY_STRING, 0, text);
         } catch (CharacterCodingException e) {
           return null;
         }
@@ -372,10 +331,6 @@ public final class StructuredFields {
     if (isDigit(c)) return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     return -1;
-  }
-
-  private static Item bare(int type, long integer, @Nullable String text) {
-    return new Item(type, integer, text, Collections.<Item>emptyList(), Collections.<String, Item>emptyMap());
   }
 
   private boolean atEnd() {

@@ -3,7 +3,6 @@ package io.github.okretry.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.okretry.SeededProperties;
-import io.github.okretry.internal.StructuredFields.Item;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -45,20 +44,20 @@ class StructuredFieldsTest {
 
   @Test
   void valuesAndParameters() {
-    List<Item> list = StructuredFields.parseList("\"d\";r=5;t=-2;pk=:YWJj:, tok;x;r=1;r=2, (1 \"s\");q=1.5");
+    List<StructuredItem> list = StructuredFields.parseList("\"d\";r=5;t=-2;pk=:YWJj:, tok;x;r=1;r=2, (1 \"s\");q=1.5");
     assertThat(list).hasSize(3);
-    assertThat(list.get(0).type).isEqualTo(StructuredFields.STRING);
+    assertThat(list.get(0).type).isEqualTo(StructuredItem.STRING);
     assertThat(list.get(0).text).isEqualTo("d");
     assertThat(list.get(0).param("r").integer).isEqualTo(5);
     assertThat(list.get(0).param("t").integer).isEqualTo(-2);
-    assertThat(list.get(0).param("pk").type).isEqualTo(StructuredFields.BYTES);
+    assertThat(list.get(0).param("pk").type).isEqualTo(StructuredItem.BYTES);
     assertThat(list.get(0).param("pk").text).isEqualTo("YWJj");
-    assertThat(list.get(1).type).isEqualTo(StructuredFields.TOKEN);
-    assertThat(list.get(1).param("x").type).isEqualTo(StructuredFields.BOOLEAN);
+    assertThat(list.get(1).type).isEqualTo(StructuredItem.TOKEN);
+    assertThat(list.get(1).param("x").type).isEqualTo(StructuredItem.BOOLEAN);
     assertThat(list.get(1).param("r").integer).as("the last of a repeated key wins").isEqualTo(2);
-    assertThat(list.get(2).type).isEqualTo(StructuredFields.INNER_LIST);
+    assertThat(list.get(2).type).isEqualTo(StructuredItem.INNER_LIST);
     assertThat(list.get(2).inner).hasSize(2);
-    assertThat(list.get(2).param("q").type).isEqualTo(StructuredFields.DECIMAL);
+    assertThat(list.get(2).param("q").type).isEqualTo(StructuredItem.DECIMAL);
   }
 
   @ParameterizedTest(name = "dictionary {0} -> {1}")
