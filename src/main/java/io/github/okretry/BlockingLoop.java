@@ -66,7 +66,7 @@ final class BlockingLoop {
   }
 
   /**
-   * Makes the first attempt of a call {@link LogicalCall#open} made no state for, bounded as {@link
+   * Makes the first attempt of a call {@link StatelessAttempt#open} made no state for, bounded as {@link
    * #run} bounds any attempt by okretry's own deadline, which is all the time the call has (its
    * timeouts shrunk to it, a {@link DeadlineWatch}); the state is made only if the call goes on.
    */

@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * by {@link LogicalCall#next} and the hedges sent beside it; it ends when one of them ends the
  * call, or when the last of them failed (then the call retries or gives up as without hedges).
  * Made only for a call whose policy hedges and whose request is safe to send twice, so a call
- * without hedging pays nothing for it. Pure, and like its call not thread-safe.
+ * without hedging pays nothing for it. No I/O; its side effects are the budget a hedge withdraws
+ * from ({@link #mayHedge}) and the policy's per-origin latencies and refusals it records. Like its
+ * call, not thread-safe.
  */
 final class Hedging {
 
@@ -62,8 +64,7 @@ final class Hedging {
   /**
    * How long after the latest send of this round the next hedge is due, or 0 for none (no more
    * hedges this round, the origin refused or has not answered yet, or the adaptive delay is still
-   * warming up). What it
-   * answers is what {@link #isDue} holds the driver's timer to.
+   * warming up). What it answers is what {@link #mayHedge} holds the driver's timer to.
    */
   long delayNanos(HttpUrl url) {
     if (refused || sent >= maxHedges || inFlight == 0) return armedNanos = 0;

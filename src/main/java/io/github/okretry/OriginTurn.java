@@ -22,7 +22,7 @@ final class OriginTurn {
   private final HttpUrl url; // the request's: the origin first asked
   private final PacedCall paced;
   private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if a paced turn comes too late
-  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // the last THROTTLED's reason
+  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set by admit(): read only after a THROTTLED answer
 
   OriginTurn(RetryPolicy policy, HttpUrl url) {
     this.policy = policy;

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * Plays the blocking driver's part for a simulator on fake time: feeds one logical call the
  * outcomes of its attempts and turns okretry's {@link Step}s into "send", "wait" or "done", as
  * {@link RetryInterceptor#intercept} does (a stateless first attempt when {@link
- * LogicalCall#open} allows it, then {@code next} and {@code ended}). Every rule (classification,
+ * StatelessAttempt#open} allows it, then {@code next} and {@code ended}). Every rule (classification,
  * backoff, {@code Retry-After}, the budget, the origin gate and pacer) runs in okretry's own code;
  * this class only carries the steps out.
  *
