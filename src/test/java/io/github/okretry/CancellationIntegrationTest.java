@@ -116,7 +116,8 @@ class CancellationIntegrationTest {
    *
    * <p>Real time is the point here, so the bound is generous for a slow shared 2-core machine: the
    * latency from the stop to the call's end must stay under 500 ms every time; p50/p99/max are
-   * printed (the design target is p99 under 100 ms: okretry's wait polls for a cancel every 10 ms).
+   * printed with {@code -Dokretry.printTables=true} (a wait parks until its end, an interrupt or the
+   * call's cancel event, so the p99 is a few ms on a quiet machine).
    */
   @Nested
   @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
