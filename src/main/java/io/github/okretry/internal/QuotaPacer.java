@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *       it, since the client cannot tell which bucket another path draws on.
  *   <li><b>Spent.</b> Available = the server's last {@code remaining} − this client's calls in
  *       flight to the origin (as nyxx does: conservative, never optimistic). At 0 a call waits
- *       until the key's reset plus a per-window random offset in [0, one quota interval), so
+ *       until the key's reset plus a per-window random offset in [0, one quota interval], so
  *       processes told the same reset do not return in the same instant; never before the reset.
  *   <li><b>After the reset</b> the old figures are stale: one call at a time goes until an answer
  *       tells the new remaining; so a crowd held at a reset is released as the origin's answers
