@@ -9,6 +9,8 @@
 #   nginx; measured with 1.22.1). RELOAD_MS (default 250) is the reload interval; JAVA_OPTS goes
 #   to the program (-Dgoaway.traces=true prints each failure's stack trace).
 set -euo pipefail
+# Debian installs nginx in /usr/sbin, which a non-root PATH leaves out.
+export PATH="$PATH:/usr/sbin:/sbin"
 cd "$(dirname "$0")/.."
 runs="${1:-1}"; calls="${2:-3000}"; threads="${3:-8}"; modes="${4:-bare,okretry-key,okretry-none}"
 PREFIX="${PREFIX:-/tmp/okretry-goaway-nginx}"

@@ -14,6 +14,8 @@
 # Needs nginx (Debian: apt-get install -y nginx); uses only loopback and the prefix dir, never the
 # system-wide configuration.
 set -euo pipefail
+# Debian installs nginx in /usr/sbin, which a non-root PATH leaves out.
+export PATH="$PATH:/usr/sbin:/sbin"
 action="${1:-start}"
 prefix="${2:-/tmp/okretry-nginx}"
 port="${3:-18080}"
