@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * carries as suppressed (bounded, {@link FailureHistory}), the last one described for listeners,
  * and, once the call gives up, why and what its caller gets ({@link #giveUp}). Also holds the
  * failure of a retry the budget's evidence rule let wait without evidence that retrying works
- * ({@link RetryBudget#tryCountInStreak}): kept out of the history until that retry is sent, since
+ * ({@link RetryBudget#payForRetry}): kept out of the history until that retry is sent, since
  * if it never is, the caller gets that failure itself. Like its call, not thread-safe.
  */
 final class CallFailures {

@@ -9,6 +9,7 @@ import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.RetryTokenBucket.Payment;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import okhttp3.Request;
@@ -87,7 +88,9 @@ final class LogicalCall {
       // wait may have brought some. If not, the call ends as the budget's refusal at decision time
       // would have: with the exception held, or the response the driver held through the wait.
       IOException held = failures.release();
-      if (!policy.budget.tryCountInStreak()) return giveUp(GiveUpReason.BUDGET_EXHAUSTED, failures.last(), held);
+      if (policy.budget.payForRetry(false, now) != Payment.PAID) {
+        return giveUp(GiveUpReason.BUDGET_EXHAUSTED, failures.last(), held);
+      }
       failures.add(held);
     }
     Admission turn = origin.admit(now, deadline.remainingNanos(now));
@@ -202,16 +205,14 @@ final class LogicalCall {
             .previousDelayNanos(previousDelayNanos)
             .build();
     Decision decision = policy.rules.decide(facts, policy.random);
-    // A retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
-    if (decision.isRetry() && !policy.budget.tryWithdraw(throttled, policy.time.nanoTime())) {
-      decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
-    }
+    // A retry that waits out the server's own Retry-After costs the budget less (RetryBudget). One
+    // after an error also needs evidence that retrying works. Lacking it now, the retry waits its
+    // backoff unpaid and pays just before it is sent: in a fresh client's burst, the calls that
+    // end during the wait bring it (docs/semantics.md, "A fleet of processes").
+    Payment paid = decision.isRetry() ? policy.budget.payForRetry(throttled, policy.time.nanoTime()) : null;
+    if (paid == Payment.REFUSED) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
-    // A retry after an error also needs evidence that retrying works. Lacking it now, the retry
-    // waits its backoff anyway and asks again just before it is sent: in a fresh client's burst,
-    // the calls that end during the wait bring it (docs/semantics.md, "A fleet of processes").
-    boolean unprovenRetry = !throttled && !policy.budget.tryCountInStreak();
-    return retryScheduled(response, e, decision.delayNanos(), throttled, unprovenRetry, remaining);
+    return retryScheduled(response, e, decision.delayNanos(), throttled, paid == Payment.UNPROVEN, remaining);
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.RetryTokenBucket;
+import io.github.okretry.internal.RetryTokenBucket.Payment;
 import io.github.okretry.internal.Tuning;
 import org.jspecify.annotations.Nullable;
 
@@ -145,13 +146,15 @@ public final class RetryBudget {
   }
 
   /**
-   * Evidence that a retry after an error can work ({@link Builder#failureStreak}): counts it into
-   * the streak and answers true, or false if the streak is at its limit (or no call succeeded at
-   * once yet). {@link LogicalCall} asks when it decides the retry and, if that was false, again
-   * after the retry's wait, just before sending it.
+   * Pays for a retry, with evidence that retrying works if it follows an error ({@link
+   * RetryTokenBucket#payForRetry}). {@link LogicalCall} asks when it decides the retry and, if
+   * that was {@link Payment#UNPROVEN}, again after the retry's wait, just before sending it: a
+   * retry never sent is never paid for.
+   *
+   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
    */
-  boolean tryCountInStreak() {
-    return unlimited || bucket.tryCountInStreak();
+  Payment payForRetry(boolean honoursRetryAfter, long nowNanos) {
+    return unlimited ? Payment.PAID : bucket.payForRetry(honoursRetryAfter, nowNanos);
   }
 
   /** Pays for one retry after an error (not a server-given wait). */

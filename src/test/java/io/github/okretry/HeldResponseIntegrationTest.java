@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -83,9 +85,18 @@ class HeldResponseIntegrationTest {
   @ValueSource(booleans = {false, true})
   void aCallSucceedingDuringTheWaitLetsTheRetryGoAndTheHeldResponseIsClosed(boolean async) throws Exception {
     try (MockWebServer server = new MockWebServer()) {
-      server.enqueue(new MockResponse.Builder().code(503).body("down").build());
-      server.enqueue(new MockResponse.Builder().body("other").build());
-      server.enqueue(new MockResponse.Builder().body("retried").build());
+      // Answers by path, not by arrival: takeRequest() returns once the 503's request is read,
+      // which may be before it is answered, so the other call could otherwise take the 503.
+      AtomicInteger firstCalls = new AtomicInteger();
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest r) {
+          if (r.getUrl().encodedPath().equals("/other")) return new MockResponse.Builder().body("other").build();
+          return firstCalls.getAndIncrement() == 0
+              ? new MockResponse.Builder().code(503).body("down").build()
+              : new MockResponse.Builder().body("retried").build();
+        }
+      });
       server.start();
       OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5)).build());
       // A 1 s wait, exactly: time enough for the other call on a slow machine.
@@ -102,7 +113,7 @@ class HeldResponseIntegrationTest {
       }, "held-response caller");
       caller.start();
       server.takeRequest(5, TimeUnit.SECONDS); // the 503 is in: the first call now waits, holding it
-      try (Response other = call(client, policy, async, request)) {
+      try (Response other = call(client, policy, async, request.newBuilder().url(server.url("/other")).build())) {
         assertThat(other.body().string()).isEqualTo("other");
       }
       assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("200 retried");

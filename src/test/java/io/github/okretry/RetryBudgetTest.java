@@ -3,6 +3,7 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.okretry.internal.RetryTokenBucket.Payment;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
@@ -236,13 +237,15 @@ class RetryBudgetTest {
   @Test
   void aClientThatHasSeenSuccessRidesOutFailuresUntilTheStreakIsSpent() {
     RetryBudget budget = RetryBudget.builder().failureStreak(20).build();
-    assertThat(budget.tryCountInStreak()).as("a new budget has seen no success").isFalse();
+    assertThat(budget.payForRetry(false, 0)).as("a new budget has seen no success").isEqualTo(Payment.UNPROVEN);
+    assertThat(budget.availableTokens()).as("an unproven retry is not paid for").isEqualTo(100.0);
     budget.deposit();
-    for (int i = 0; i < 20; i++) assertThat(budget.tryCountInStreak()).isTrue();
-    assertThat(budget.tryCountInStreak()).as("21 in a row").isFalse();
+    for (int i = 0; i < 20; i++) assertThat(budget.payForRetry(false, 0)).isEqualTo(Payment.PAID);
+    assertThat(budget.payForRetry(false, 0)).as("21 in a row").isEqualTo(Payment.UNPROVEN);
+    assertThat(budget.payForRetry(true, 0)).as("a Retry-After retry needs no evidence").isEqualTo(Payment.PAID);
     budget.deposit();
-    assertThat(budget.tryCountInStreak()).isTrue();
-    assertThat(RetryBudget.unlimited().tryCountInStreak()).isTrue();
+    assertThat(budget.payForRetry(false, 0)).isEqualTo(Payment.PAID);
+    assertThat(RetryBudget.unlimited().payForRetry(false, 0)).isEqualTo(Payment.PAID);
   }
 
   @Test

@@ -142,23 +142,74 @@ public final class RetryTokenBucket {
     }
   }
 
+  /** What {@link #payForRetry} did. */
+  public enum Payment {
+    /** Paid for, and counted into the failure streak if it follows an error: send it. */
+    PAID,
+    /** Could be paid for, but there is no evidence that retrying works: nothing was taken. */
+    UNPROVEN,
+    /** Neither the balance nor the reserve holds its cost: nothing was taken. */
+    REFUSED
+  }
+
+  /**
+   * Pays for one retry about to be scheduled or sent. A retry honouring a 429/503 {@code
+   * Retry-After} needs only its (lower) cost. A retry after an error also needs evidence that
+   * retrying works ({@link #tryCountInStreak}); without it nothing is taken ({@link
+   * Payment#UNPROVEN}), so a retry that is held and then never sent costs nothing, and the caller
+   * asks again before sending it.
+   *
+   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
+   * @param nowNanos the monotonic time, for the reserve's refill
+   */
+  public Payment payForRetry(boolean honoursRetryAfter, long nowNanos) {
+    if (honoursRetryAfter) return tryWithdraw(true, nowNanos) ? Payment.PAID : Payment.REFUSED;
+    if (!tryCountInStreak()) return canWithdraw(retryCostMilli, nowNanos) ? Payment.UNPROVEN : Payment.REFUSED;
+    if (tryWithdraw(false, nowNanos)) return Payment.PAID;
+    uncountFromStreak(); // the retry counted above will not be sent
+    return Payment.REFUSED;
+  }
+
+  private boolean canWithdraw(long cost, long nowNanos) {
+    return balanceMilli.get() >= cost || reserveHolds(cost, nowNanos);
+  }
+
+  private void uncountFromStreak() {
+    if (failureStreakLimit == 0) return;
+    // A success in between has set the streak to 0 already: nothing to take back then.
+    for (int n = failureStreak.get(); n > 0; n = failureStreak.get()) {
+      if (failureStreak.compareAndSet(n, n - 1)) return;
+    }
+  }
+
+  private synchronized boolean reserveHolds(long cost, long nowNanos) {
+    return reservePerSecond != 0 && Math.min(reserveCapMilli(), reserveMilli + refillMilli(nowNanos)) >= cost;
+  }
+
   private synchronized boolean tryWithdrawReserve(long cost, long nowNanos) {
     if (reservePerSecond == 0) return false;
-    long cap = (long) reservePerSecond * MILLI;
+    long refill = refillMilli(nowNanos);
     if (!reserveStarted) {
       reserveStarted = true;
       reserveRefilledAtNanos = nowNanos;
-    } else {
-      long elapsed = Math.max(0, nowNanos - reserveRefilledAtNanos);
-      // reservePerSecond thousandths of a token per millisecond, computed without overflow.
-      long refill = elapsed >= NANOS_PER_SECOND ? cap : elapsed * reservePerSecond / 1_000_000L;
-      if (refill > 0) {
-        reserveMilli = Math.min(cap, reserveMilli + refill);
-        reserveRefilledAtNanos = nowNanos;
-      }
+    } else if (refill > 0) {
+      reserveMilli = Math.min(reserveCapMilli(), reserveMilli + refill);
+      reserveRefilledAtNanos = nowNanos;
     }
     if (reserveMilli < cost) return false;
     reserveMilli -= cost;
     return true;
+  }
+
+  private long reserveCapMilli() {
+    return (long) reservePerSecond * MILLI;
+  }
+
+  /** What the reserve has refilled by since its last refill; 0 until its first use. Guarded by this. */
+  private long refillMilli(long nowNanos) {
+    if (!reserveStarted) return 0;
+    long elapsed = Math.max(0, nowNanos - reserveRefilledAtNanos);
+    // reservePerSecond thousandths of a token per millisecond, computed without overflow.
+    return elapsed >= NANOS_PER_SECOND ? reserveCapMilli() : elapsed * reservePerSecond / 1_000_000L;
   }
 }

@@ -3,6 +3,7 @@ package io.github.okretry.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.okretry.internal.RetryTokenBucket.Payment;
 import java.util.PriorityQueue;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -110,6 +111,58 @@ class RetryTokenBucketTest {
     assertThat(bucket.balanceMilli()).as("which earns nothing").isEqualTo(balance);
     RetryTokenBucket off = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 0);
     for (int i = 0; i < 100; i++) assertThat(off.tryCountInStreak()).as("0: the rule is off").isTrue();
+  }
+
+  @Test
+  void aRetryWithoutEvidenceIsNotPaidForUntilItHasSome() {
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 3);
+    for (int i = 0; i < 500; i++) {
+      assertThat(bucket.payForRetry(false, i * MS)).as("no success seen yet").isEqualTo(Payment.UNPROVEN);
+    }
+    assertThat(bucket.balanceMilli()).as("500 retries held, none paid for").isEqualTo(100_000);
+    assertThat(bucket.payForRetry(true, 0)).as("a Retry-After retry needs no evidence").isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).as("and costs 500").isEqualTo(99_500);
+    bucket.deposit();
+    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).as("paid and counted").isEqualTo(99_500 + 200 - 1_000);
+  }
+
+  @Test
+  void aRetryTheBucketCannotPayForIsRefusedAndNotCounted() {
+    // Two retries in the balance, no reserve, a streak of 3.
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 2_000, 2_000, 0, 1_000, 500, 3);
+    bucket.deposit();
+    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(false, 0)).as("evidence, but no tokens").isEqualTo(Payment.REFUSED);
+    RetryTokenBucket empty = new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 500, 3);
+    assertThat(empty.payForRetry(false, 0)).as("no evidence and no tokens").isEqualTo(Payment.REFUSED);
+    assertThat(empty.payForRetry(true, 0)).isEqualTo(Payment.REFUSED);
+  }
+
+  @Test
+  void aRefusalTakesBackOnlyItsOwnCountFromTheStreak() {
+    // A streak of 2 and a reserve of 1 retry per second, nothing else; no success after the first.
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 2);
+    bucket.deposit();
+    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(false, 0)).as("no tokens: its count is taken back").isEqualTo(Payment.REFUSED);
+    assertThat(bucket.payForRetry(false, 1_000 * MS)).as("the streak's second retry").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(false, 2_000 * MS)).as("the streak of 2 is spent").isEqualTo(Payment.UNPROVEN);
+  }
+
+  @Test
+  void anUnprovenRetryMayBePaidFromTheReserveWithoutDrawingOnIt() {
+    // No balance; a reserve of 1 retry per second.
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 3);
+    for (int i = 0; i < 5; i++) {
+      assertThat(bucket.payForRetry(false, 0)).as("the reserve could pay: held, not refused").isEqualTo(Payment.UNPROVEN);
+    }
+    bucket.deposit();
+    assertThat(bucket.payForRetry(false, 0)).as("the reserve is still whole").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(false, 0)).as("and now spent").isEqualTo(Payment.REFUSED);
+    assertThat(bucket.payForRetry(false, 500 * MS)).as("half refilled").isEqualTo(Payment.REFUSED);
+    assertThat(bucket.payForRetry(false, 1_000 * MS)).as("refilled after 1 s").isEqualTo(Payment.PAID);
   }
 
   /**
