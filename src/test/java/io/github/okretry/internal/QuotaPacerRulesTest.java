@@ -242,6 +242,17 @@ class QuotaPacerRulesTest {
   }
 
   @Test
+  void aKeyIsSpreadFor30SecondsAfterTheSignThatOthersDrawOnIt() {
+    Quota q = new Quota(Quota.Form.IETF_LIST, "default", null, 17, true, 20, S, t0 + MS, true, 100 * S);
+    answer(send(0), MS, q); // 20 a window, 1 sent, 17 left: others drew on it
+    long end = MS + 30 * S;
+    long b = send(end - 1);
+    answer(b, end - 1, new Quota(Quota.Form.IETF_LIST, "default", null, 16, true, 20, S, t0 + end - 1, true, 100 * S - end + 1 + MS));
+    assertThat(-admit(end - 1)).as("still spread").isGreaterThan(POLL);
+    assertThat(admit(end)).as("30 s on: no longer").isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
   void aFirstCountedAnswerShortByNoMoreThanEverySendIsOurs() {
     Quota q = new Quota(Quota.Form.IETF_LIST, "default", null, 18, true, 20, S, t0 + MS, true, S);
     long a = send(0);
@@ -428,6 +439,7 @@ class QuotaPacerRulesTest {
     pacer.failed(8, 0);
     assertThat(pacer.inFlight()).isZero();
     assertThat(admit(0)).isGreaterThanOrEqualTo(0);
+    assertThat(pacer.inFlight()).isEqualTo(1);
     assertThat(-admit(0)).as("1 left, 1 in flight").isEqualTo(S);
   }
 
