@@ -224,6 +224,7 @@ public final class QuotaPacer {
       resetAt = nowNanos + retryAfterNanos;
     }
     if (q.hasLimit() && q.limit() > 0 && q.windowNanos() > 0) {
+      // At least 1 ms apart: a quota of millions per second is no reason to pace finer than that.
       k.intervalNanos = Math.max(MILLI, q.windowNanos() / q.limit());
     }
     boolean current = known && k.current(nowNanos);
@@ -285,7 +286,9 @@ public final class QuotaPacer {
     k.baseInFlight = inFlight;
   }
 
-  // Keys whose window is over: the origin no longer publishes them, so they gate nothing.
+  // Keys whose window is over: the origin no longer publishes them, so they gate nothing. A key
+  // scoped to a bucket or a partition stays until it lapses: another route's answer, which does
+  // not carry it, says nothing of that bucket.
   private void dropStale(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
@@ -316,9 +319,11 @@ public final class QuotaPacer {
   }
 
   /**
-   * True if there is nothing to keep: no send in flight, no probe pending, and every key's
-   * figures lapsed ({@link Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard
-   * if it had none). Lapsed keys are dropped on the way.
+   * True if there is nothing to keep: every key's figures lapsed ({@link
+   * Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard if it had none), and
+   * either no send is in flight and no probe pending, or nothing happened for that long either
+   * (an answer that never came must not keep the entry forever). Lapsed keys are dropped on the
+   * way.
    */
   public boolean isIdle(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
