@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -79,5 +80,14 @@ class SeenTest {
     assertThat(Seen.thrownBelow(new IOException("canceled due to " + bug, bug), CALLER_CANCELED | ATTEMPT_CANCELED))
         .as("the caller canceled: whatever the message says").isNull();
     assertThat(Seen.thrownBelow(new IOException("Canceled"), ATTEMPT_CANCELED)).isNull();
+  }
+
+  /** Both drivers alike: OkHttp's "canceled due to" report is a bug below only on an attempt it canceled. */
+  @Test
+  void okHttpsReportOfABugBelowCountsOnlyOnAnAttemptItCanceled() {
+    IllegalStateException bug = new IllegalStateException("bug");
+    IOException report = new IOException("canceled due to " + bug, bug);
+    assertThat(Seen.thrownBelow(report, 0)).as("the attempt was not canceled: an IOException like any other").isNull();
+    assertThat(Seen.thrownBelow(report, INTERRUPTED | WATCH_FIRED)).isNull();
   }
 }

@@ -1,0 +1,78 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Headers;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Decisions of one {@link LogicalCall} driven by hand on fake time, as a driver would, that the
+ * scripted tests do not reach: which retryable responses end hedging for the call
+ * (docs/semantics.md, "Hedging", Refused), and a retry without evidence whose Full Jitter wait
+ * drew 0.
+ */
+@Tag("unit")
+class LogicalCallTest {
+  static final long MS = 1_000_000L;
+
+  final FakeTime time = new FakeTime();
+  final Request get = new Request.Builder().url("https://a.test/x").build();
+
+  Response response(int code, String... headers) {
+    return new Response.Builder().request(get).protocol(Protocol.HTTP_1_1).code(code).message("x")
+        .headers(Headers.of(headers)).body(ResponseBody.create("", (MediaType) null)).build();
+  }
+
+  /** Hedges after 50 ms, retries a 500 too; its origin has answered once, and a call succeeded. */
+  RetryPolicy hedging() {
+    RetryPolicy p = RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
+        .random(() -> 0L).retryOnStatus(500).hedgeAfter(50, TimeUnit.MILLISECONDS).build();
+    p.hedgeOrigins.record(get.url(), 5 * MS);
+    p.budget.deposit();
+    return p;
+  }
+
+  /** The call's first attempt answered {@code first}; after the retry's wait, may its retry be hedged? */
+  long hedgeDelayOfTheRetryAfter(Response first) {
+    LogicalCall call = LogicalCall.start(hedging(), get, 0);
+    Step send = call.next(null);
+    assertThat(call.hedgeDelayNanos()).as("the first round may be hedged").isEqualTo(50 * MS);
+    Step wait = call.ended(send.attempt(), first, null, 0);
+    assertThat(wait.kind()).isEqualTo(Step.Kind.WAIT);
+    time.advance(Duration.ofNanos(wait.waitNanos()));
+    assertThat(call.next(null).kind()).isEqualTo(Step.Kind.SEND);
+    return call.hedgeDelayNanos();
+  }
+
+  @Test
+  void aRetryableResponseWithRetryAfterEndsHedgingForTheCall() {
+    assertThat(hedgeDelayOfTheRetryAfter(response(500, "Retry-After", "1")))
+        .as("a Retry-After pushes back: no hedge in the retries").isZero();
+  }
+
+  @Test
+  void aRetryableResponseThatDoesNotPushBackLeavesHedgingOn() {
+    assertThat(hedgeDelayOfTheRetryAfter(response(500))).as("the retry's round may be hedged").isEqualTo(50 * MS);
+  }
+
+  @Test
+  void aRetryWithoutEvidenceMayHoldItsResponseThroughAWaitOfZero() {
+    // Full Jitter draws from [0, cap]: here 0. A fresh budget has no evidence: the 503 is held.
+    RetryPolicy p = RetryPolicy.builder().timeSource(time).random(() -> 0L).build();
+    LogicalCall call = LogicalCall.start(p, get, 0);
+    Step step = call.ended(call.next(null).attempt(), response(503), null, 0);
+    assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
+    assertThat(step.waitNanos()).isZero();
+    assertThat(step.holdsResponse()).isTrue();
+    assertThat(call.next(null)).as("still no evidence: the 503 as it is").isSameAs(Step.RETURN);
+    assertThat(call.gaveUpFor()).isEqualTo(GiveUpReason.BUDGET_EXHAUSTED);
+  }
+}
