@@ -199,4 +199,13 @@ class OriginGateQuotaTest {
     gate.givenBack(a, 100 * MS, 43 * MS);
     assertThat(gate.reserve(a, 44 * MS, FAR, FAR)).isEqualTo(100 * MS);
   }
+
+  @Test
+  void anOriginRememberedForItsGateButWithoutAQuotaGoesUncounted() {
+    OriginGate gate = gate(8, true, false);
+    publish(gate, B, SPENT, 0); // some origin paces by its quota
+    gate.close(A, 0, 10 * S, 503);
+    assertThat(gate.pacesQuotas()).isTrue();
+    assertThat(gate.admitQuota(A, 0, FAR)).isEqualTo(OriginGate.GO_UNCOUNTED);
+  }
 }

@@ -225,4 +225,63 @@ class OriginPacerTurnsTest {
     pacer.released(100 * MS + 1, true, ABSENT, FAR, 102 * MS); // admitted back to back 1 ns apart
     assertThat(pacer.learnedIntervalNanos()).as("lo at least 1 ns: something was refused").isEqualTo(1);
   }
+
+  @Test
+  void aTurnExactlyNowIsNotAheadSoTheCallAskingIsAlone() {
+    OriginPacer pacer = threeTurns();
+    assertThat(pacer.reserve(142 * MS, FAR, 150 * MS)).as("the turn at 142 is not ahead at 142: capped at 150").isEqualTo(150 * MS);
+  }
+
+  @Test
+  void reportsOfTurnsUsedOrGivenBackAreActivity() {
+    OriginPacer used = threeTurns();
+    long late = 1_000 * MS;
+    used.used(42 * MS, late);
+    used.used(92 * MS, late);
+    used.used(142 * MS, late);
+    assertThat(used.isIdle(late + Tuning.PACING_MEMORY_NANOS - 1)).isFalse();
+    assertThat(used.isIdle(late + Tuning.PACING_MEMORY_NANOS)).isTrue();
+
+    OriginPacer givenBack = threeTurns();
+    givenBack.givenBack(42 * MS, late);
+    givenBack.givenBack(92 * MS, late);
+    givenBack.givenBack(142 * MS, late);
+    assertThat(givenBack.isIdle(late + Tuning.PACING_MEMORY_NANOS - 1)).isFalse();
+    assertThat(givenBack.isIdle(late + Tuning.PACING_MEMORY_NANOS)).isTrue();
+  }
+
+  @Test
+  void aTurnUsedAfterThePacerWentIdleCountsNothingFromBefore() {
+    OriginPacer pacer = threeTurns();
+    long later = 44 * MS + Tuning.PACING_MEMORY_NANOS;
+    pacer.used(42 * MS, later); // everything before was forgotten: the three turns too
+    assertThat(pacer.heldTurns()).isZero();
+    assertThat(pacer.learnedIntervalNanos()).isZero();
+  }
+
+  @Test
+  void whenTheLowerBoundIsEqualToANewUpperBoundItDropsStrictlyBelowIt() {
+    OriginPacer pacer = new OriginPacer(1.0, Tuning.PACING_MARGIN, Tuning.PACING_MEMORY_NANOS, Tuning.PACING_RATE_WINDOW_NANOS,
+        Tuning.PACING_RATE_SLACK);
+    pacer.released(0, true, ABSENT, FAR, 1 * MS);
+    pacer.released(40 * MS, false, RETRY_AFTER, FAR, 41 * MS); // lo = 40
+    pacer.released(90 * MS, true, ABSENT, FAR, 91 * MS);
+    pacer.released(130 * MS, true, ABSENT, FAR, 131 * MS); // hi = 40: lo drops below it, to 40 ms - 1 ns
+    assertThat(pacer.learnedIntervalNanos()).as("min(40, lo) × 1.1, lo < hi").isEqualTo((long) ((40 * MS - 1) * 1.1));
+  }
+
+  @Test
+  void aRefusalAboveTheLoweredBoundTeachesItAnew() {
+    long memory = 1_000 * MS;
+    OriginPacer pacer = new OriginPacer(Tuning.PACING_GROWTH, Tuning.PACING_MARGIN, memory, Tuning.PACING_RATE_WINDOW_NANOS,
+        Tuning.PACING_RATE_SLACK);
+    pacer.released(0, true, ABSENT, FAR, 1 * MS);
+    pacer.released(40 * MS, false, RETRY_AFTER, FAR, 41 * MS); // lo = 40, learned at 41
+    pacer.released(90 * MS, true, ABSENT, FAR, 91 * MS);
+    pacer.released(130 * MS, true, ABSENT, FAR, 131 * MS); // hi = 40, learned at 131: lo drops to 40 / 1.25 = 32
+    pacer.released(200 * MS, true, ABSENT, FAR, 201 * MS);
+    pacer.released(235 * MS, false, RETRY_AFTER, FAR, 236 * MS); // 35 ms after an admission: above 32, lo = 35
+    assertThat(pacer.learnedIntervalNanos(131 * MS + memory)).as("hi forgotten, lo = 35 learned at 236: 35 × 1.25")
+        .isEqualTo(43_750_000L);
+  }
 }

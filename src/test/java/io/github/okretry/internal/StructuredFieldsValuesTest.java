@@ -86,7 +86,7 @@ class StructuredFieldsValuesTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"a", "Z", "*", "foo", "Foo123", "a:b/c", "text/html", "t!#$%&'*+-.^_`|~0"})
+  @ValueSource(strings = {"a", "Z", "z", "A", "zZ", "Az", "*", "foo", "Foo123", "a:b/c", "text/html", "t!#$%&'*+-.^_`|~0"})
   void tokensKeepTheirText(String value) {
     StructuredItem item = only(value);
     assertThat(item.type).isEqualTo(StructuredItem.TOKEN);
@@ -150,11 +150,18 @@ class StructuredFieldsValuesTest {
     '%"%41%4a%7e"'           ¦ 'AJ~'
     '%"f%c3%bc%c3%9f"'       ¦ 'füß'
     '%"%e2%82%ac 5"'         ¦ '€ 5'
+    '%"~ ~"'                 ¦ '~ ~'
+    '%"%6f%3a"'              ¦ 'o:'
     """)
   void displayStringsDecodeTheirPercentEscapesAsUtf8(String value, String text) {
     StructuredItem item = only(value);
     assertThat(item.type).isEqualTo(StructuredItem.DISPLAY_STRING);
     assertThat(item.text).isEqualTo(text);
+  }
+
+  @Test
+  void displayStringEscapesOfZeroDigitsDecode() {
+    assertThat(only("%\"%09%30%00\"").text).isEqualTo("\t0\u0000");
   }
 
   @ParameterizedTest(name = "invalid {0}")
@@ -181,6 +188,9 @@ class StructuredFieldsValuesTest {
     assertThat(StructuredFields.parseList("1;a\t=1")).isNull();
     assertThat(StructuredFields.parseList("1;\ta=1")).as("only SP after ;").isNull();
     assertThat(StructuredFields.parseList("1;a=(1)")).as("a parameter's value is a bare item").isNull();
+    assertThat(StructuredFields.parseList("1;,2")).as("a ; without a key").isNull();
+    assertThat(StructuredFields.parseList("1; ,2")).isNull();
+    assertThat(StructuredFields.parseDictionary("a;,b")).isNull();
   }
 
   @Test
