@@ -284,4 +284,13 @@ class OriginPacerTurnsTest {
     assertThat(pacer.learnedIntervalNanos(131 * MS + memory)).as("hi forgotten, lo = 35 learned at 236: 35 × 1.25")
         .isEqualTo(43_750_000L);
   }
+
+  @Test
+  void aTurnGivenBackAfterTheIntervalGrewIsNeverHandedOutBeforeTheLastTurnUsed() {
+    OriginPacer pacer = threeTurns();
+    pacer.used(92 * MS, 92 * MS);
+    pacer.released(92 * MS, false, RETRY_AFTER, FAR, 93 * MS); // refused 92 ms after the admission: 115 ms apart
+    pacer.givenBack(142 * MS, 94 * MS);
+    assertThat(pacer.reserve(95 * MS, FAR, FAR)).as("115 ms after the turn used at 92").isEqualTo(207 * MS);
+  }
 }

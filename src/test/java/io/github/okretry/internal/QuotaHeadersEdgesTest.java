@@ -123,6 +123,7 @@ class QuotaHeadersEdgesTest {
     Age negative is garbage           ¦ Age: -1      ¦ 1
     Age a decimal is garbage          ¦ Age: 1.5     ¦ 1
     Age with a letter after digits    ¦ Age: 5s      ¦ 1
+    Age empty says nothing            ¦ Age:         ¦ 1
     """)
   void onlyAnAgeOfDigitsAboveZeroMeansCached(String name, String age, int quotas) {
     assertThat(parse("RateLimit: \"d\";r=0;t=1 | " + age)).isEqualTo(quotas == 0 ? "none" : "Quota{IETF_LIST \"d\" remaining=0 reset in 1000ms}");
@@ -150,6 +151,7 @@ class QuotaHeadersEdgesTest {
     Policy: w a Decimal, ignored whole           ¦ RateLimit-Policy: "d";q=9;w=1.5 | RateLimit: "d";r=5                ¦ Quota{IETF_LIST "d" remaining=5 reset unknown}
     Policy: w negative, ignored whole            ¦ RateLimit-Policy: "d";q=9;w=-1 | RateLimit: "d";r=5                 ¦ Quota{IETF_LIST "d" remaining=5 reset unknown}
     Policy: pk a String, ignored whole           ¦ RateLimit-Policy: "d";q=9;pk="x" | RateLimit: "d";r=5               ¦ Quota{IETF_LIST "d" remaining=5 reset unknown}
+    Policy: pk a String of the member's base64   ¦ RateLimit-Policy: "d";q=9;pk="YWJj" | RateLimit: "d";r=5;pk=:YWJj:  ¦ Quota{IETF_LIST "d" pk=:YWJj: remaining=5 reset unknown}
     Policy: name an Integer, ignored whole       ¦ RateLimit-Policy: "d";q=9, 5;q=9 | RateLimit: "d";r=5               ¦ Quota{IETF_LIST "d" remaining=5 reset unknown}
     Policy: a syntax error, ignored whole        ¦ RateLimit-Policy: "d";q=9, | RateLimit: "d";r=5                     ¦ Quota{IETF_LIST "d" remaining=5 reset unknown}
     IETF: t a String                             ¦ RateLimit: "d";r=5;t="1"                                            ¦ none
