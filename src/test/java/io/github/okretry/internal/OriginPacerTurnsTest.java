@@ -293,4 +293,12 @@ class OriginPacerTurnsTest {
     pacer.givenBack(142 * MS, 94 * MS);
     assertThat(pacer.reserve(95 * MS, FAR, FAR)).as("115 ms after the turn used at 92").isEqualTo(207 * MS);
   }
+
+  @Test
+  void aTurnGivenBackAtTheEndAfterAnEarlierOneWasUsedIsHandedOutAgain() {
+    OriginPacer pacer = threeTurns();
+    pacer.used(42 * MS, 42 * MS);
+    pacer.givenBack(142 * MS, 43 * MS);
+    assertThat(pacer.reserve(50 * MS, FAR, FAR)).as("behind the turn at 92, still held").isEqualTo(142 * MS);
+  }
 }
