@@ -87,30 +87,6 @@ class BudgetEvidenceTest extends ScriptedTest {
     assertThat(events.lines("gaveUp")).isEmpty();
   }
 
-  /** Another call of {@code client} succeeds now; on the async driver it runs as the scheduler goes on. */
-  private void anotherCallSucceeds(Call.Factory client) {
-    Call other = client.newCall(get());
-    if (driver == Driver.BLOCKING) {
-      try {
-        other.execute().close();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return;
-    }
-    other.enqueue(new Callback() {
-      @Override
-      public void onResponse(Call call, Response response) {
-        response.close();
-      }
-
-      @Override
-      public void onFailure(Call call, IOException e) {
-        throw new AssertionError(e);
-      }
-    });
-  }
-
   @Test
   void aCancelDuringTheWaitClosesTheHeldResponse() {
     script.status(503).thenAlways(200);

@@ -3,12 +3,14 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Set;
 import java.util.SplittableRandom;
 import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -93,6 +95,30 @@ abstract class ScriptedTest {
     try (Response r = client.newCall(request).execute()) {
       return r.code();
     }
+  }
+
+  /** Another call of {@code client} succeeds now; on the async driver it runs as the scheduler goes on. */
+  void anotherCallSucceeds(Call.Factory client) {
+    Call other = client.newCall(get());
+    if (driver == Driver.BLOCKING) {
+      try {
+        other.execute().close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return;
+    }
+    other.enqueue(new Callback() {
+      @Override
+      public void onResponse(Call call, Response response) {
+        response.close();
+      }
+
+      @Override
+      public void onFailure(Call call, IOException e) {
+        throw new AssertionError(e);
+      }
+    });
   }
 
   static Request get() {
