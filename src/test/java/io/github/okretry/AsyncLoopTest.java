@@ -272,6 +272,7 @@ class AsyncLoopTest extends ScriptedTest {
     Call call = factory(oneSecondApart()).newCall(get());
     long start = time.nanoTime();
     enqueueUntilItWaits(call);
+    assertThat(script.closed(1)).as("the retried 503, closed before the wait").isTrue();
     call.cancel();
     assertThat(callback.outcomes).as("no callback on the canceling thread").isEmpty();
     assertThat(call.isCanceled()).isTrue();
@@ -325,6 +326,55 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(callback.failure()).hasMessage("RetryingCallFactory is closed");
     assertThat(script.attempts()).isEqualTo(1);
     assertThat(time.nanoTime() - start).as("no 1 s wait").isLessThan(TimeUnit.SECONDS.toNanos(1));
+  }
+
+  @Test
+  void aCallThatRanOutOfTimeReportsCanceledAndOneThatGaveUpOtherwiseDoesNot() {
+    // Each attempt takes 2 s of the call's 3 s: after the first, the 1 s wait does not fit.
+    script.thenAlways((chain, n) -> {
+      time.advance(Duration.ofSeconds(2));
+      throw new java.net.ConnectException("refused " + n);
+    });
+    RetryingCallFactory calls = factory(oneSecondApart().maxRetries(1));
+    Call timedOut = calls.newCall(get());
+    timedOut.timeout().timeout(3, TimeUnit.SECONDS);
+    timedOut.enqueue(callback);
+    scheduler.runUntilIdle();
+    assertThat(callback.failure()).hasMessage("refused 1");
+    assertThat(timedOut.isCanceled()).as("as a plain OkHttp call whose timeout fired").isTrue();
+
+    Call exhausted = calls.newCall(get());
+    Recorder second = new Recorder();
+    exhausted.enqueue(second);
+    scheduler.runUntilIdle();
+    assertThat(second.failure()).hasMessage("refused 3");
+    assertThat(exhausted.isCanceled()).as("retries exhausted: no timeout fired").isFalse();
+    assertThat(events.lines("gaveUp")).hasSize(2).satisfiesExactly(
+        l -> assertThat(l).contains("DEADLINE_EXCEEDED"), l -> assertThat(l).contains("RETRIES_EXHAUSTED"));
+  }
+
+  @Test
+  void aCallbackThatThrowsAnIOExceptionIsLoggedAndItsResponseClosed() {
+    script.thenAlways(200);
+    IOException thrown = new IOException("callback bug");
+    factory(retry()).newCall(get()).enqueue(new Callback() {
+      @Override
+      public void onResponse(Call call, Response response) throws IOException {
+        throw thrown;
+      }
+
+      @Override
+      public void onFailure(Call call, IOException e) {
+        callback.onFailure(call, e);
+      }
+    });
+    scheduler.runUntilIdle();
+    assertThat(callback.outcomes).as("no second callback").isEmpty();
+    assertThat(script.closed(1)).isTrue();
+    assertThat(log.warnings()).singleElement().satisfies(w -> {
+      assertThat(w.message()).startsWith("Callback.onResponse threw");
+      assertThat(w.thrown()).isSameAs(thrown);
+    });
   }
 
   // ---- user code that throws ----
