@@ -228,6 +228,36 @@ class AsyncHedgingTest extends ScriptedTest {
   }
 
   @Test
+  void aCancelCancelsTheHedgeInFlightAtOnce() {
+    latencyMillis.put(1, 1000L);
+    latencyMillis.put(2, 1000L);
+    script.thenAlways(200);
+    Call call = call(factory(hedging(), new SlowDispatch()));
+    enqueue(call);
+    scheduler.runFor(Duration.ofMillis(60));
+    assertThat(events.lines("hedge")).hasSize(1);
+    call.cancel();
+    assertThat(canceledAttempts.get()).as("both attempts, by cancel() itself").isEqualTo(2);
+    scheduler.runUntilIdle();
+    assertThat(delivered()).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void aCancelDropsTheHedgeTimerAtOnce() {
+    latencyMillis.put(1, 1000L);
+    script.thenAlways(200);
+    Call call = call(factory(hedging(), new SlowDispatch()));
+    enqueue(call);
+    scheduler.runFor(Duration.ofMillis(10));
+    assertThat(scheduler.pending()).as("the attempt on its way, the hedge timer").isEqualTo(2);
+    call.cancel();
+    assertThat(scheduler.pending()).as("the timer dropped").isEqualTo(1);
+    scheduler.runUntilIdle();
+    assertThat(delivered()).isInstanceOf(IOException.class);
+    assertThat(events.lines("hedge")).isEmpty();
+  }
+
+  @Test
   void executeUnderAPolicyThatHedgesRunsTheAttemptsAsEnqueueDoes() throws IOException {
     script.thenAlways(200);
     Call call = call(factory(hedging(), new InlineDispatch()));
