@@ -213,6 +213,18 @@ class AsyncLoopTest extends ScriptedTest {
   }
 
   @Test
+  void eachAttemptsTimeoutsShrinkToTheTimeLeft() {
+    script.status(503).thenAlways(200);
+    Call call = factory(oneSecondApart().deadline(3, TimeUnit.SECONDS)).newCall(get());
+    call.enqueue(callback);
+    scheduler.runUntilIdle();
+    assertThat(((Response) callback.only()).code()).isEqualTo(200);
+    assertThat(script.seen()).extracting(Script.Seen::connectTimeoutMillis, Script.Seen::readTimeoutMillis, Script.Seen::writeTimeoutMillis)
+        .as("the client's 10 s, shrunk to the 3 s left, then to the 2 s left after the wait")
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(3000, 3000, 3000), org.assertj.core.groups.Tuple.tuple(2000, 2000, 2000));
+  }
+
+  @Test
   void anEventListenerIsAddedToEveryAttempt() {
     script.status(503).thenAlways(200);
     Call call = factory(oneSecondApart()).newCall(get());
