@@ -242,6 +242,16 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(seen).containsExactly("callStart 1", "callStart 2");
   }
 
+  @Test
+  void aTagIsComputedOnceAndThenReadBack() {
+    Call call = factory(retry()).newCall(get());
+    assertThat(call.tag(String.class)).isNull();
+    assertThat(call.tag(String.class, () -> "first")).isEqualTo("first");
+    assertThat(call.tag(String.class, () -> "second")).isEqualTo("first");
+    assertThat(call.tag(String.class)).isEqualTo("first");
+    assertThat(call.tag(kotlin.jvm.JvmClassMappingKt.getKotlinClass(String.class))).isEqualTo("first");
+  }
+
   // ---- on which thread the callback runs ----
 
   @Test
@@ -413,6 +423,24 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(call.isCanceled()).isTrue();
     assertThat(script.attempts()).isZero();
     assertThat(log.warnings()).singleElement().satisfies(w -> assertThat(w.message()).contains("the call is canceled"));
+  }
+
+  @Test
+  void anErrorFromAListenerOnTheDispatcherEndsTheCallAndIsRethrownThere() {
+    script.thenAlways(200);
+    AssertionError bug = new AssertionError("listener bug");
+    Call call = factory(retry().listener(new RetryListener() {
+      @Override
+      public void onSucceeded(Request request, Response response, int attempts) {
+        throw bug;
+      }
+    })).newCall(get());
+    call.enqueue(callback);
+    assertThat(catchThrowable(scheduler::runUntilIdle)).as("rethrown on the dispatcher's thread").isSameAs(bug);
+    scheduler.runUntilIdle();
+    assertThat(callback.failure()).hasMessage("canceled due to " + bug).hasCause(bug);
+    assertThat(call.isCanceled()).isTrue();
+    assertThat(script.closed(1)).as("the response nobody will read").isTrue();
   }
 
   @Test
