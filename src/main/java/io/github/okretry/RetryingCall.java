@@ -93,7 +93,8 @@ final class RetryingCall implements Call {
     }
     if (outcome.response != null) return outcome.response;
     IOException failure = outcome.failure;
-    // As OkHttp's execute() does: the caller's stack, the failure from the other thread as cause.
+    // The failure itself, as the callback got it (its stack is the dispatcher thread's, where the
+    // attempt failed), so that its type, message and suppressed list are what execute() promises.
     throw failure != null ? failure : new IOException("no outcome");
   }
 
