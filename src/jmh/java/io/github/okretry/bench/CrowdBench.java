@@ -52,7 +52,17 @@ import okhttp3.Response;
  */
 public final class CrowdBench {
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Exception e) {
+      // A failed run (nginx not started, say) leaves its pool's threads behind: exit, not hang.
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
     String what = args.length > 0 ? args[0] : "burst";
     switch (what) {
       case "burst" -> {
