@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.github.okretry.TestExecutors.Stoppable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
@@ -42,12 +42,10 @@ class AsyncLoopTest extends ScriptedTest {
   boolean onDispatcher;
 
   /** The client's dispatcher: its tasks run on the fake scheduler, marked as the dispatcher's. */
-  final class DispatcherThread extends AbstractExecutorService {
-    private volatile boolean shutdown;
-
+  final class DispatcherThread extends Stoppable {
     @Override
     public void execute(Runnable command) {
-      if (shutdown) throw new RejectedExecutionException("dispatcher shut down");
+      if (isShutdown()) throw new RejectedExecutionException("dispatcher shut down");
       scheduler.execute(() -> {
         boolean was = onDispatcher;
         onDispatcher = true;
@@ -57,32 +55,6 @@ class AsyncLoopTest extends ScriptedTest {
           onDispatcher = was;
         }
       });
-    }
-
-    @Override
-    public void shutdown() {
-      shutdown = true;
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-      shutdown = true;
-      return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-      return shutdown;
-    }
-
-    @Override
-    public boolean isTerminated() {
-      return shutdown;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-      return shutdown;
     }
   }
 

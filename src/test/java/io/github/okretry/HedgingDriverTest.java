@@ -3,19 +3,23 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.okretry.TestExecutors.SlowDispatch;
+import io.github.okretry.TestExecutors.Stoppable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Dispatcher;
 import okhttp3.EventListener;
+import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -29,7 +33,10 @@ import org.junit.jupiter.api.Test;
  * the client's dispatcher, and each attempt's OkHttp call is handed to the {@link Script} only
  * after the latency this test gives its attempt number, so a slow attempt and a fast hedge race
  * on the fake clock. What the per-call decisions are is {@link HedgingTest}'s; here: the timer,
- * the second call, the winner delivered once, the loser canceled, no task left behind.
+ * the second call, the winner delivered once, the loser canceled, no task left behind; several
+ * hedges in one round, a round whose attempts all fail and the new round that hedges again, a
+ * factory closed before the hedge was due, and {@code execute()} under a policy that hedges, which
+ * runs the attempts as {@code enqueue()} does and blocks for the outcome.
  */
 @Tag("unit")
 class HedgingDriverTest extends ScriptedTest {
@@ -40,62 +47,23 @@ class HedgingDriverTest extends ScriptedTest {
   final Map<Integer, Long> latencyMillis = new ConcurrentHashMap<>();
   final AtomicInteger canceledAttempts = new AtomicInteger();
   final List<Object> outcomes = new ArrayList<>();
-
-  /** The dispatcher's executor: an OkHttp call starts (reaches the script) after its attempt's latency. */
-  final class SlowDispatch extends AbstractExecutorService {
-    @Override
-    public void execute(Runnable command) {
-      Attempt attempt = attemptOf(command);
-      long ms = attempt == null ? 0 : latencyMillis.getOrDefault(attempt.number, 0L);
-      scheduler.executeAfter(command, ms * MS);
-    }
-
-    private Attempt attemptOf(Runnable command) {
-      try { // OkHttp's AsyncCall: its request carries the Attempt tag
-        Request r = (Request) command.getClass().getMethod("getRequest").invoke(command);
-        return r.tag(Attempt.class);
-      } catch (ReflectiveOperationException e) {
-        return null; // a callback handed over by okretry
-      }
-    }
-
-    @Override
-    public void shutdown() {
-      scheduler.shutdown();
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-      return scheduler.shutdownNow();
-    }
-
-    @Override
-    public boolean isShutdown() {
-      return scheduler.isShutdown();
-    }
-
-    @Override
-    public boolean isTerminated() {
-      return scheduler.isTerminated();
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-      return scheduler.isTerminated();
-    }
-  }
+  /** When the callback ran, on the fake clock. */
+  long deliveredAt;
 
   RetryPolicy.Builder hedging() {
     return retry().hedgeAfter(50, TimeUnit.MILLISECONDS);
   }
 
-  Call call(RetryPolicy.Builder policy, Request request) {
+  RetryingCallFactory factory(RetryPolicy.Builder policy, ExecutorService dispatch, HttpUrl origin) {
     OkHttpClient client =
-        LeakCheck.track(new OkHttpClient.Builder().dispatcher(new Dispatcher(new SlowDispatch())).addInterceptor(script).build());
+        LeakCheck.track(new OkHttpClient.Builder().dispatcher(new Dispatcher(dispatch)).addInterceptor(script).build());
     RetryPolicy built = policy.build();
     // The origin answered before: a fixed delay hedges only an origin that has (HedgingTest).
-    built.hedgeOrigins.record(request.url(), 5 * MS);
-    RetryingCallFactory factory = RetryingCallFactory.create(client, built, scheduler);
+    built.hedgeOrigins.record(origin, 5 * MS);
+    return RetryingCallFactory.create(client, built, scheduler);
+  }
+
+  Call call(RetryingCallFactory factory, Request request) {
     Call call = factory.newCall(request);
     call.addEventListener(new EventListener() {
       @Override
@@ -106,11 +74,21 @@ class HedgingDriverTest extends ScriptedTest {
     return call;
   }
 
+  /** A GET through {@code policy}, its attempts dispatched by {@code dispatch}. */
+  Call call(RetryPolicy.Builder policy, ExecutorService dispatch) {
+    return call(factory(policy, dispatch, get().url()), get());
+  }
+
+  Call call(RetryPolicy.Builder policy, Request request) {
+    return call(factory(policy, new SlowDispatch(scheduler, latencyMillis), request.url()), request);
+  }
+
   void enqueue(Call call) {
     call.enqueue(new Callback() {
       @Override
       public void onResponse(Call c, Response response) {
         synchronized (outcomes) {
+          deliveredAt = time.nanoTime();
           outcomes.add(response);
         }
       }
@@ -118,6 +96,7 @@ class HedgingDriverTest extends ScriptedTest {
       @Override
       public void onFailure(Call c, IOException e) {
         synchronized (outcomes) {
+          deliveredAt = time.nanoTime();
           outcomes.add(e);
         }
       }
@@ -285,5 +264,141 @@ class HedgingDriverTest extends ScriptedTest {
 
   static Request post() {
     return new Request.Builder().url("http://example.test/pay").post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+  }
+
+  // Several hedges, rounds that all fail, a closed factory, cancel, and execute() under hedging.
+
+  /** Hedges at 50 ms; retries without jitter after 100, 200, ... ms. */
+  RetryPolicy.Builder hedgingThenRetrying() {
+    return hedging().jitter(Jitter.NONE).baseDelay(100, TimeUnit.MILLISECONDS);
+  }
+
+  /** Runs each task at once on the calling thread: an attempt is answered inside its enqueue(). */
+  static final class InlineDispatch extends Stoppable {
+    @Override
+    public void execute(Runnable command) {
+      command.run();
+    }
+  }
+
+  @Test
+  void eachOfSeveralHedgesGoesOneDelayAfterTheOneBefore() {
+    latencyMillis.put(1, 1000L);
+    latencyMillis.put(2, 1000L);
+    latencyMillis.put(3, 5L);
+    script.thenAlways(200);
+    long start = time.nanoTime();
+    enqueue(call(hedgingThenRetrying().maxHedges(2), new SlowDispatch(scheduler, latencyMillis)));
+    scheduler.runUntilIdle();
+    assertThat(attemptNumber(delivered())).isEqualTo(3);
+    assertThat(events.lines("hedge")).containsExactly("hedge 2 after 50 ms", "hedge 3 after 50 ms");
+    assertThat(time.sleepMillis()).as("two timers, no third").containsExactly(50L, 50L);
+    assertThat(canceledAttempts.get()).as("both losers").isEqualTo(2);
+    assertThat(events.lines("succeeded")).containsExactly("succeeded 3 HTTP 200");
+    assertThat(deliveredAt - start).as("hedge 3 answered 5 ms after its send at 100 ms").isEqualTo(105 * MS);
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void whenEveryAttemptOfARoundFailsTheCallRetriesAndTheNewRoundHedgesAgain() {
+    latencyMillis.put(1, 70L); // fails at 70 ms, after its hedge
+    latencyMillis.put(2, 30L); // sent at 50 ms, fails at 80 ms: the last of the round
+    latencyMillis.put(3, 1000L); // the retry, sent after the 200 ms backoff (retry 2)
+    latencyMillis.put(4, 5L); // its hedge answers
+    script.fail(new java.net.ConnectException("refused 1")).fail(new java.net.ConnectException("refused 2")).thenAlways(200);
+    long start = time.nanoTime();
+    enqueue(call(hedgingThenRetrying().maxRetries(3), new SlowDispatch(scheduler, latencyMillis)));
+    scheduler.runUntilIdle();
+    assertThat(attemptNumber(delivered())).isEqualTo(4);
+    assertThat(events.lines()).containsExactly(
+        "start 1", "hedge 2 after 50 ms", "start 2", "retry 2 ConnectException: refused 2",
+        "start 3", "hedge 4 after 50 ms", "start 4", "succeeded 4 HTTP 200");
+    assertThat(time.sleepMillis()).as("hedge timer, backoff, hedge timer").containsExactly(50L, 200L, 50L);
+    assertThat(deliveredAt - start).isEqualTo((80 + 200 + 55) * MS);
+    assertThat(canceledAttempts.get()).as("the retry, beaten by its hedge").isEqualTo(1);
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void noHedgeOnceTheFactoryIsClosedAndTheAttemptInFlightAnswersAlone() {
+    latencyMillis.put(1, 1000L);
+    script.thenAlways(200);
+    RetryingCallFactory factory = factory(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis), get().url());
+    enqueue(call(factory, get()));
+    scheduler.runFor(Duration.ofMillis(10));
+    factory.close();
+    scheduler.runUntilIdle();
+    assertThat(attemptNumber(delivered())).isEqualTo(1);
+    assertThat(events.lines("hedge")).isEmpty();
+    assertThat(script.attempts()).isEqualTo(1);
+    assertThat(canceledAttempts.get()).isZero();
+  }
+
+  @Test
+  void aCancelCancelsTheHedgeInFlightAtOnce() {
+    latencyMillis.put(1, 1000L);
+    latencyMillis.put(2, 1000L);
+    script.thenAlways(200);
+    Call call = call(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis));
+    enqueue(call);
+    scheduler.runFor(Duration.ofMillis(60));
+    assertThat(events.lines("hedge")).hasSize(1);
+    call.cancel();
+    assertThat(canceledAttempts.get()).as("both attempts, by cancel() itself").isEqualTo(2);
+    scheduler.runUntilIdle();
+    assertThat(delivered()).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void aCancelDropsTheHedgeTimerAtOnce() {
+    latencyMillis.put(1, 1000L);
+    script.thenAlways(200);
+    Call call = call(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis));
+    enqueue(call);
+    scheduler.runFor(Duration.ofMillis(10));
+    assertThat(scheduler.pending()).as("the attempt on its way, the hedge timer").isEqualTo(2);
+    call.cancel();
+    assertThat(scheduler.pending()).as("the timer dropped").isEqualTo(1);
+    scheduler.runUntilIdle();
+    assertThat(delivered()).isInstanceOf(IOException.class);
+    assertThat(events.lines("hedge")).isEmpty();
+  }
+
+  @Test
+  void executeUnderAPolicyThatHedgesRunsTheAttemptsAsEnqueueDoes() throws IOException {
+    script.thenAlways(200);
+    Call call = call(hedgingThenRetrying(), new InlineDispatch());
+    try (Response response = call.execute()) {
+      assertThat(response.code()).isEqualTo(200);
+      assertThat(response.request().tag(Attempt.class)).as("sent as its own OkHttp call, as enqueue() sends it").isNotNull();
+    }
+    assertThat(call.isExecuted()).isTrue();
+    assertThatThrownBy(call::execute).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
+    assertThat(events.lines()).containsExactly("start 1", "succeeded 1 HTTP 200");
+  }
+
+  @Test
+  void executeUnderAPolicyThatHedgesThrowsTheFailureTheCallEndedWith() {
+    Call call = call(hedgingThenRetrying(), new InlineDispatch());
+    call.cancel();
+    assertThatThrownBy(call::execute).isInstanceOf(IOException.class).hasMessage("Canceled");
+    assertThat(script.attempts()).isZero();
+  }
+
+  @Test
+  void anInterruptedExecuteUnderAPolicyThatHedgesCancelsTheCall() {
+    script.thenAlways(200);
+    Call call = call(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis)); // the attempt waits for the scheduler
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(call::execute).isInstanceOf(InterruptedIOException.class).hasMessage("interrupted")
+          .hasCauseInstanceOf(InterruptedException.class);
+      assertThat(Thread.currentThread().isInterrupted()).as("the flag restored").isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(call.isCanceled()).isTrue();
+    scheduler.runUntilIdle(); // the canceled attempt fails
+    assertThat(events.lines("gaveUp")).singleElement().asString().contains("CANCELED");
   }
 }
