@@ -89,7 +89,7 @@ final class Hedging {
       refused();
       return false;
     }
-    return mayAttempt && call.policy.budget.tryWithdraw(false, nowNanos);
+    return mayAttempt && call.policy.budget.tryWithdraw(nowNanos);
   }
 
   private boolean isDue(long nowNanos) {

@@ -137,15 +137,6 @@ public final class RetryBudget {
   }
 
   /**
-   * Pays for one retry, from the balance or else the reserve; false if neither can.
-   *
-   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
-   */
-  boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
-    return unlimited || bucket.tryWithdraw(honoursRetryAfter, nowNanos);
-  }
-
-  /**
    * Pays for a retry, with evidence that retrying works if it follows an error ({@link
    * RetryTokenBucket#payForRetry}). {@link LogicalCall} asks when it decides the retry and, if
    * that was {@link Payment#UNPROVEN}, again after the retry's wait, just before sending it: a
@@ -157,9 +148,12 @@ public final class RetryBudget {
     return unlimited ? Payment.PAID : bucket.payForRetry(honoursRetryAfter, nowNanos);
   }
 
-  /** Pays for one retry after an error (not a server-given wait). */
+  /**
+   * Pays one retry's cost after an error (not a server-given wait), from the balance or else the
+   * reserve, without asking for evidence: a hedge's price. False if neither can pay.
+   */
   boolean tryWithdraw(long nowNanos) {
-    return tryWithdraw(false, nowNanos);
+    return unlimited || bucket.tryWithdraw(false, nowNanos);
   }
 
   @Override

@@ -201,12 +201,12 @@ class RetryBudgetTest {
     assertThat(RetryBudget.create().availableTokens()).isEqualTo(100.0);
     RetryBudget budget = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
     assertThat(budget.availableTokens()).isEqualTo(2.0);
-    assertThat(budget.tryWithdraw(true, 0)).isTrue();
+    assertThat(budget.payForRetry(true, 0)).isEqualTo(Payment.PAID);
     assertThat(budget.availableTokens()).isEqualTo(1.5);
-    assertThat(budget.tryWithdraw(false, 0)).isTrue();
-    assertThat(budget.tryWithdraw(false, 0)).as("half a token left: not enough after an error").isFalse();
-    assertThat(budget.tryWithdraw(true, 0)).as("enough to honour a Retry-After").isTrue();
-    assertThat(budget.tryWithdraw(true, 0)).isFalse();
+    assertThat(budget.tryWithdraw(0)).isTrue();
+    assertThat(budget.tryWithdraw(0)).as("half a token left: not enough after an error").isFalse();
+    assertThat(budget.payForRetry(true, 0)).as("enough to honour a Retry-After").isEqualTo(Payment.PAID);
+    assertThat(budget.payForRetry(true, 0)).isEqualTo(Payment.REFUSED);
   }
 
   @Test
