@@ -41,8 +41,6 @@ final class AsyncLoop implements Callback {
   /** Orders a wait's scheduled task with the cancel that may end the wait. */
   private final Object waitLock = new Object();
   private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
-  /** The response kept through a wait (Step#waitHolding), unread, until the step after it. */
-  private @Nullable Response held; // guarded by waitLock
   /** Bounds the attempt in flight by okretry's own deadline; stopped once its outcome is in. */
   private volatile @Nullable DeadlineWatch watch;
   /** The attempt in flight, sent by send() and handed back to the call by after(). */
@@ -91,19 +89,10 @@ final class AsyncLoop implements Callback {
           call.canceled ? new IOException("Canceled")
               : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed")
               : null;
-      act(logical.next(ended), takeHeld());
+      act(logical.next(ended), null);
     } catch (RuntimeException | Error t) {
       crashed(t);
       throw t;
-    }
-  }
-
-  /** The response kept through the wait that just ended, now the step's to return or close; or null. */
-  private @Nullable Response takeHeld() {
-    synchronized (waitLock) {
-      Response r = held;
-      held = null;
-      return r;
     }
   }
 
@@ -111,17 +100,10 @@ final class AsyncLoop implements Callback {
   private void act(Step step, @Nullable Response response) {
     switch (step.kind()) {
       case SEND:
-        if (response != null) response.close(); // held through the wait, not the caller's after all
         send(step.attempt());
         return;
       case WAIT:
-        if (response != null && step.holdsResponse()) {
-          synchronized (waitLock) {
-            held = response; // taken back by the step after the wait, whatever ends it
-          }
-        } else if (response != null) {
-          response.close(); // not held idle through the wait
-        }
+        if (response != null) response.close(); // not held idle through the wait
         schedule(step.waitNanos());
         return;
       case RETURN:
@@ -278,8 +260,6 @@ final class AsyncLoop implements Callback {
       pending = null;
     }
     if (f != null) f.cancel(false);
-    Response h = takeHeld();
-    if (h != null) h.close();
     call.factory.waiting.remove(this);
     log.warn("{} threw {}; the call is canceled", call, t.toString());
     IOException failure = new IOException("canceled due to " + t);
@@ -301,7 +281,7 @@ final class AsyncLoop implements Callback {
       }
     } catch (RejectedExecutionException e) {
       call.factory.waiting.remove(this);
-      act(logical.next(new IOException("RetryingCallFactory is closed", e)), takeHeld());
+      act(logical.next(new IOException("RetryingCallFactory is closed", e)), null);
       return;
     }
     call.factory.watchScheduler();
@@ -322,7 +302,7 @@ final class AsyncLoop implements Callback {
       call.factory.waiting.remove(this);
       offThisThread(() -> {
         try {
-          act(logical.next(new IOException(why)), takeHeld());
+          act(logical.next(new IOException(why)), null);
         } catch (RuntimeException | Error t) {
           crashed(t);
           throw t;

@@ -27,8 +27,6 @@ final class BlockingLoop {
     for (Step step = logical.next(null); ; ) {
       switch (step.kind()) {
         case SEND:
-          if (response != null) response.close(); // held through the wait, not the caller's after all
-          response = null;
           Attempt attempt = step.attempt();
           Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
           attempt.attachTo(call);
@@ -45,10 +43,8 @@ final class BlockingLoop {
           step = logical.ended(attempt, response, error, seen(call, fired));
           break;
         case WAIT:
-          if (!step.holdsResponse()) {
-            if (response != null) response.close(); // not held idle through the wait
-            response = null;
-          }
+          if (response != null) response.close(); // not held idle through the wait
+          response = null;
           step = logical.next(sleep(step.waitNanos(), call, time, factory));
           break;
         case RETURN:

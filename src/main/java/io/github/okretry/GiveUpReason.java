@@ -26,10 +26,20 @@ public enum GiveUpReason {
    */
   RETRY_AFTER_TOO_LONG,
   /**
-   * The call's {@link RetryBudget} had no retry left: failures persist across many calls, and more
-   * retries would only add load to a struggling server.
+   * The call's {@link RetryBudget} had no token left for the retry (neither its balance nor its
+   * reserve): failures persist across many calls, and more retries would only add load to a
+   * struggling server.
    */
   BUDGET_EXHAUSTED,
+  /**
+   * The call's {@link RetryBudget} paid, since a call of its last succeeded, as many retries as
+   * one failing call may make ({@code maxRetries}; a retry that waits out a {@code Retry-After}
+   * counts half), and pays no more until one succeeds: a server that has only failed since gets no
+   * more than one call's retries from this process. Under {@link
+   * RetryBudget.Builder#retryBeforeFirstSuccess retryBeforeFirstSuccess(false)}, also a retry
+   * after an error before the budget's first success.
+   */
+  NO_RECENT_SUCCESS,
   /**
    * The origin is closed by an earlier 429/503 {@code Retry-After} (see {@link
    * RetryPolicy.Builder#originWideRetryAfter}) for longer than this call can wait; the caller

@@ -9,9 +9,11 @@ import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +44,7 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
+  private @Nullable Kind retryPaid; // the kind of retry the budget paid for and that is not sent yet
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
     this.policy = policy;
@@ -83,19 +86,10 @@ final class LogicalCall {
     if (d != null) return d;
     long now = policy.time.nanoTime();
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    if (failures.holding()) {
-      // A retry scheduled without evidence is about to be sent: the calls that ended during its
-      // wait may have brought some. If not, the call ends as the budget's refusal at decision time
-      // would have: with the exception held, or the response the driver held through the wait.
-      IOException held = failures.release();
-      if (policy.budget.payForRetry(false, now) != Payment.PAID) {
-        return giveUp(GiveUpReason.BUDGET_EXHAUSTED, failures.last(), held);
-      }
-      failures.add(held);
-    }
     Admission turn = origin.admit(now, deadline.remainingNanos(now));
     if (turn.kind() == Admission.Kind.THROTTLED) return throttled(turn);
     if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
+    retryPaid = null; // sent: the budget keeps its price
     attempts++;
     origin.sending();
     policy.events.attemptStarted(request, attempts);
@@ -138,6 +132,7 @@ final class LogicalCall {
 
   /** The call cannot wait as its origin asks: a local response stands for the origin's, nothing sent. */
   private Step throttled(Admission asked) {
+    refundUnsentRetry();
     GiveUpReason reason = origin.refusedFor();
     giveUp(reason, "HTTP " + asked.code() + (reason == GiveUpReason.ORIGIN_THROTTLED ? " (origin)" : " (crowd)"), null);
     return Step.returning(asked.localResponse(request, policy.clock.currentTimeMillis()));
@@ -146,7 +141,7 @@ final class LogicalCall {
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     origin.abandon(); // a turn it holds must not delay the calls after it
-    failures.add(failures.release());
+    refundUnsentRetry();
     boolean late = deadline.passed(now);
     String failure = failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
@@ -205,14 +200,17 @@ final class LogicalCall {
             .previousDelayNanos(previousDelayNanos)
             .build();
     Decision decision = policy.rules.decide(facts, policy.random);
-    // A retry that waits out the server's own Retry-After costs the budget less (RetryBudget). One
-    // after an error also needs evidence that retrying works. Lacking it now, the retry waits its
-    // backoff unpaid and pays just before it is sent: in a fresh client's burst, the calls that
-    // end during the wait bring it (docs/semantics.md, "A fleet of processes").
-    Payment paid = decision.isRetry() ? policy.budget.payForRetry(throttled, policy.time.nanoTime()) : null;
-    if (paid == Payment.REFUSED) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
+    if (decision.isRetry()) {
+      // Paid now, before it is announced; given back if it is not sent (refundUnsentRetry). A
+      // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
+      Kind kind = throttled ? Kind.RETRY_AFTER : e instanceof SocketTimeoutException ? Kind.TIMEOUT : Kind.ERROR;
+      Payment paid = policy.budget.payForRetry(kind, maxRetries, policy.time.nanoTime());
+      if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
+      if (paid == Payment.NO_RECENT_SUCCESS) decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
+      if (paid == Payment.PAID) retryPaid = kind;
+    }
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
-    return retryScheduled(response, e, decision.delayNanos(), throttled, paid == Payment.UNPROVEN, remaining);
+    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
@@ -227,8 +225,7 @@ final class LogicalCall {
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
       origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
-      if (attempts == 1) policy.budget.deposit();
-      else policy.budget.retrySucceeded(); // evidence that retrying works, though it earns nothing
+      policy.budget.returned(response.code(), attempts);
       policy.events.succeeded(request, response, attempts);
       return Step.RETURN;
     }
@@ -263,20 +260,24 @@ final class LogicalCall {
 
   /** Reports a retry and remembers what the next decision needs; the driver then waits. */
   private Step retryScheduled(
-      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, boolean unprovenRetry,
-      long remaining) {
+      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
       origin.waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, failures.last(), delayNanos);
-    if (unprovenRetry) failures.hold(error); // into the history only once the retry is sent
-    else failures.add(error);
+    failures.add(error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
-    // A response that may yet be the caller's is kept through the wait, unread, and returned as
-    // it is if no evidence came: one wait's hold of its connection, never more.
-    return unprovenRetry && response != null ? Step.waitHolding(delayNanos) : Step.waitFor(delayNanos);
+    return Step.waitFor(delayNanos);
+  }
+
+  /** The retry paid for when it was decided will not be sent: the budget gets its price back. */
+  private void refundUnsentRetry() {
+    Kind paid = retryPaid;
+    if (paid == null) return;
+    retryPaid = null;
+    policy.budget.refund(paid);
   }
 
   /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.RetryTokenBucket;
+import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
 import io.github.okretry.internal.Tuning;
 import org.jspecify.annotations.Nullable;
@@ -10,36 +11,37 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Backoff per call does little for an overloaded service when many calls share one client:
  * every call still retries, so a struggling server sees up to {@code maxRetries + 1} times its
- * normal load. A budget is a token bucket: each call whose <em>first</em> attempt succeeds
- * deposits {@link Builder#percentCanRetry} of a token, each retry withdraws its cost, and when the
- * bucket cannot pay a failure is returned without retrying ({@link GiveUpReason#BUDGET_EXHAUSTED}).
- * A retry after an error costs one token; a retry that waits out a 429 or 503 {@code Retry-After}
- * costs half a token, because the server said when it can take the request. A new budget starts
- * full ({@link Builder#maxTokens}, default 100), so a fresh client can ride out a burst of
- * rate-limited calls or a flaky start. A small time-based reserve ({@link
- * Builder#minRetriesPerSecond}) lets a quiet client, which makes too few calls to earn tokens,
- * still retry now and then. In the spirit of Finagle's {@code RetryBudget} and gRPC's retry
- * throttling, whose defaults these follow.
+ * normal load. A budget bounds that in two ways, and a retry must pass both:
  *
- * <p>Tokens cannot protect a service from a <em>fleet</em>: 200 processes each calling once every
- * 2 s never run short of their own tokens, and against a dead server would send 4 requests per
- * call. So a retry after an error also needs <em>evidence that retrying works</em> ({@link
- * Builder#failureStreak}, default 20): a call of this budget that succeeded at once, or a retry
- * that succeeded, and fewer than 20 retries after errors since. A budget that has seen none (a new
- * one) lets the retry wait its backoff and asks again just before sending it, so a fresh client
- * whose concurrent calls succeed meanwhile still retries; if there is still none, the call ends
- * after that one wait with the last exception or the last response as it is (kept open, body
- * unread, through that wait), and nothing more is sent. The price: a fresh process making its
- * first call alone does not retry an error (a {@code Retry-After} it does honour). The numbers
- * behind it are in {@code docs/semantics.md} ("A fleet of processes") and {@code docs/fleet.md}.
+ * <ul>
+ *   <li><b>Since the last success, one failing call's worth.</b> After a call of this budget
+ *       succeeds (a response that shows the server working: below 500, not 408 or 429), it pays
+ *       for retries until they add up to one call's {@code maxRetries}, and then for none until a
+ *       call succeeds again ({@link GiveUpReason#NO_RECENT_SUCCESS}). A retry that waits out a
+ *       429/503 {@code Retry-After} counts half. A new budget starts as if it had just seen a
+ *       success, so a new client retries its first failing call fully; a process whose server
+ *       dies adds at most one call's retries to the load however many calls it makes, which is
+ *       what keeps a fleet of quiet processes near the least load any per-process rule allows
+ *       ({@code docs/fleet.md}).
+ *   <li><b>Tokens.</b> Each call whose first attempt succeeds deposits {@link
+ *       Builder#percentCanRetry} of a token, each retry withdraws its cost (one token; ten after a
+ *       timeout, the sign of a server too slow to answer, where retries turn an overload into an
+ *       outage; half for a retry that waits out a {@code Retry-After}), and when neither the balance nor a small
+ *       time-based reserve ({@link Builder#minRetriesPerSecond}) can pay, the failure is returned
+ *       without retrying ({@link GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full
+ *       ({@link Builder#maxTokens}, default 100), so a fresh client can ride out a burst of
+ *       rate-limited calls; once failures persist among successes, retries stay within about
+ *       {@code percentCanRetry} of the calls, plus the reserve. In the spirit of Finagle's
+ *       {@code RetryBudget} and gRPC's retry throttling, whose defaults these follow.
+ * </ul>
  *
- * <p>So once failures persist and the starting balance is spent, retries stay within about
- * {@code percentCanRetry} of the calls (plus the reserve), and stop after 20 without a success,
- * while occasional failures among mostly successful calls are all retried.
+ * <p>A retry paid for but not sent (its call was canceled, ran out of time, or found no turn in
+ * its origin's crowd) is given back. The numbers behind the rules are in {@code
+ * docs/semantics.md} ("Retry budget") and {@code docs/fleet.md}.
  *
- * <p>Every {@link RetryPolicy} gets its own budget with the defaults unless given one; pass
- * the same instance to several interceptors to share it, or {@link #unlimited()} to turn
- * budgeting off. Thread-safe.
+ * <p>Every {@link RetryPolicy} gets its own budget with the defaults unless given one; pass the
+ * same instance to several policies to share it, or {@link #unlimited()} to turn budgeting off.
+ * Thread-safe.
  */
 public final class RetryBudget {
 
@@ -49,7 +51,7 @@ public final class RetryBudget {
   private final double percentCanRetry;
   private final int minRetriesPerSecond;
   private final int maxTokens;
-  private final int failureStreak;
+  private final boolean retryBeforeFirstSuccess;
   private final @Nullable RetryTokenBucket bucket; // null when unlimited
 
   private RetryBudget(@Nullable Builder b) {
@@ -57,9 +59,11 @@ public final class RetryBudget {
     this.percentCanRetry = b == null ? Double.POSITIVE_INFINITY : b.percentCanRetry;
     this.minRetriesPerSecond = b == null ? 0 : b.minRetriesPerSecond;
     this.maxTokens = b == null ? 0 : b.maxTokens;
-    this.failureStreak = b == null ? 0 : b.failureStreak;
+    this.retryBeforeFirstSuccess = b == null || b.retryBeforeFirstSuccess;
     this.bucket =
-        b == null ? null : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond, failureStreak);
+        b == null
+            ? null
+            : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond, retryBeforeFirstSuccess);
   }
 
   private RetryBudget(RetryTokenBucket bucket) {
@@ -67,7 +71,7 @@ public final class RetryBudget {
     this.percentCanRetry = Double.NaN;
     this.minRetriesPerSecond = -1;
     this.maxTokens = -1;
-    this.failureStreak = -1;
+    this.retryBeforeFirstSuccess = true;
     this.bucket = bucket;
   }
 
@@ -77,9 +81,8 @@ public final class RetryBudget {
   }
 
   /**
-   * A budget with the defaults: starts with 100 tokens, 20% of calls may retry, a reserve of 10
-   * retries per second, and retries after errors only with evidence that retrying works (a
-   * failure streak of 20).
+   * A budget with the defaults: one failing call's retries since the last success, 100 tokens to
+   * start with, 20% of calls may retry once failures persist, a reserve of 10 retries per second.
    *
    * @return a budget with the defaults
    */
@@ -126,31 +129,38 @@ public final class RetryBudget {
     return unlimited ? Double.POSITIVE_INFINITY : bucket.balanceMilli() / (double) RetryTokenBucket.MILLI;
   }
 
-  /** A successful first attempt earns a fraction of a retry. */
-  void deposit() {
-    if (!unlimited) bucket.deposit();
-  }
-
-  /** A retry succeeded: evidence that retrying works ({@link Builder#failureStreak}); nothing is paid in. */
-  void retrySucceeded() {
-    if (!unlimited) bucket.retrySucceeded();
+  /**
+   * A call returns a response with {@code code} to its caller after {@code attempts} attempts. If
+   * it shows the server working (below 500, and not 408 or 429), that is a success: retries may go
+   * again, and a first attempt's success pays in a fraction of a retry. A 500 the policy does not
+   * retry is the caller's answer, but no sign that retrying would work.
+   */
+  void returned(int code, int attempts) {
+    if (unlimited || code >= 500 || code == 408 || code == 429) return;
+    if (attempts == 1) bucket.deposit();
+    else bucket.succeeded();
   }
 
   /**
-   * Pays for a retry, with evidence that retrying works if it follows an error ({@link
-   * RetryTokenBucket#payForRetry}). {@link LogicalCall} asks when it decides the retry and, if
-   * that was {@link Payment#UNPROVEN}, again after the retry's wait, just before sending it: a
-   * retry never sent is never paid for.
+   * Pays for a retry when {@link LogicalCall} decides it ({@link RetryTokenBucket#payForRetry});
+   * one that is then not sent is given back ({@link #refund}): a retry never sent is never paid for.
    *
-   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
+   * @param kind what the retry follows, which sets its price
+   * @param maxRetries the call's {@code maxRetries}
    */
-  Payment payForRetry(boolean honoursRetryAfter, long nowNanos) {
-    return unlimited ? Payment.PAID : bucket.payForRetry(honoursRetryAfter, nowNanos);
+  Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
+    return unlimited ? Payment.PAID : bucket.payForRetry(kind, maxRetries, nowNanos);
+  }
+
+  /** A retry {@link #payForRetry} paid for was not sent: its price comes back. */
+  void refund(Kind kind) {
+    if (!unlimited) bucket.refund(kind);
   }
 
   /**
    * Pays one retry's cost after an error (not a server-given wait), from the balance or else the
-   * reserve, without asking for evidence: a hedge's price. False if neither can pay.
+   * reserve, without counting it as a retry since the last success: a hedge's price. False if
+   * neither can pay.
    */
   boolean tryWithdraw(long nowNanos) {
     return unlimited || bucket.tryWithdraw(false, nowNanos);
@@ -161,7 +171,8 @@ public final class RetryBudget {
     return unlimited
         ? "RetryBudget.unlimited()"
         : "RetryBudget{percentCanRetry=" + percentCanRetry + ", minRetriesPerSecond="
-            + minRetriesPerSecond + ", maxTokens=" + maxTokens + ", failureStreak=" + failureStreak + "}";
+            + minRetriesPerSecond + ", maxTokens=" + maxTokens + ", retryBeforeFirstSuccess=" + retryBeforeFirstSuccess
+            + "}";
   }
 
   /** Builds a {@link RetryBudget}. Not thread-safe; {@link #build()} makes a fresh bucket. */
@@ -169,7 +180,7 @@ public final class RetryBudget {
     private double percentCanRetry = Tuning.PERCENT_CAN_RETRY;
     private int minRetriesPerSecond = Tuning.MIN_RETRIES_PER_SECOND;
     private int maxTokens = Tuning.MAX_TOKENS;
-    private int failureStreak = Tuning.FAILURE_STREAK_LIMIT;
+    private boolean retryBeforeFirstSuccess = true;
 
     private Builder() {}
 
@@ -224,29 +235,20 @@ public final class RetryBudget {
     }
 
     /**
-     * Makes retries after errors depend on evidence that retrying works: the budget pays for one
-     * only while fewer than {@code limit} were counted since the last call whose first attempt
-     * succeeded or whose retry succeeded, and a new budget has seen neither. A retry that finds no
-     * evidence when it is decided still waits its backoff, and is sent only if evidence arrived
-     * meanwhile (another call succeeded); else the call ends after that one wait with the last
-     * exception or the last response as it is (kept open through that wait). A fleet of processes
-     * that have only ever seen a server fail then adds no retries to its load, however few calls
-     * each makes (the balance and the reserve cannot tell a quiet process from a healthy one); the
-     * price is that a fresh process calling alone does not retry its first errors. Retries that
-     * wait out a 429/503 {@code Retry-After} need no evidence: the server said when to come back.
-     * Default 20, chosen with the fleet simulator ({@code docs/fleet.md}); 0 turns the rule off
-     * (the budget before issue 20).
+     * Whether a new budget pays for retries after errors before any call of it has succeeded.
+     * Default true: a new client retries its first failing call like any other (one call's
+     * {@code maxRetries} before a success). False is the strict rule for fleets of one-shot
+     * processes (serverless functions, command-line tools on many machines, mobile apps at
+     * start-up), each of which may fail its only call against a dead server: they then add no
+     * retry after an error to its load (1.00x in {@code docs/fleet.md}'s quiet fleets, against
+     * 1.30x and 2.50x), at the price that a process whose first call fails does not retry it. A
+     * retry that waits out a 429/503 {@code Retry-After} is paid either way.
      *
-     * @param limit retries after errors allowed in a row without a success, in [0, 1 000 000]; 0
-     *     turns the rule off
+     * @param retryBeforeFirstSuccess false to pay no retry after an error before the first success
      * @return this builder
-     * @throws IllegalArgumentException if not in {@code [0, 1 000 000]}
      */
-    public Builder failureStreak(int limit) {
-      if (limit < 0 || limit > 1_000_000) {
-        throw new IllegalArgumentException("failureStreak not in [0, 1000000]: " + limit);
-      }
-      this.failureStreak = limit;
+    public Builder retryBeforeFirstSuccess(boolean retryBeforeFirstSuccess) {
+      this.retryBeforeFirstSuccess = retryBeforeFirstSuccess;
       return this;
     }
 

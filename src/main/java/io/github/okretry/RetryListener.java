@@ -62,7 +62,11 @@ public interface RetryListener {
   default void onNetworkRequest(Request request, int attempt, int requestInAttempt) {}
 
   /**
-   * Attempt {@code attempt} failed and will be retried after {@code delayNanos}.
+   * Attempt {@code attempt} failed and will be retried after {@code delayNanos}: the retry is
+   * decided and its budget paid. A retry the budget refuses is never announced; one announced is
+   * sent after the wait unless the call is canceled or closed during it, or an origin that asked
+   * every caller to wait cannot take it in the time the call has ({@link #onGaveUp} then follows
+   * with the same {@code attempt}, and the budget gets the retry's price back).
    *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first

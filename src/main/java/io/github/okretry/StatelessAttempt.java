@@ -36,14 +36,14 @@ final class StatelessAttempt {
   /**
    * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
    * policy's clock when it started, which its deadline runs from): null if {@code response} ends
-   * the call by its status alone (reported, and paid into the budget as any first success is);
+   * the call by its status alone (reported, and told to the budget as any first answer is);
    * else the logical call, whose first {@link LogicalCall#next} answers for that attempt.
    */
   static @Nullable LogicalCall ended(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
-      policy.budget.deposit(); // the named side effect: a first success pays into the budget
+      policy.budget.returned(response.code(), 1); // the named side effect: a first success pays in
       // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(null, -1, response, false, RetryAfter.ABSENT, policy.time.nanoTime());

@@ -4,7 +4,7 @@ import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a driver does next for one logical call, one of four, as {@link LogicalCall} decides it:
+ * What a driver does next for one logical call, one of five, as {@link LogicalCall} decides it:
  * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
  * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges in
  * flight also {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call. The driver acts on
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 class Step {
 
-  /** The four kinds of step. */
+  /** The five kinds of step. */
   enum Kind {
     SEND,
     WAIT,
@@ -27,11 +27,11 @@ class Step {
     DROP
   }
 
-  /** Return the response in hand (of the attempt that just ended, or held through a wait), as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, false, null, null);
+  /** Return the response in hand (of the attempt that just ended), as it is. */
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
 
   /** Drop the attempt that just ended: another in flight answers for the call. */
-  static final Step DROP = new Other(Kind.DROP, 0, false, null, null);
+  static final Step DROP = new Other(Kind.DROP, 0, null, null);
 
   private final Kind kind;
 
@@ -47,14 +47,12 @@ class Step {
   /** Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays small. */
   private static final class Other extends Step {
     final long waitNanos;
-    final boolean holding;
     final @Nullable Response response;
     final @Nullable Throwable failure;
 
-    Other(Kind kind, long waitNanos, boolean holding, @Nullable Response response, @Nullable Throwable failure) {
+    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
       super(kind);
       this.waitNanos = waitNanos;
-      this.holding = holding;
       this.response = response;
       this.failure = failure;
     }
@@ -63,23 +61,12 @@ class Step {
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, false, null, null);
-  }
-
-  /**
-   * Keep the response in hand (unread, open) through the wait of {@code waitNanos}, then ask
-   * {@link LogicalCall#next}: a RETURN then returns that very response; any other step closes it
-   * as it closes any response in hand. For a retry that may not be sent after all
-   * ({@link LogicalCall}'s evidence rule), so the caller gets the origin's response as it is.
-   */
-  static Step waitHolding(long waitNanos) {
-    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, true, null, null);
+    return new Other(Kind.WAIT, waitNanos, null, null);
   }
 
   /** Close any response in hand and throw {@code failure}. */
   static Step throwing(Throwable failure) {
-    return new Other(Kind.THROW, 0, false, null, failure);
+    return new Other(Kind.THROW, 0, null, failure);
   }
 
   /**
@@ -87,7 +74,7 @@ class Step {
    * io.github.okretry.internal.Admission#localResponse}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, false, local, null);
+    return new Other(Kind.RETURN, 0, local, null);
   }
 
   final Kind kind() {
@@ -99,11 +86,6 @@ class Step {
     return this instanceof Other ? ((Other) this).waitNanos : 0;
   }
 
-  /** For {@link Kind#WAIT}: true to keep the response in hand through the wait ({@link #waitHolding}). */
-  final boolean holdsResponse() {
-    return this instanceof Other && ((Other) this).holding;
-  }
-
   /** For {@link Kind#SEND}: the attempt to send. */
   final Attempt attempt() {
     if (!(this instanceof Attempt)) throw new IllegalStateException("not a SEND: " + this);
@@ -112,7 +94,7 @@ class Step {
 
   /**
    * For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one (the
-   * driver then closes {@code inHand}, as every step but a RETURN of it or a holding WAIT does).
+   * driver then closes {@code inHand}, as every step but a RETURN of it does).
    */
   final @Nullable Response responseOr(@Nullable Response inHand) {
     Response local = this instanceof Other ? ((Other) this).response : null;
@@ -135,7 +117,7 @@ class Step {
       case SEND:
         return "SEND";
       case WAIT:
-        return "WAIT(" + waitNanos() + " ns" + (holdsResponse() ? ", holding" : "") + ")";
+        return "WAIT(" + waitNanos() + " ns)";
       case DROP:
         return "DROP";
       case RETURN:

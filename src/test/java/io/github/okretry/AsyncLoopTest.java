@@ -240,25 +240,25 @@ class AsyncLoopTest extends ScriptedTest {
   }
 
   @Test
-  void aCallbackDecidedOnTheSchedulerRunsOnTheDispatcherWithTheResponseHeldThroughTheWait() {
-    // A fresh client's first 503, with the budget's evidence rule on: the retry is refused once
-    // the wait is over (on the scheduler), and the 503 kept through the wait is returned as it is.
+  void aCallbackDecidedOnTheSchedulerRunsOnTheDispatcher() {
+    // The wait is over (on the scheduler) and the origin is closed for longer than the call has
+    // left: the call ends there with a local response, delivered on the dispatcher.
     script.status(503).thenAlways(200);
-    Call call = factory(oneSecondApart().retryBudget(RetryBudget.builder().build())).newCall(get());
-    call.enqueue(callback);
+    RetryPolicy policy = oneSecondApart().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build();
+    Call call = RetryingCallFactory.create(LeakCheck.track(clientBuilder().build()), policy, scheduler).newCall(get());
+    enqueueUntilItWaits(call);
+    policy.originGate.close(get().url(), time.nanoTime(), time.nanoTime() + TimeUnit.SECONDS.toNanos(30), 503);
     scheduler.runUntilIdle();
     assertThat(callback.outcomes).singleElement().isInstanceOfSatisfying(Response.class, r -> {
       assertThat(r.code()).isEqualTo(503);
-      assertThat(script.closed(1)).as("delivered open, body unread").isFalse();
+      assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
       r.close();
     });
     assertThat(callback.onTheDispatcher).containsExactly(true);
     assertThat(time.sleepMillis()).containsExactly(1000L);
     assertThat(script.attempts()).isEqualTo(1);
-    assertThat(events.lines("gaveUp")).singleElement().asString().contains("BUDGET_EXHAUSTED");
+    assertThat(events.lines("gaveUp")).singleElement().asString().contains("ORIGIN_THROTTLED");
   }
-
-  // ---- cancel and close ----
 
   @Test
   void aCancelDuringAWaitDropsTheRetryAndCallsBackOnTheDispatcher() {

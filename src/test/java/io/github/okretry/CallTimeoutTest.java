@@ -42,7 +42,7 @@ class CallTimeoutTest {
       server.start();
       OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
           .callTimeout(Duration.ofMillis(1500))
-          .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build()))
+          .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().build()))
           .build());
       // Retry-After 1 s fits the 1.5 s call timeout, so the wait starts and the retry lands in time.
       long start = System.nanoTime();
@@ -60,7 +60,7 @@ class CallTimeoutTest {
       server.start();
       OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
           .callTimeout(Duration.ofSeconds(2))
-          .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build()))
+          .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().build()))
           .build());
       long start = System.nanoTime();
       try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
@@ -82,7 +82,7 @@ class CallTimeoutTest {
     void callTimeoutBoundsAnAttemptWhosePeerTricklesItsHeaders(String path) throws Exception {
       try (RawServer server = new RawServer(RawServer.trickle(200))) {
         OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(10)).build());
-        try (RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build())) {
+        try (RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build())) {
           Call call = calls.newCall(new Request.Builder().url(server.url()).build());
           call.timeout().timeout(LIMIT_MS, TimeUnit.MILLISECONDS);
           assertEndsAtTheLimit(path, call, "call.timeout() 2 s, trickling peer");
@@ -96,7 +96,7 @@ class CallTimeoutTest {
     void aDeadlineOnTheCallsTimeoutCountsToo(String path) throws Exception {
       try (RawServer server = new RawServer(RawServer.trickle(200))) {
         OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(10)).build());
-        try (RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build())) {
+        try (RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build())) {
           Call call = calls.newCall(new Request.Builder().url(server.url()).build());
           call.timeout().deadline(LIMIT_MS, TimeUnit.MILLISECONDS);
           assertEndsAtTheLimit(path, call, "call.timeout().deadline() 2 s, trickling peer");
@@ -117,7 +117,7 @@ class CallTimeoutTest {
             .callTimeout(Duration.ofMillis(LIMIT_MS))
             .readTimeout(Duration.ofSeconds(10))
             .build());
-        RetryPolicy policy = RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule())
+        RetryPolicy policy = RetryPolicy.builder()
             .baseDelay(Duration.ofMillis(1)).jitter(Jitter.NONE) // retry at once: the time left is small
             .build();
         try (RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {

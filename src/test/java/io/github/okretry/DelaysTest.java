@@ -198,7 +198,7 @@ class DelaysTest extends ScriptedTest {
     SplittableRandom serverRandom = r.split();
     RetryPolicy.Builder b =
         RetryPolicy.builder()
-            .retryBudget(ScriptedTest.budgetWithoutEvidenceRule()) // every sleep is followed by an attempt
+             // every sleep is followed by an attempt
             .timeSource(time)
             .clock(clock::millis)
             .random(r.split()::nextLong)

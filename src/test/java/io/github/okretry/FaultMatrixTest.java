@@ -230,7 +230,7 @@ class FaultMatrixTest {
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger retries = new AtomicInteger();
     RetryInterceptor retry =
-        RetryInterceptor.create(RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule())
+        RetryInterceptor.create(RetryPolicy.builder()
             // Real, short, fixed waits rather than FakeTime: MockWebServer takes a request-phase
             // fault off its queue a moment after the client sees the failure, and a retry sent
             // sooner than that can meet the same fault again.

@@ -52,7 +52,7 @@ class HedgingTest {
   RetryPolicy known(RetryPolicy.Builder builder) {
     RetryPolicy p = builder.build();
     if (p.hedgeOrigins != null) p.hedgeOrigins.record(get.url(), 5 * MS);
-    p.budget.deposit(); // that answer was a success: evidence that retrying works (RetryBudget)
+    p.budget.returned(200, 1); // that answer was a success (RetryBudget)
     return p;
   }
 

@@ -99,7 +99,7 @@ class Http2Test {
             .protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE))
             .retryOnConnectionFailure(false) // okretry's decision alone
             .readTimeout(java.time.Duration.ofMillis(300))
-            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build()))
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).build()))
             .build());
         Request.Builder rb = new Request.Builder().url(server.url("/"));
         RequestBody body = RequestBody.create("{}", MediaType.get("application/json"));
@@ -173,7 +173,7 @@ class Http2Test {
         server.start();
 
         OkHttpClient base = LeakCheck.track(new OkHttpClient.Builder().protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE)).build());
-        RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(10)).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+        RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(10)).build());
 
         // 1. A call that opens the HTTP/2 connection and keeps a stream on it until released.
         CompletableFuture<String> first = new CompletableFuture<>();
@@ -258,7 +258,7 @@ class Http2Test {
       try (MockWebServer server = new MockWebServer()) {
         server.start();
         AtomicInteger exchanges = new AtomicInteger();
-        OkHttpClient client = LeakCheck.track(RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build())
+        OkHttpClient client = LeakCheck.track(RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).build())
             .install(new OkHttpClient.Builder())
             .addNetworkInterceptor(chain -> {
               Response response = chain.proceed(chain.request());

@@ -52,7 +52,7 @@ class IdempotencyKeyIntegrationTest {
   }
 
   OkHttpClient client() {
-    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).listener(new RetryListener() {
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).listener(new RetryListener() {
       @Override
       public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
         gaveUp.add(reason + " after " + attempts);
@@ -80,7 +80,7 @@ class IdempotencyKeyIntegrationTest {
 
   @Test
   void aPostWithAKeyIsResentWithTheSameKeyAndBodyWhenTheResponseIsLost() throws Exception {
-    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+    RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build());
     OkHttpClient c = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5)).addInterceptor(retry).build());
     try (Response r = c.newCall(new Request.Builder().url(server.url("/pay"))
         .post(RequestBody.create("{\"amount\":42}", MediaType.get("application/json"))).build()).execute()) {

@@ -87,6 +87,6 @@ class LeakCheckTest {
   }
 
   static OkHttpClient client(FakeTime time) {
-    return new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build())).build();
+    return new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(time).build())).build();
   }
 }

@@ -34,7 +34,7 @@ class OriginTurnTest {
   /** Spread 0 (waits are exact), a 3 s ceiling on Retry-After, {@code deadline}, no evidence rule. */
   RetryPolicy.Builder policy(Duration deadline) {
     return RetryPolicy.builder().timeSource(time).retryAfterSpread(0).maxRetries(5)
-        .maxRetryAfter(Duration.ofSeconds(3)).deadline(deadline).retryBudget(ScriptedTest.budgetWithoutEvidenceRule());
+        .maxRetryAfter(Duration.ofSeconds(3)).deadline(deadline);
   }
 
   /**
@@ -110,7 +110,7 @@ class OriginTurnTest {
   void aProbeThatFailsFreesTheCrowdWhetherItsFailureIsAnExceptionOrABugBelow() {
     for (Throwable failure : new Throwable[] {new SocketTimeoutException("timeout"), new IllegalStateException("bug")}) {
       RetryPolicy policy = RetryPolicy.builder().timeSource(time).maxRetries(0).quotaPacing(QuotaPacing.PROBE)
-          .retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build();
+          .build();
       LogicalCall first = StatelessAttempt.open(policy, request, 0);
       Attempt probe = send(first);
       LogicalCall second = StatelessAttempt.open(policy, request, 0);

@@ -27,7 +27,7 @@ class PacingHooksTest {
   static final long MS = 1_000_000L;
 
   final FakeTime time = new FakeTime();
-  final RetryBudget budget = ScriptedTest.budgetWithoutEvidenceRule();
+  final RetryBudget budget = RetryBudget.create();
 
   RetryInterceptor retry(Duration deadline) {
     return RetryInterceptor.create(RetryPolicy.builder()

@@ -132,6 +132,9 @@ class PaymentsTest {
     RetryInterceptor retry =
         RetryInterceptor.create(RetryPolicy.builder()
             .maxRetries(6)
+            // About keys, not the budget: a server stalling this often would spend the default
+            // budget's tokens on retries after timeouts (ten each; docs/semantics.md).
+            .retryBudget(RetryBudget.unlimited())
             .baseDelay(Duration.ofMillis(2))
             .maxDelay(Duration.ofMillis(10))
             // Jitter from the default ThreadLocalRandom: the server's fates are what is seeded.

@@ -3,6 +3,7 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
@@ -79,7 +80,7 @@ class RetryBudgetTest {
         .listener(new RetryListener() {
           @Override
           public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-            if (reason == GiveUpReason.BUDGET_EXHAUSTED) gaveUpOnBudget[0]++;
+            if (reason == GiveUpReason.BUDGET_EXHAUSTED || reason == GiveUpReason.NO_RECENT_SUCCESS) gaveUpOnBudget[0]++;
           }
         })
         .build());
@@ -153,7 +154,7 @@ class RetryBudgetTest {
   @Test
   void depositsAreCappedAndReserveRefillsWithTime() {
     RetryBudget budget = RetryBudget.builder().percentCanRetry(0.5).maxTokens(2).minRetriesPerSecond(1).build();
-    for (int i = 0; i < 100; i++) budget.deposit();
+    for (int i = 0; i < 100; i++) budget.returned(200, 1);
     assertThat(budget.availableTokens()).isEqualTo(2.0);
     long t = 0;
     assertThat(budget.tryWithdraw(t)).isTrue();
@@ -162,7 +163,7 @@ class RetryBudgetTest {
     assertThat(budget.tryWithdraw(t)).as("reserve spent").isFalse();
     assertThat(budget.tryWithdraw(t + TimeUnit.MILLISECONDS.toNanos(500))).as("half a second: half a token").isFalse();
     assertThat(budget.tryWithdraw(t + TimeUnit.MILLISECONDS.toNanos(1000))).as("a second: one token").isTrue();
-    budget.deposit();
+    budget.returned(200, 1);
     assertThat(budget.availableTokens()).isEqualTo(0.5);
   }
 
@@ -183,12 +184,12 @@ class RetryBudgetTest {
     RetryBudget nothingBack = RetryBudget.builder().percentCanRetry(0).maxTokens(1).minRetriesPerSecond(0).build();
     assertThat(nothingBack.availableTokens()).isEqualTo(1.0);
     assertThat(nothingBack.tryWithdraw(0)).isTrue();
-    nothingBack.deposit();
+    nothingBack.returned(200, 1);
     assertThat(nothingBack.availableTokens()).as("percentCanRetry 0: successes pay nothing in").isZero();
     RetryBudget wholeToken = RetryBudget.builder().percentCanRetry(1).maxTokens(1_000_000).minRetriesPerSecond(1_000_000).build();
     assertThat(wholeToken.availableTokens()).isEqualTo(1_000_000.0);
     assertThat(wholeToken.tryWithdraw(0)).isTrue();
-    wholeToken.deposit();
+    wholeToken.returned(200, 1);
     assertThat(wholeToken.availableTokens()).as("percentCanRetry 1: a whole token per success").isEqualTo(1_000_000.0);
     assertThatThrownBy(() -> RetryBudget.builder().percentCanRetry(-0.01)).hasMessage("percentCanRetry must be in [0, 1]: -0.01");
     assertThatThrownBy(() -> RetryBudget.builder().maxTokens(1_000_001)).hasMessage("maxTokens not in [1, 1000000]: 1000001");
@@ -201,57 +202,64 @@ class RetryBudgetTest {
     assertThat(RetryBudget.create().availableTokens()).isEqualTo(100.0);
     RetryBudget budget = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
     assertThat(budget.availableTokens()).isEqualTo(2.0);
-    assertThat(budget.payForRetry(true, 0)).isEqualTo(Payment.PAID);
+    assertThat(budget.payForRetry(Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.PAID);
     assertThat(budget.availableTokens()).isEqualTo(1.5);
     assertThat(budget.tryWithdraw(0)).isTrue();
     assertThat(budget.tryWithdraw(0)).as("half a token left: not enough after an error").isFalse();
-    assertThat(budget.payForRetry(true, 0)).as("enough to honour a Retry-After").isEqualTo(Payment.PAID);
-    assertThat(budget.payForRetry(true, 0)).isEqualTo(Payment.REFUSED);
+    assertThat(budget.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("enough to honour a Retry-After").isEqualTo(Payment.PAID);
+    assertThat(budget.payForRetry(Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.NO_TOKENS);
   }
 
   @Test
-  void byDefaultAQuietFleetOfFreshClientsLeavesADeadServerAlone() throws IOException {
-    // 200 fresh clients, one call each to a server failing everything: no retry is sent. Each
-    // call waits its first backoff (another call might have succeeded meanwhile), then returns
-    // the server's response as it is.
-    AtomicInteger hits = new AtomicInteger();
-    for (int c = 0; c < 200; c++) {
-      FakeTime time = new FakeTime();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).build());
-      OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(flakyServer(1.0, c, hits)).build();
-      try (Response r = client.newCall(new Request.Builder().url("http://example.test/").build()).execute()) {
-        assertThat(r.code()).isEqualTo(503);
-        assertThat(r.message()).as("the server's own response, held through the wait").isEqualTo("x");
+  void aQuietFleetOfFreshClientsGivesADeadServerOneCallsRetriesEachAndTheStrictRuleNone() throws IOException {
+    // 200 fresh clients, 2 calls each to a server failing everything: each client's first call
+    // makes its 3 retries, its second none (2.5 attempts per call, the least a client that
+    // retries its first failure can send); with retryBeforeFirstSuccess(false), no retry at all.
+    for (boolean strict : new boolean[] {false, true}) {
+      AtomicInteger hits = new AtomicInteger();
+      for (int c = 0; c < 200; c++) {
+        FakeTime time = new FakeTime();
+        RetryPolicy.Builder b = RetryPolicy.builder().timeSource(time);
+        if (strict) b.retryBudget(RetryBudget.builder().retryBeforeFirstSuccess(false).build());
+        RetryInterceptor retry = RetryInterceptor.create(b.build());
+        OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(flakyServer(1.0, c, hits)).build();
+        for (int call = 0; call < 2; call++) {
+          try (Response r = client.newCall(new Request.Builder().url("http://example.test/").build()).execute()) {
+            assertThat(r.code()).isEqualTo(503);
+            assertThat(r.message()).as("the server's own response").isEqualTo("x");
+          }
+        }
+        assertThat(time.sleeps()).as("waits only before retries sent").hasSize(strict ? 0 : 3);
       }
-      assertThat(time.sleeps()).as("one backoff, at most the first retry's cap").hasSize(1)
-          .allMatch(d -> d.toMillis() <= 200);
+      assertThat(hits.get()).as(strict ? "strict: one attempt per call" : "4 + 1 attempts per client").isEqualTo(strict ? 400 : 1000);
     }
-    assertThat(hits.get()).as("one attempt per call").isEqualTo(200);
     assertThat(RetryBudget.create()).hasToString(
-        "RetryBudget{percentCanRetry=0.2, minRetriesPerSecond=10, maxTokens=100, failureStreak=20}");
-    assertThat(RetryBudget.builder().failureStreak(0).build().toString()).as("0 turns the rule off").endsWith("failureStreak=0}");
-    assertThatThrownBy(() -> RetryBudget.builder().failureStreak(-1)).hasMessage("failureStreak not in [0, 1000000]: -1");
-    assertThatThrownBy(() -> RetryBudget.builder().failureStreak(1_000_001)).hasMessage("failureStreak not in [0, 1000000]: 1000001");
+        "RetryBudget{percentCanRetry=0.2, minRetriesPerSecond=10, maxTokens=100, retryBeforeFirstSuccess=true}");
+    assertThat(RetryBudget.builder().retryBeforeFirstSuccess(false).build().toString()).endsWith("retryBeforeFirstSuccess=false}");
   }
 
   @Test
-  void aClientThatHasSeenSuccessRidesOutFailuresUntilTheStreakIsSpent() {
-    RetryBudget budget = RetryBudget.builder().failureStreak(20).build();
-    assertThat(budget.payForRetry(false, 0)).as("a new budget has seen no success").isEqualTo(Payment.UNPROVEN);
-    assertThat(budget.availableTokens()).as("an unproven retry is not paid for").isEqualTo(100.0);
-    budget.deposit();
-    for (int i = 0; i < 20; i++) assertThat(budget.payForRetry(false, 0)).isEqualTo(Payment.PAID);
-    assertThat(budget.payForRetry(false, 0)).as("21 in a row").isEqualTo(Payment.UNPROVEN);
-    assertThat(budget.payForRetry(true, 0)).as("a Retry-After retry needs no evidence").isEqualTo(Payment.PAID);
-    budget.deposit();
-    assertThat(budget.payForRetry(false, 0)).isEqualTo(Payment.PAID);
-    assertThat(RetryBudget.unlimited().payForRetry(false, 0)).isEqualTo(Payment.PAID);
+  void retriesSinceTheLastSuccessStopAtOneCallsWorth() {
+    RetryBudget budget = RetryBudget.create();
+    for (int i = 0; i < 3; i++) assertThat(budget.payForRetry(Kind.ERROR, 3, 0)).as("a new budget").isEqualTo(Payment.PAID);
+    assertThat(budget.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
+    budget.returned(500, 1);
+    budget.returned(408, 1);
+    budget.returned(429, 2);
+    assertThat(budget.payForRetry(Kind.ERROR, 3, 0)).as("a 500, 408 or 429 is no success").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(budget.availableTokens()).as("and pays nothing in").isEqualTo(97.0);
+    budget.returned(404, 2);
+    assertThat(budget.availableTokens()).as("a retry's success earns nothing").isEqualTo(97.0);
+    assertThat(budget.payForRetry(Kind.ERROR, 3, 0)).as("but a 404 shows the server working").isEqualTo(Payment.PAID);
+    budget.refund(Kind.ERROR);
+    assertThat(budget.availableTokens()).as("a retry not sent is given back").isEqualTo(97.0);
+    assertThat(RetryBudget.unlimited().payForRetry(Kind.ERROR, 0, 0)).isEqualTo(Payment.PAID);
   }
 
   @Test
   void interceptorsCanShareOneBudget() throws IOException {
     // Two tokens to start with and no reserve: every retry below is paid from the shared balance.
-    RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).failureStreak(0).build();
+    RetryBudget shared = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
     SharedClock clock = new SharedClock();
     AtomicInteger hits = new AtomicInteger();
     OkHttpClient a = new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(clock).retryBudget(shared).build()))

@@ -98,7 +98,7 @@ class RetryInterceptorTest extends ScriptedTest {
     void aFailedFirstAttemptContinuesAsAnyCallWould() throws IOException {
       script.status(503).fail(new ConnectException("refused")).status(200);
       RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE)
-          .baseDelay(100, TimeUnit.MILLISECONDS).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+          .baseDelay(100, TimeUnit.MILLISECONDS).build());
       try (Response r = script.client(retry).newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(200);
       }
@@ -110,7 +110,7 @@ class RetryInterceptorTest extends ScriptedTest {
       ConnectException first = new ConnectException("one");
       ConnectException second = new ConnectException("two");
       script.fail(first).fail(second);
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).maxRetries(1).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).maxRetries(1).build());
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
           .isSameAs(second)
           .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(first));
@@ -120,7 +120,7 @@ class RetryInterceptorTest extends ScriptedTest {
     void aResponsePredicateIsStillAsked() throws IOException {
       script.status(500).status(200);
       RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time)
-          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> r.code() == 500).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> r.code() == 500).build());
       try (Response r = script.client(retry).newCall(get()).execute()) {
         assertThat(r.code()).as("the second predicate matched: predicates add up").isEqualTo(200);
       }

@@ -143,7 +143,7 @@ class RetryingCallFactoryTest {
       }
     });
     List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    RetryPolicy policy = RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).baseDelay(Duration.ofMillis(20)).listener(new RetryListener() {
+    RetryPolicy policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(20)).listener(new RetryListener() {
       @Override
       public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
         events.add("retry " + attempt + " " + reason);
@@ -184,7 +184,7 @@ class RetryingCallFactoryTest {
 
   @Test
   void aThrowingPredicateStillDeliversAFailureToTheCallback() throws Exception {
-    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).retryOnResponse(r -> {
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryOnResponse(r -> {
       throw new IllegalStateException("predicate bug");
     }).build());
     Outcome outcome = new Outcome();
@@ -197,7 +197,7 @@ class RetryingCallFactoryTest {
   @Test
   void aCallCanceledBeforeEnqueueFailsOnAnotherThreadAndTellsTheListener() throws Exception {
     List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).listener(new RetryListener() {
+    calls = RetryingCallFactory.create(client, RetryPolicy.builder().listener(new RetryListener() {
       @Override
       public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
         events.add(reason + " " + lastFailure);
@@ -225,7 +225,7 @@ class RetryingCallFactoryTest {
   @Test
   void refusesAClientThatAlreadyRetriesAndAFactoryCanBeClosed() throws Exception {
     OkHttpClient retrying = client.newBuilder().addInterceptor(RetryInterceptor.create()).build();
-    assertThatThrownBy(() -> RetryingCallFactory.create(retrying, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build()))
+    assertThatThrownBy(() -> RetryingCallFactory.create(retrying, RetryPolicy.builder().build()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
 
     calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
@@ -294,7 +294,7 @@ class RetryingCallFactoryTest {
   class TheCall {
     @Test
     void executeRunsWithTheCallsListenersAndReportsItWasExecuted() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       List<String> events = new CopyOnWriteArrayList<>();
       Call call = calls.newCall(to("/ok"));
       call.addEventListener(new okhttp3.EventListener() {
@@ -315,7 +315,7 @@ class RetryingCallFactoryTest {
     @Test
     void eachAsynchronousAttemptRunsWithTheCallsListeners() throws Exception {
       serve(null);
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).baseDelay(10, TimeUnit.MILLISECONDS).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().baseDelay(10, TimeUnit.MILLISECONDS).build());
       List<String> events = new CopyOnWriteArrayList<>();
       Call call = calls.newCall(to("/flaky"));
       call.addEventListener(new okhttp3.EventListener() {
@@ -332,7 +332,7 @@ class RetryingCallFactoryTest {
 
     @Test
     void aCallCanceledBeforeExecuteSendsNothing() {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Call call = calls.newCall(to("/ok"));
       call.cancel();
       assertThatThrownBy(call::execute).isInstanceOf(IOException.class).hasMessage("Canceled");
@@ -341,7 +341,7 @@ class RetryingCallFactoryTest {
 
     @Test
     void aTagIsComputedOnceAndThenReadBack() {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Call call = calls.newCall(to("/ok"));
       assertThat(call.tag(String.class)).isNull();
       assertThat(call.tag(String.class, () -> "first")).isEqualTo("first");
@@ -352,7 +352,7 @@ class RetryingCallFactoryTest {
     @Test
     void cancelEndsTheAttemptInFlight() throws Exception {
       serve(new MockResponse.Builder().body("late").build());
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Call call = calls.newCall(to("/slow"));
       Outcome outcome = new Outcome();
       call.enqueue(outcome);
@@ -369,7 +369,7 @@ class RetryingCallFactoryTest {
     @Test
     void aRetriedResponseIsClosedBeforeTheWait() throws Exception {
       serve(null);
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).baseDelay(10, TimeUnit.MILLISECONDS).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().baseDelay(10, TimeUnit.MILLISECONDS).build());
       Outcome outcome = new Outcome();
       calls.newCall(to("/flaky")).enqueue(outcome);
       assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isEqualTo("200 ok");
@@ -380,7 +380,7 @@ class RetryingCallFactoryTest {
     void aBugInTheRetryDecisionEndsTheCallWithOneFailureAndClosesTheResponse() throws Exception {
       serve(null);
       IllegalStateException bug = new IllegalStateException("random source bug");
-      RetryPolicy policy = RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).random(() -> {
+      RetryPolicy policy = RetryPolicy.builder().random(() -> {
         throw bug;
       }).build();
       calls = RetryingCallFactory.create(client, policy);
@@ -396,7 +396,7 @@ class RetryingCallFactoryTest {
 
     @Test
     void aCallbackThatThrowsIsLoggedAndItsResponseClosed() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       IOException thrown = new IOException("callback bug");
       CountDownLatch called = new CountDownLatch(1);
       calls.newCall(to("/ok")).enqueue(new Callback() {
@@ -420,7 +420,7 @@ class RetryingCallFactoryTest {
     @Test
     void aHostileRetryAfterIsSaturatedOnTheFactorysClients() throws Exception {
       serve(null);
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Outcome outcome = new Outcome();
       calls.newCall(to("/hostile")).enqueue(outcome);
       assertThat(outcome.result.get(5, TimeUnit.SECONDS)).as("too long to wait: returned as it is").isEqualTo("503 busy");
@@ -435,7 +435,7 @@ class RetryingCallFactoryTest {
       serve(new MockResponse.Builder().code(503).addHeader("Retry-After", "5").body("busy").build());
       ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
       try {
-        calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build(), own);
+        calls = RetryingCallFactory.create(client, RetryPolicy.builder().build(), own);
         Outcome outcome = new Outcome();
         calls.newCall(to("/slow")).enqueue(outcome);
         awaitRequests(1);
@@ -455,7 +455,7 @@ class RetryingCallFactoryTest {
       serve(null);
       ScheduledExecutorService stopped = Executors.newSingleThreadScheduledExecutor();
       stopped.shutdown();
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build(), stopped);
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build(), stopped);
       Outcome outcome = new Outcome();
       calls.newCall(to("/busy")).enqueue(outcome);
       assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(IOException.class, e -> {
@@ -466,7 +466,7 @@ class RetryingCallFactoryTest {
 
     @Test
     void theFactoryStopsOnlyTheSchedulerItMade() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Thread thread = calls.scheduler.schedule(Thread::currentThread, 0, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
       assertThat(thread.getName()).isEqualTo("okretry scheduler");
       assertThat(thread.isDaemon()).as("never keeps the JVM alive").isTrue();
@@ -476,7 +476,7 @@ class RetryingCallFactoryTest {
 
     @Test
     void createRejectsNullsNamingThem() {
-      RetryPolicy policy = RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build();
+      RetryPolicy policy = RetryPolicy.builder().build();
       ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
       try {
         assertThatThrownBy(() -> RetryingCallFactory.create(null, policy)).hasMessage("client == null");
@@ -496,7 +496,7 @@ class RetryingCallFactoryTest {
     @Test
     void aCallThatCannotWaitForTheOriginGetsTheLocalResponse() throws Exception {
       serve(null);
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build());
       Outcome first = new Outcome();
       calls.newCall(to("/busy")).enqueue(first);
       assertThat(first.result.get(5, TimeUnit.SECONDS)).as("30 s does not fit 5 s").isEqualTo("503 busy");
@@ -520,7 +520,7 @@ class RetryingCallFactoryTest {
       });
       // 30 s is over the 200 ms ceiling: the first call ends at once and closes the origin for 200 ms.
       calls = RetryingCallFactory.create(client,
-          RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).originWideRetryAfter(true).maxRetryAfter(200, TimeUnit.MILLISECONDS).build());
+          RetryPolicy.builder().originWideRetryAfter(true).maxRetryAfter(200, TimeUnit.MILLISECONDS).build());
       Outcome first = new Outcome();
       calls.newCall(to("/busy")).enqueue(first);
       assertThat(first.result.get(5, TimeUnit.SECONDS)).isEqualTo("503 ");
@@ -548,7 +548,7 @@ class RetryingCallFactoryTest {
     void shutDownTheDispatcher() {
       dead = new OkHttpClient.Builder().build();
       dead.dispatcher().executorService().shutdown();
-      deadCalls = RetryingCallFactory.create(dead, RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build());
+      deadCalls = RetryingCallFactory.create(dead, RetryPolicy.builder().build());
     }
 
     @AfterEach

@@ -92,7 +92,9 @@ class RetryingCallTest extends ScriptedTest {
       assertThatThrownBy(withTime::execute).isInstanceOf(ConnectException.class);
       assertThat(withTime.isCanceled()).as("an hour left").isFalse();
     }
-    assertThat(events.lines("gaveUp")).hasSize(2).allMatch(l -> l.contains("RETRIES_EXHAUSTED"));
+    // The second call's failure comes after one call's worth of retries with no success since.
+    assertThat(events.lines("gaveUp")).containsExactly(
+        "gaveUp 2 RETRIES_EXHAUSTED ConnectException: refused 2", "gaveUp 1 NO_RECENT_SUCCESS ConnectException: refused 3");
   }
 
   @Test

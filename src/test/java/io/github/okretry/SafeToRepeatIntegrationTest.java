@@ -66,7 +66,7 @@ class SafeToRepeatIntegrationTest {
   void aPostWithoutKeyIsNotRetriedAfterAReadTimeout() throws Exception {
     server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
     server.enqueue(new MockResponse.Builder().body("second").build());
-    OkHttpClient c = client(RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build()), Duration.ofMillis(200));
+    OkHttpClient c = client(RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build()), Duration.ofMillis(200));
     Request request =
         new Request.Builder().url(server.url("/pay")).post(json()).tag(IdempotencyKey.class, IdempotencyKey.none()).build();
     assertThatThrownBy(() -> c.newCall(request).execute()).isInstanceOf(SocketTimeoutException.class);
@@ -81,7 +81,7 @@ class SafeToRepeatIntegrationTest {
     }
     int[] attempts = {0};
     RetryInterceptor retry =
-        RetryInterceptor.create(RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule())
+        RetryInterceptor.create(RetryPolicy.builder()
             .baseDelay(Duration.ofMillis(1))
             .maxRetries(2)
             .listener(new RetryListener() {
@@ -152,6 +152,6 @@ class SafeToRepeatIntegrationTest {
 
   /** Fake time (no real waits), keys off: a POST is keyless. */
   static RetryPolicy.Builder quietRetry() {
-    return RetryPolicy.builder().retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).timeSource(new FakeTime()).random(() -> 0L).generateIdempotencyKeys(false);
+    return RetryPolicy.builder().timeSource(new FakeTime()).random(() -> 0L).generateIdempotencyKeys(false);
   }
 }

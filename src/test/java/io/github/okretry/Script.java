@@ -174,7 +174,7 @@ final class Script implements Interceptor {
     return response;
   }
 
-  private static Outcome response(int code, Headers headers) {
+  static Outcome response(int code, Headers headers) {
     return (chain, attempt) ->
         new Response.Builder()
             .request(chain.request())

@@ -41,19 +41,10 @@ abstract class ScriptedTest {
   final Script script = new Script();
   final EventLog events = new EventLog();
 
-  /**
-   * The default budget without its evidence rule ({@code failureStreak(0)}): a script's fresh
-   * client retries its first failure as a client that has seen the server work does. What the rule
-   * does is RetryBudgetTest's and BudgetEvidenceTest's.
-   */
-  static RetryBudget budgetWithoutEvidenceRule() {
-    return RetryBudget.builder().failureStreak(0).build();
-  }
-
   /** Fake time, a clock fixed at {@link #NOW}, jitter from a seeded generator, the event log. */
   RetryPolicy.Builder retry() {
     return RetryPolicy.builder()
-        .retryBudget(budgetWithoutEvidenceRule())
+        
         .timeSource(time)
         .clock(Clock.fixed(NOW, ZoneOffset.UTC)::millis)
         .random(new SplittableRandom(1)::nextLong)
@@ -65,7 +56,7 @@ abstract class ScriptedTest {
    * is made without per-call state (see {@code StatelessAttempt.open}).
    */
   RetryPolicy.Builder quietRetry() {
-    return RetryPolicy.builder().retryBudget(budgetWithoutEvidenceRule()).timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
+    return RetryPolicy.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
   }
 
   /**

@@ -32,7 +32,7 @@ class StepTest {
 
   RetryPolicy.Builder policy() {
     return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
-        .retryBudget(ScriptedTest.budgetWithoutEvidenceRule());
+        ;
   }
 
   Response response(int code) {

@@ -175,7 +175,7 @@ class TlsFailuresTest {
         .readTimeout(5, TimeUnit.SECONDS)
         .build();
     if (driver == Driver.BLOCKING) {
-      RetryPolicy policy = RetryPolicy.builder().timeSource(time).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).build();
+      RetryPolicy policy = RetryPolicy.builder().timeSource(time).build();
       OkHttpClient client = LeakCheck.track(base.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build());
       try (Response response = client.newCall(request).execute()) {
         return response.code() + " " + response.body().string();
@@ -183,7 +183,7 @@ class TlsFailuresTest {
         return e;
       }
     }
-    RetryPolicy policy = RetryPolicy.builder().baseDelay(1, TimeUnit.MILLISECONDS).retryBudget(ScriptedTest.budgetWithoutEvidenceRule()).listener(new RetryListener() {
+    RetryPolicy policy = RetryPolicy.builder().baseDelay(1, TimeUnit.MILLISECONDS).listener(new RetryListener() {
       @Override
       public void onRetryScheduled(Request r, int attempt, String reason, long delayNanos) {
         synchronized (retryDelaysNanos) {

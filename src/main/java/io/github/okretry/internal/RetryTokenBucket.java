@@ -1,14 +1,14 @@
 package io.github.okretry.internal;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The arithmetic of a retry budget: a balance that calls whose first attempt succeeds pay into
- * and retries draw from, plus a small reserve refilled with time. Every decision takes the time
+ * and retries draw from, plus a small reserve refilled with time, and a count of the retries paid
+ * since the last success, which stops at one failing call's worth. Every decision takes the time
  * as an argument, so the same code runs on a real clock inside {@code RetryBudget} and on a
- * simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the balance is
- * lock-free, the reserve is {@code synchronized}.
+ * simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the balance
+ * and the count are lock-free, the reserve is {@code synchronized}.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -23,12 +23,14 @@ public final class RetryTokenBucket {
   private final long capacityMilli;
   private final int reservePerSecond;
   private final long retryCostMilli;
+  private final long timeoutCostMilli;
   private final long retryAfterCostMilli;
   private final AtomicLong balanceMilli;
-  private final int failureStreakLimit; // 0: no evidence needed
-  // Retries after errors counted since the last success (a first attempt, or a retry); a new
-  // bucket starts at the limit: it has seen no success yet.
-  private final AtomicInteger failureStreak;
+  private final boolean retryBeforeFirstSuccess;
+  // Retries paid since the last success (any call's), in halves: 2 for a retry after an error, 1
+  // for one that waits out a Retry-After. A success sets it to 0.
+  private final AtomicLong sinceSuccessHalves = new AtomicLong();
+  private volatile boolean succeeded; // read only when retryBeforeFirstSuccess is false
 
   private long reserveMilli; // guarded by this
   private long reserveRefilledAtNanos; // guarded by this
@@ -40,10 +42,10 @@ public final class RetryTokenBucket {
    * @param initialMilli the balance of a new bucket, in {@code [0, capacityMilli]}
    * @param reservePerSecond the reserve's refill rate and cap, in tokens; 0 for no reserve
    * @param retryCostMilli what a retry after an error without a server-given wait costs, > 0
+   * @param timeoutCostMilli what a retry after a timeout costs, > 0
    * @param retryAfterCostMilli what a retry honouring a 429/503 {@code Retry-After} costs, > 0
-   * @param failureStreakLimit a retry after an error is paid only while fewer than this many were
-   *     counted since the last success (a first attempt, or a retry), and a new bucket has seen
-   *     none: 0 turns the rule off, ≥ 0
+   * @param retryBeforeFirstSuccess false: no retry after an error is paid before the bucket's
+   *     first success (the strict rule for fleets of one-shot processes)
    */
   public RetryTokenBucket(
       long depositMilli,
@@ -51,8 +53,9 @@ public final class RetryTokenBucket {
       long initialMilli,
       int reservePerSecond,
       long retryCostMilli,
+      long timeoutCostMilli,
       long retryAfterCostMilli,
-      int failureStreakLimit) {
+      boolean retryBeforeFirstSuccess) {
     if (depositMilli < 0) throw new IllegalArgumentException("depositMilli < 0: " + depositMilli);
     if (capacityMilli < MILLI) throw new IllegalArgumentException("capacityMilli < 1000: " + capacityMilli);
     if (initialMilli < 0 || initialMilli > capacityMilli) {
@@ -60,24 +63,24 @@ public final class RetryTokenBucket {
     }
     if (reservePerSecond < 0) throw new IllegalArgumentException("reservePerSecond < 0: " + reservePerSecond);
     if (retryCostMilli <= 0) throw new IllegalArgumentException("retryCostMilli <= 0: " + retryCostMilli);
+    if (timeoutCostMilli <= 0) throw new IllegalArgumentException("timeoutCostMilli <= 0: " + timeoutCostMilli);
     if (retryAfterCostMilli <= 0) {
       throw new IllegalArgumentException("retryAfterCostMilli <= 0: " + retryAfterCostMilli);
     }
-    if (failureStreakLimit < 0) throw new IllegalArgumentException("failureStreakLimit < 0: " + failureStreakLimit);
     this.depositMilli = depositMilli;
     this.capacityMilli = capacityMilli;
     this.reservePerSecond = reservePerSecond;
     this.retryCostMilli = retryCostMilli;
+    this.timeoutCostMilli = timeoutCostMilli;
     this.retryAfterCostMilli = retryAfterCostMilli;
     this.balanceMilli = new AtomicLong(initialMilli);
     this.reserveMilli = (long) reservePerSecond * MILLI;
-    this.failureStreakLimit = failureStreakLimit;
-    this.failureStreak = new AtomicInteger(failureStreakLimit);
+    this.retryBeforeFirstSuccess = retryBeforeFirstSuccess;
   }
 
   /** A bucket with okretry's defaults ({@link Tuning}) and the given public settings. */
   public static RetryTokenBucket withDefaults(
-      double percentCanRetry, int maxTokens, int minRetriesPerSecond, int failureStreakLimit) {
+      double percentCanRetry, int maxTokens, int minRetriesPerSecond, boolean retryBeforeFirstSuccess) {
     long capacity = (long) maxTokens * MILLI;
     return new RetryTokenBucket(
         Math.round(percentCanRetry * MILLI),
@@ -85,8 +88,9 @@ public final class RetryTokenBucket {
         Math.round(capacity * Tuning.INITIAL_FILL),
         minRetriesPerSecond,
         Tuning.RETRY_COST_MILLI,
+        Tuning.TIMEOUT_COST_MILLI,
         Tuning.RETRY_AFTER_COST_MILLI,
-        failureStreakLimit);
+        retryBeforeFirstSuccess);
   }
 
   /** The balance, without the reserve, in thousandths of a token. */
@@ -94,10 +98,9 @@ public final class RetryTokenBucket {
     return balanceMilli.get();
   }
 
-  /** A call's first attempt succeeded: pays in its share, up to the capacity. */
+  /** A call's first attempt succeeded: evidence that the server works, and its share paid in, up to the capacity. */
   public void deposit() {
-    // Evidence that retries can succeed. Read first: the healthy path writes nothing.
-    if (failureStreakLimit != 0 && failureStreak.get() != 0) failureStreak.set(0);
+    succeeded();
     // Skipping the write when full keeps the healthy path to one volatile read per call.
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli))) return;
@@ -105,85 +108,101 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * A retry succeeded: evidence that retrying works, so the failure streak starts again, as after
-   * a first-attempt success; nothing is paid in (only first attempts earn tokens).
+   * A call succeeded on a retry: evidence that the server works, so retries after errors may go
+   * again, as after a first-attempt success; nothing is paid in (only first attempts earn tokens).
    */
-  public void retrySucceeded() {
-    if (failureStreakLimit != 0 && failureStreak.get() != 0) failureStreak.set(0);
+  public void succeeded() {
+    // Read first: the healthy path writes nothing.
+    if (sinceSuccessHalves.get() != 0) sinceSuccessHalves.set(0);
+    if (!retryBeforeFirstSuccess && !succeeded) succeeded = true;
   }
 
-  /**
-   * Pays for one retry from the balance, or else from the reserve; false if neither holds its
-   * cost, and then nothing is taken.
-   *
-   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
-   * @param nowNanos the monotonic time, for the reserve's refill
-   */
-  public boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
-    long cost = honoursRetryAfter ? retryAfterCostMilli : retryCostMilli;
-    for (long current = balanceMilli.get(); current >= cost; current = balanceMilli.get()) {
-      if (balanceMilli.compareAndSet(current, current - cost)) return true;
-    }
-    return tryWithdrawReserve(cost, nowNanos);
-  }
-
-  /**
-   * Evidence that a retry after an error can work: counts one such retry into the failure streak
-   * and answers true while fewer than the limit were counted since the last success ({@link
-   * #deposit} or {@link #retrySucceeded}); false once the streak is at the limit, or before any
-   * success (a new bucket), and then nothing is counted. Always true when the rule is off. Asked when a retry is
-   * decided and, if that found none, again when it is about to be sent ({@code LogicalCall}).
-   */
-  public boolean tryCountInStreak() {
-    if (failureStreakLimit == 0) return true;
-    for (int n = failureStreak.get(); ; n = failureStreak.get()) {
-      if (n >= failureStreakLimit) return false; // stays at the limit until a success
-      if (failureStreak.compareAndSet(n, n + 1)) return true;
-    }
+  /** What a retry follows, which sets its price. */
+  public enum Kind {
+    /** An error: a failed connection, a retryable status without a server-given wait. */
+    ERROR,
+    /** A timeout: the server may still be working on the request, and may be overloaded. */
+    TIMEOUT,
+    /** A 429/503 with a {@code Retry-After} the retry waits out: the server said when. */
+    RETRY_AFTER
   }
 
   /** What {@link #payForRetry} did. */
   public enum Payment {
-    /** Paid for, and counted into the failure streak if it follows an error: send it. */
+    /** Paid for: send it. */
     PAID,
-    /** Could be paid for, but there is no evidence that retrying works: nothing was taken. */
-    UNPROVEN,
-    /** Neither the balance nor the reserve holds its cost: nothing was taken. */
-    REFUSED
+    /**
+     * Not paid: the retries paid since the last success already add up to one call's {@code
+     * maxRetries} (or, under the strict rule, nothing has succeeded yet). Nothing was taken.
+     */
+    NO_RECENT_SUCCESS,
+    /** Not paid: neither the balance nor the reserve holds its cost. Nothing was taken. */
+    NO_TOKENS
   }
 
   /**
-   * Pays for one retry about to be scheduled or sent. A retry honouring a 429/503 {@code
-   * Retry-After} needs only its (lower) cost. A retry after an error also needs evidence that
-   * retrying works ({@link #tryCountInStreak}); without it nothing is taken ({@link
-   * Payment#UNPROVEN}), so a retry that is held and then never sent costs nothing, and the caller
-   * asks again before sending it.
+   * Pays for one retry about to be scheduled. Since the last success (any call's, {@link #deposit}
+   * or {@link #succeeded}), retries are paid only up to one failing call's worth: {@code
+   * maxRetries} retries after errors, or twice as many that wait out a 429/503 {@code
+   * Retry-After}, which cost half; then none until a success. Each also takes its cost from the
+   * balance, or else from the reserve. Take back with {@link #refund} a retry that is not sent.
    *
-   * @param honoursRetryAfter true for a retry that waits out a 429/503 {@code Retry-After}
+   * @param kind what the retry follows
+   * @param maxRetries the asking call's {@code maxRetries}: how many retries one failing call may make
    * @param nowNanos the monotonic time, for the reserve's refill
    */
-  public Payment payForRetry(boolean honoursRetryAfter, long nowNanos) {
-    if (honoursRetryAfter) return tryWithdraw(true, nowNanos) ? Payment.PAID : Payment.REFUSED;
-    if (!tryCountInStreak()) return canWithdraw(retryCostMilli, nowNanos) ? Payment.UNPROVEN : Payment.REFUSED;
-    if (tryWithdraw(false, nowNanos)) return Payment.PAID;
-    uncountFromStreak(); // the retry counted above will not be sent
-    return Payment.REFUSED;
+  public Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
+    boolean honoursRetryAfter = kind == Kind.RETRY_AFTER;
+    if (!retryBeforeFirstSuccess && !honoursRetryAfter && !succeeded) return Payment.NO_RECENT_SUCCESS;
+    long halves = honoursRetryAfter ? 1 : 2;
+    long limit = 2L * maxRetries;
+    for (long n = sinceSuccessHalves.get(); ; n = sinceSuccessHalves.get()) {
+      if (n + halves > limit) return Payment.NO_RECENT_SUCCESS; // stays there until a success
+      if (sinceSuccessHalves.compareAndSet(n, n + halves)) break;
+    }
+    if (withdraw(cost(kind), nowNanos)) return Payment.PAID;
+    uncount(halves);
+    return Payment.NO_TOKENS;
   }
 
-  private boolean canWithdraw(long cost, long nowNanos) {
-    return balanceMilli.get() >= cost || reserveHolds(cost, nowNanos);
+  private long cost(Kind kind) {
+    return kind == Kind.RETRY_AFTER ? retryAfterCostMilli : kind == Kind.TIMEOUT ? timeoutCostMilli : retryCostMilli;
   }
 
-  private void uncountFromStreak() {
-    if (failureStreakLimit == 0) return;
-    // A success in between has set the streak to 0 already: nothing to take back then.
-    for (int n = failureStreak.get(); n > 0; n = failureStreak.get()) {
-      if (failureStreak.compareAndSet(n, n - 1)) return;
+  /** A retry {@link #payForRetry} paid for is not sent after all: its cost and its count are given back. */
+  public void refund(Kind kind) {
+    boolean honoursRetryAfter = kind == Kind.RETRY_AFTER;
+    long cost = cost(kind);
+    // Back to the balance even if the reserve paid: a small gift, never past the capacity.
+    for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
+      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + cost))) break;
+    }
+    uncount(honoursRetryAfter ? 1 : 2);
+  }
+
+  private void uncount(long halves) {
+    // A success in between has set the count to 0 already: never below it.
+    for (long n = sinceSuccessHalves.get(); n > 0; n = sinceSuccessHalves.get()) {
+      if (sinceSuccessHalves.compareAndSet(n, Math.max(0, n - halves))) return;
     }
   }
 
-  private synchronized boolean reserveHolds(long cost, long nowNanos) {
-    return reservePerSecond != 0 && Math.min(reserveCapMilli(), reserveMilli + refillMilli(nowNanos)) >= cost;
+  /**
+   * Takes one retry's cost from the balance, or else from the reserve, without the count since
+   * the last success (a hedge's price); false if neither holds it, and then nothing is taken.
+   *
+   * @param honoursRetryAfter true for the cost of a retry that waits out a 429/503 {@code Retry-After}
+   * @param nowNanos the monotonic time, for the reserve's refill
+   */
+  public boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
+    return withdraw(honoursRetryAfter ? retryAfterCostMilli : retryCostMilli, nowNanos);
+  }
+
+  private boolean withdraw(long cost, long nowNanos) {
+    for (long current = balanceMilli.get(); current >= cost; current = balanceMilli.get()) {
+      if (balanceMilli.compareAndSet(current, current - cost)) return true;
+    }
+    return tryWithdrawReserve(cost, nowNanos);
   }
 
   private synchronized boolean tryWithdrawReserve(long cost, long nowNanos) {

@@ -3,6 +3,7 @@ package io.github.okretry.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
 import java.util.PriorityQueue;
 import org.junit.jupiter.api.Tag;
@@ -17,7 +18,7 @@ class RetryTokenBucketTest {
   static final long MS = 1_000_000L;
 
   static RetryTokenBucket defaults() {
-    return RetryTokenBucket.withDefaults(Tuning.PERCENT_CAN_RETRY, Tuning.MAX_TOKENS, Tuning.MIN_RETRIES_PER_SECOND, Tuning.FAILURE_STREAK_LIMIT);
+    return RetryTokenBucket.withDefaults(Tuning.PERCENT_CAN_RETRY, Tuning.MAX_TOKENS, Tuning.MIN_RETRIES_PER_SECOND, true);
   }
 
   @Test
@@ -32,7 +33,7 @@ class RetryTokenBucketTest {
 
   @Test
   void depositsFillUpToTheCapacityAndTheReserveRefillsWithTime() {
-    RetryTokenBucket bucket = new RetryTokenBucket(200, 2_000, 0, 1, 1_000, 500, 0);
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 2_000, 0, 1, 1_000, 1_000, 500, true);
     assertThat(bucket.tryWithdraw(false, 0)).as("empty balance: the reserve's one token").isTrue();
     assertThat(bucket.tryWithdraw(true, 0)).isFalse();
     assertThat(bucket.tryWithdraw(true, 499 * MS)).as("0.499 tokens refilled").isFalse();
@@ -43,7 +44,7 @@ class RetryTokenBucketTest {
 
   @Test
   void withDefaultsTakesThePublicSettingsInTokens() {
-    RetryTokenBucket bucket = RetryTokenBucket.withDefaults(0.5, 2, 0, 0);
+    RetryTokenBucket bucket = RetryTokenBucket.withDefaults(0.5, 2, 0, true);
     assertThat(bucket.balanceMilli()).as("starts full").isEqualTo(2_000);
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
@@ -54,7 +55,7 @@ class RetryTokenBucketTest {
 
   @Test
   void theReserveRefillsInProportionToItsRate() {
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 10, 1_000, 500, 0);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 10, 1_000, 1_000, 500, true);
     for (int i = 0; i < 10; i++) assertThat(bucket.tryWithdraw(false, 0)).as("the reserve's 10 tokens").isTrue();
     assertThat(bucket.tryWithdraw(false, 0)).isFalse();
     assertThat(bucket.tryWithdraw(false, 99 * MS)).as("0.99 tokens after 99 ms at 10 per second").isFalse();
@@ -63,7 +64,7 @@ class RetryTokenBucketTest {
 
   @Test
   void timeTooShortToRefillAnythingIsNotLost() {
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 0);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 1_000, 500, true);
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
     assertThat(bucket.tryWithdraw(true, MS / 2)).as("nothing refilled in 0.5 ms").isFalse();
     assertThat(bucket.tryWithdraw(true, 500 * MS)).as("0.5 tokens since 0, not since 0.5 ms").isTrue();
@@ -72,7 +73,7 @@ class RetryTokenBucketTest {
   @ParameterizedTest(name = "origin {0}")
   @ValueSource(longs = {0, -1_000_000_000_000_000L, 1_000_000_000_000_000L})
   void theReserveRefillsFromItsFirstUseAtAnyClockOrigin(long o) {
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 0);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 1_000, 500, true);
     assertThat(bucket.tryWithdraw(false, o)).as("the reserve's one token").isTrue();
     assertThat(bucket.tryWithdraw(true, o + 499 * MS)).isFalse();
     assertThat(bucket.tryWithdraw(true, o + 500 * MS)).isTrue();
@@ -80,89 +81,96 @@ class RetryTokenBucketTest {
 
   @Test
   void refusesBadSettings() {
-    assertThatThrownBy(() -> new RetryTokenBucket(-1, 1_000, 0, 0, 1_000, 500, 0)).hasMessageContaining("depositMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 999, 0, 0, 1_000, 500, 0)).hasMessageContaining("capacityMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 1_001, 0, 1_000, 500, 0)).hasMessageContaining("initialMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, -1, 1_000, 500, 0)).hasMessageContaining("reservePerSecond");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 0, 500, 0)).hasMessageContaining("retryCostMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 0, 0)).hasMessageContaining("retryAfterCostMilli");
-    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 500, -1)).hasMessageContaining("failureStreakLimit");
+    assertThatThrownBy(() -> new RetryTokenBucket(-1, 1_000, 0, 0, 1_000, 1_000, 500, true)).hasMessageContaining("depositMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 999, 0, 0, 1_000, 1_000, 500, true)).hasMessageContaining("capacityMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 1_001, 0, 1_000, 1_000, 500, true)).hasMessageContaining("initialMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, -1, 1_000, 1_000, 500, true)).hasMessageContaining("reservePerSecond");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 0, 0, 500, true)).hasMessageContaining("retryCostMilli");
+    assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 1_000, 0, true)).hasMessageContaining("retryAfterCostMilli");
   }
 
   @Test
-  void withAFailureStreakLimitRetriesAfterErrorsNeedASuccess() {
-    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 3);
-    assertThat(bucket.tryCountInStreak()).as("a new bucket has seen no success").isFalse();
-    assertThat(bucket.tryWithdraw(false, 0)).as("tokens are separate from evidence").isTrue();
+  void sinceTheLastSuccessItPaysOneFailingCallsRetriesThenNoneUntilASuccess() {
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 1_000, 500, true);
+    for (int i = 0; i < 3; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("a new bucket: one call's worth").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("three since the last success").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("a Retry-After retry too").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(bucket.payForRetry(Kind.ERROR, 4, 0)).as("a call allowed 4 retries may make its 4th").isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).as("refusals take nothing").isEqualTo(96_000);
     bucket.deposit();
-    assertThat(bucket.tryCountInStreak()).isTrue();
-    assertThat(bucket.tryCountInStreak()).isTrue();
-    assertThat(bucket.tryCountInStreak()).isTrue();
-    assertThat(bucket.tryCountInStreak()).as("three in a row: the streak is spent").isFalse();
-    assertThat(bucket.tryCountInStreak()).as("and stays spent").isFalse();
-    assertThat(bucket.balanceMilli()).as("evidence takes no tokens").isEqualTo(100_000 - 1_000 + 200);
-    bucket.deposit();
-    assertThat(bucket.tryCountInStreak()).as("a first-attempt success starts a new streak").isTrue();
-    for (int i = 0; i < 2; i++) bucket.tryCountInStreak();
-    assertThat(bucket.tryCountInStreak()).isFalse();
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("a first-attempt success starts again").isEqualTo(Payment.PAID);
+    bucket.payForRetry(Kind.ERROR, 3, 0);
+    bucket.payForRetry(Kind.ERROR, 3, 0);
     long balance = bucket.balanceMilli();
-    bucket.retrySucceeded();
-    assertThat(bucket.tryCountInStreak()).as("so does a retry's success").isTrue();
-    assertThat(bucket.balanceMilli()).as("which earns nothing").isEqualTo(balance);
-    RetryTokenBucket off = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 0);
-    for (int i = 0; i < 100; i++) assertThat(off.tryCountInStreak()).as("0: the rule is off").isTrue();
+    bucket.succeeded();
+    assertThat(bucket.balanceMilli()).as("a retry's success earns nothing").isEqualTo(balance);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("but starts again too").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 0, 0)).as("maxRetries 0: none").isEqualTo(Payment.NO_RECENT_SUCCESS);
   }
 
   @Test
-  void aRetryWithoutEvidenceIsNotPaidForUntilItHasSome() {
-    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 500, 3);
-    for (int i = 0; i < 500; i++) {
-      assertThat(bucket.payForRetry(false, i * MS)).as("no success seen yet").isEqualTo(Payment.UNPROVEN);
-    }
-    assertThat(bucket.balanceMilli()).as("500 retries held, none paid for").isEqualTo(100_000);
-    assertThat(bucket.payForRetry(true, 0)).as("a Retry-After retry needs no evidence").isEqualTo(Payment.PAID);
-    assertThat(bucket.balanceMilli()).as("and costs 500").isEqualTo(99_500);
-    bucket.deposit();
-    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.balanceMilli()).as("paid and counted").isEqualTo(99_500 + 200 - 1_000);
+  void aRetryThatWaitsOutARetryAfterCountsHalf() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 100_000, 100_000, 0, 1_000, 1_000, 500, true);
+    for (int i = 0; i < 6; i++) assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("six halves: one call's three").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(bucket.balanceMilli()).isEqualTo(97_000);
+    bucket.succeeded();
+    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("1 + 2 + 2 halves").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("another would make 7").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("a half still fits").isEqualTo(Payment.PAID);
+  }
+
+  @Test
+  void theStrictRulePaysNoRetryAfterAnErrorBeforeTheFirstSuccess() {
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 1_000, 500, false);
+    for (int i = 0; i < 100; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("the server said when: paid").isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).isEqualTo(99_500);
+    bucket.succeeded();
+    for (int i = 0; i < 3; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("after a success, as the default").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
   }
 
   @Test
   void aRetryTheBucketCannotPayForIsRefusedAndNotCounted() {
-    // Two retries in the balance, no reserve, a streak of 3.
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 2_000, 2_000, 0, 1_000, 500, 3);
-    bucket.deposit();
-    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(false, 0)).as("evidence, but no tokens").isEqualTo(Payment.REFUSED);
-    RetryTokenBucket empty = new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 500, 3);
-    assertThat(empty.payForRetry(false, 0)).as("no evidence and no tokens").isEqualTo(Payment.REFUSED);
-    assertThat(empty.payForRetry(true, 0)).isEqualTo(Payment.REFUSED);
+    // Two retries in the balance, no reserve.
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 2_000, 2_000, 0, 1_000, 1_000, 500, true);
+    assertThat(bucket.payForRetry(Kind.ERROR, 5, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 5, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 5, 0)).as("counts left, no tokens").isEqualTo(Payment.NO_TOKENS);
+    bucket.refund(Kind.ERROR);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("the refusal took no count; the refund gave one back").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("no tokens").isEqualTo(Payment.NO_TOKENS);
   }
 
   @Test
-  void aRefusalTakesBackOnlyItsOwnCountFromTheStreak() {
-    // A streak of 2 and a reserve of 1 retry per second, nothing else; no success after the first.
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 2);
-    bucket.deposit();
-    assertThat(bucket.payForRetry(false, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(false, 0)).as("no tokens: its count is taken back").isEqualTo(Payment.REFUSED);
-    assertThat(bucket.payForRetry(false, 1_000 * MS)).as("the streak's second retry").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(false, 2_000 * MS)).as("the streak of 2 is spent").isEqualTo(Payment.UNPROVEN);
+  void aRefundGivesBackTheCostAndTheCountButNeverPastTheCapacityOrBelowASuccess() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 10_000, 10_000, 0, 1_000, 1_000, 500, true);
+    for (int i = 0; i < 3; i++) bucket.payForRetry(Kind.ERROR, 3, 0);
+    assertThat(bucket.balanceMilli()).isEqualTo(7_000);
+    bucket.refund(Kind.ERROR);
+    assertThat(bucket.balanceMilli()).isEqualTo(8_000);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("its count given back").isEqualTo(Payment.PAID);
+    bucket.succeeded();
+    bucket.refund(Kind.ERROR);
+    bucket.refund(Kind.RETRY_AFTER);
+    assertThat(bucket.balanceMilli()).isEqualTo(8_500);
+    for (int i = 0; i < 3; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("a count is never below 0").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
+    for (int i = 0; i < 10; i++) bucket.refund(Kind.ERROR);
+    assertThat(bucket.balanceMilli()).as("capped").isEqualTo(10_000);
   }
 
   @Test
-  void anUnprovenRetryMayBePaidFromTheReserveWithoutDrawingOnIt() {
+  void aRetryMayBePaidFromTheReserveWhenTheBalanceIsEmpty() {
     // No balance; a reserve of 1 retry per second.
-    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 500, 3);
-    for (int i = 0; i < 5; i++) {
-      assertThat(bucket.payForRetry(false, 0)).as("the reserve could pay: held, not refused").isEqualTo(Payment.UNPROVEN);
-    }
-    bucket.deposit();
-    assertThat(bucket.payForRetry(false, 0)).as("the reserve is still whole").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(false, 0)).as("and now spent").isEqualTo(Payment.REFUSED);
-    assertThat(bucket.payForRetry(false, 500 * MS)).as("half refilled").isEqualTo(Payment.REFUSED);
-    assertThat(bucket.payForRetry(false, 1_000 * MS)).as("refilled after 1 s").isEqualTo(Payment.PAID);
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 1_000, 500, true);
+    assertThat(bucket.payForRetry(Kind.ERROR, 10, 0)).as("the reserve").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(Kind.ERROR, 10, 0)).as("and now spent").isEqualTo(Payment.NO_TOKENS);
+    assertThat(bucket.payForRetry(Kind.ERROR, 10, 500 * MS)).as("half refilled").isEqualTo(Payment.NO_TOKENS);
+    assertThat(bucket.payForRetry(Kind.ERROR, 10, 1_000 * MS)).as("refilled after 1 s").isEqualTo(Payment.PAID);
   }
 
   /**

@@ -110,21 +110,27 @@ public final class Fleet {
   }
 
   /** Who calls, how often, for how long. */
-  public record Load(int clients, double callsPerSecondEach, boolean periodic, double seconds, double attemptTimeoutSeconds, int maxRetries) {
+  public record Load(int clients, double callsPerSecondEach, boolean periodic, double seconds, double attemptTimeoutSeconds, int maxRetries,
+      int sequentialCalls) {
     public static Load of(int clients, double callsPerSecondEach, double seconds) {
-      return new Load(clients, callsPerSecondEach, false, seconds, 0, 3);
+      return new Load(clients, callsPerSecondEach, false, seconds, 0, 3, 0);
     }
 
     public Load evenlySpaced() {
-      return new Load(clients, callsPerSecondEach, true, seconds, attemptTimeoutSeconds, maxRetries);
+      return new Load(clients, callsPerSecondEach, true, seconds, attemptTimeoutSeconds, maxRetries, sequentialCalls);
     }
 
     public Load timeout(double s) {
-      return new Load(clients, callsPerSecondEach, periodic, seconds, s, maxRetries);
+      return new Load(clients, callsPerSecondEach, periodic, seconds, s, maxRetries, sequentialCalls);
     }
 
     public Load maxRetries(int n) {
-      return new Load(clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, n);
+      return new Load(clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, n, sequentialCalls);
+    }
+
+    /** Each client makes {@code calls} calls one after another, the next as the last ends (the rate then only sets the first's phase). */
+    public Load oneAfterAnother(int calls) {
+      return new Load(clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, maxRetries, calls);
     }
   }
 
@@ -140,10 +146,14 @@ public final class Fleet {
     public long hedges;
     public final long[] offered;
     public final long[] goodput;
+    /** Calls that succeeded, by the second they started in (as {@link #offered} counts them). */
+    public final long[] succeededByStart;
     public final long[] attempts;
     /** Server attempts by the second their call started in (CrowdTest's measure). */
     public final long[] attemptsByCallStart;
     public long events;
+    /** Calls that failed, by why they gave up and the second they started in. */
+    public final java.util.Map<io.github.okretry.GiveUpReason, long[]> failedBy = new java.util.EnumMap<>(io.github.okretry.GiveUpReason.class);
     /** Each finished call's latency (start to end, success or not) and the second it started in. */
     private long[] latencyNanos = new long[1024];
     private int[] latencyStart = new int[1024];
@@ -153,6 +163,7 @@ public final class Fleet {
       this.contender = contender;
       this.offered = new long[seconds + 1];
       this.goodput = new long[seconds + 1];
+      this.succeededByStart = new long[seconds + 1];
       this.attempts = new long[seconds + 1];
       this.attemptsByCallStart = new long[seconds + 1];
     }
@@ -183,6 +194,17 @@ public final class Fleet {
     /** Server attempts ÷ logical calls. */
     public double amplification() {
       return calls == 0 ? 0 : serverAttempts / (double) calls;
+    }
+
+    /** Server attempts ÷ logical calls, over the calls started in [{@code from}, {@code until}) s only. */
+    public double amplification(int from, int until) {
+      long a = 0;
+      long c = 0;
+      for (int s = from; s < until; s++) {
+        a += attemptsByCallStart[s];
+        c += offered[s];
+      }
+      return c == 0 ? 0 : a / (double) c;
     }
   }
 
@@ -378,10 +400,12 @@ public final class Fleet {
     result.calls++;
     result.offered[second(now)]++;
     CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++, second(now), now);
-    double gap = 1.0 / load.callsPerSecondEach();
-    SplittableRandom r = arrivals[client];
-    long next = load.periodic() ? (long) (gap * SECOND) : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
-    push(now + next, ARRIVE, client, null, null, 0);
+    if (load.sequentialCalls() == 0) {
+      double gap = 1.0 / load.callsPerSecondEach();
+      SplittableRandom r = arrivals[client];
+      long next = load.periodic() ? (long) (gap * SECOND) : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
+      push(now + next, ARRIVE, client, null, null, 0);
+    }
     step(call);
   }
 
@@ -415,10 +439,16 @@ public final class Fleet {
 
   private void finish(CallState call) {
     result.latency(call.startSecond, clock.now - call.startNanos);
+    if (load.sequentialCalls() > 0 && call.number + 1 < load.sequentialCalls()) push(clock.now, ARRIVE, call.client, null, null, 0);
+    if (!call.call.succeeded() && call.call.reason() != null) {
+      result.failedBy.computeIfAbsent(call.call.reason(), k -> new long[result.offered.length])[call.startSecond]++;
+    }
     if (call.call.succeeded()) {
       result.succeeded++;
       result.goodput[second(clock.now)]++;
-    } else if (call.call.reason() == io.github.okretry.GiveUpReason.BUDGET_EXHAUSTED) {
+      result.succeededByStart[call.startSecond]++;
+    } else if (call.call.reason() == io.github.okretry.GiveUpReason.BUDGET_EXHAUSTED
+        || call.call.reason() == io.github.okretry.GiveUpReason.NO_RECENT_SUCCESS) {
       if (call.call.attempts() == 0) result.shedLocally++;
       else result.budgetRefusals++;
     }

@@ -27,7 +27,7 @@ class FleetReport {
 
   static {
     ALL.add(Peers.OKRETRY);
-    ALL.add(Peers.OKRETRY_NO_STREAK);
+    ALL.add(Peers.OKRETRY_STRICT);
     ALL.addAll(Peers.PEERS);
   }
 
@@ -125,6 +125,47 @@ class FleetReport {
     return back < 0 ? "never (60 s)" : back + " s";
   }
 
+  /**
+   * The frontier behind {@code Tuning.TIMEOUT_COST_MILLI} (docs/fleet.md, "A retry after a
+   * timeout"): the metastable run over 20 seeds and one busy client whose attempts time out at
+   * random, for a retry after a timeout costing 1 to 14 tokens; to {@code timeout-cost.md}.
+   */
+  @Test
+  void timeoutCostFrontier() throws IOException {
+    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
+    Files.createDirectories(out);
+    StringBuilder md = new StringBuilder();
+    md.append("| a retry after a timeout costs | metastable, seeds 1-20: back within 5 s (calls counted when they start / when they end) | "
+        + "busy client, 100/s, 5 % of attempts time out: calls through | 20 % time out | cold start, 50 seeds: mean / min |\n");
+    md.append("| --- | --- | --- | --- | --- |\n");
+    long wall0 = System.nanoTime();
+    for (long tokens : new long[] {1, 2, 5, 7, 10, 14}) {
+      Fleet.Contender c = Peers.okretryOver("timeout cost " + tokens,
+          () -> new io.github.okretry.internal.RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, tokens * 1_000, 500, true));
+      int byStart = 0;
+      int byEnd = 0;
+      for (long seed = 1; seed <= 20; seed++) {
+        Fleet.Result m = FleetScenarios.metastable(c, seed);
+        int r = FleetScenarios.recoverySecondsByStart(m, 15, 58);
+        if (r >= 0 && r <= 5) byStart++;
+        r = FleetScenarios.recoverySeconds(m, 15, 58);
+        if (r >= 0 && r <= 5) byEnd++;
+      }
+      double mean = 0;
+      long min = 50;
+      for (long seed = 1; seed <= 50; seed++) {
+        long ok = FleetScenarios.coldStart(c, seed);
+        mean += ok / 50.0;
+        min = Math.min(min, ok);
+      }
+      md.append(FleetScenarios.f("| %d tokens%s | %d / %d of 20 | %.1f %% | %.1f %% | %.1f / %d |%n", tokens, tokens == 10 ? " (the default)" : "",
+          byStart, byEnd, 100 * FleetScenarios.flakyTimeouts(c, 0.05).successRate(), 100 * FleetScenarios.flakyTimeouts(c, 0.2).successRate(), mean, min));
+    }
+    md.append(FleetScenarios.f("%nWall time %.1f s.%n", (System.nanoTime() - wall0) / 1e9));
+    Files.writeString(out.resolve("timeout-cost.md"), md);
+    System.out.print(md);
+  }
+
   @Test
   void report() throws IOException {
     Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
@@ -134,12 +175,14 @@ class FleetReport {
     long[] calls = {0};
 
     md.append("### Quiet fleet, cold start, busy client\n\n");
-    md.append("| policy | 200 × 0.5/s, dead | 1 000 × 0.1/s, dead | 200 × 0.5/s, dies at 20 s of 40 | cold start (seed 1) | cold start, 50 seeds: mean / min | busy, no Retry-After | busy, Retry-After: 1 |\n");
-    md.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    md.append("Requests per call over the calls made while the server fails (for the warm fleet: the calls started from 20 s on).\n\n");
+    md.append("| policy | fresh, 200 × 0.5/s, dead | fresh, 1 000 × 0.1/s, dead | warm, 200 × 0.5/s, dies at 20 s of 40 | fresh, 200 × 0.5/s, `503 Retry-After: 1` | cold start, 50 seeds: mean / min | cold start one after another, 10 seeds: min | busy, no Retry-After | busy, Retry-After: 1 |\n");
+    md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for (Fleet.Contender c : ALL) {
       Fleet.Result q200 = FleetScenarios.quietFleet(c, 200, 0.5, 20, 1);
       Fleet.Result q1000 = FleetScenarios.quietFleet(c, 1000, 0.1, 20, 1);
-      Fleet.Result dies = FleetScenarios.quietFleetServerDies(c, 200, 0.5, 40, 20, 1);
+      double warm = FleetScenarios.warmFleetWhileDown(c, 200, 0.5, 40, 20, 1);
+      Fleet.Result ra = FleetScenarios.quietFleetRetryAfter(c, 200, 0.5, 20, 1, 1);
       double mean = 0;
       long min = 50;
       for (long seed = 1; seed <= 50; seed++) {
@@ -147,15 +190,17 @@ class FleetReport {
         mean += ok / 50.0;
         min = Math.min(min, ok);
       }
-      calls[0] += q200.calls + q1000.calls + dies.calls + 50 * 50 + 2 * 2000;
-      md.append(FleetScenarios.f("| %s | %.2f× | %.2f× | %.2f× | %d / 50 | %.1f / %d | %.3f× | %.3f× |%n", c.name(),
-          q200.amplification(), q1000.amplification(), dies.amplification(), FleetScenarios.coldStart(c, 1), mean, min,
+      long seqMin = 50;
+      for (long seed = 1; seed <= 10; seed++) seqMin = Math.min(seqMin, FleetScenarios.coldStartSequential(c, seed));
+      calls[0] += q200.calls + q1000.calls + ra.calls + 8000 + 50 * 50 + 10 * 50 + 2 * 2000;
+      md.append(FleetScenarios.f("| %s | %.2f× | %.2f× | %.2f× | %.2f× | %.1f / %d | %d / 50 | %.3f× | %.3f× |%n", c.name(),
+          q200.amplification(), q1000.amplification(), warm, ra.amplification(), mean, min, seqMin,
           FleetScenarios.busyClientSustained(c, -1, 1), FleetScenarios.busyClientSustained(c, 1, 1)));
     }
 
     md.append("\n### Metastable retry and capacity cut\n\n");
-    md.append("| policy | metastable: back to ≥ 95 % after the server returns | amplification | metastable, seeds 1-10: back within 5 s / latest | capacity cut: back after the cut | amplification |\n");
-    md.append("| --- | --- | --- | --- | --- | --- |\n");
+    md.append("| policy | metastable: back to ≥ 95 % after the server returns | amplification | metastable, seeds 1-10: back within 5 s / latest (calls counted when they end) | the same, calls counted when they start | capacity cut: back after the cut | amplification |\n");
+    md.append("| --- | --- | --- | --- | --- | --- | --- |\n");
     List<double[]> metaSeries = new ArrayList<>();
     List<double[]> cutSeries = new ArrayList<>();
     for (Fleet.Contender c : ALL) {
@@ -166,15 +211,21 @@ class FleetReport {
       int cr = FleetScenarios.recoverySeconds(cut, 20, 58);
       int within = 0;
       int latest = 0;
+      int withinByStart = 0;
+      int latestByStart = 0;
       for (long seed = 1; seed <= 10; seed++) {
         Fleet.Result ms = seed == 1 ? m : FleetScenarios.metastable(c, seed);
         if (seed > 1) calls[0] += ms.calls;
         int r = FleetScenarios.recoverySeconds(ms, 15, 58);
         if (r >= 0 && r <= 5) within++;
         latest = latest < 0 || r < 0 ? -1 : Math.max(latest, r);
+        r = FleetScenarios.recoverySecondsByStart(ms, 15, 58);
+        if (r >= 0 && r <= 5) withinByStart++;
+        latestByStart = latestByStart < 0 || r < 0 ? -1 : Math.max(latestByStart, r);
       }
-      md.append(FleetScenarios.f("| %s | %s | %.2f× | %d of 10 / %s | %s | %.2f× |%n", c.name(), mr < 0 ? "never (60 s)" : mr + " s", m.amplification(),
-          within, latest < 0 ? "never" : latest + " s", cr < 0 ? "never (60 s)" : cr + " s", cut.amplification()));
+      md.append(FleetScenarios.f("| %s | %s | %.2f× | %d of 10 / %s | %d of 10 / %s | %s | %.2f× |%n", c.name(), mr < 0 ? "never (60 s)" : mr + " s", m.amplification(),
+          within, latest < 0 ? "never" : latest + " s", withinByStart, latestByStart < 0 ? "never" : latestByStart + " s",
+          cr < 0 ? "never (60 s)" : cr + " s", cut.amplification()));
       metaSeries.add(ratio(m, 60));
       cutSeries.add(ratio(cut, 60));
     }

@@ -11,16 +11,22 @@ import org.junit.jupiter.api.Test;
 class FleetSimulationTest {
 
   @Test
-  void aQuietFleetOfFreshClientsLeavesADeadServerAloneWithTheDefaultBudget() {
-    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 200, 0.5, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
-    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 1000, 0.1, 20, 1).amplification()).isLessThanOrEqualTo(1.2);
-    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_NO_STREAK, 200, 0.5, 20, 1).amplification()).as("the budget before").isEqualTo(4.0);
+  void aFleetSendsOneFailingCallsRetriesPerProcessAndTheStrictRuleNone() {
+    // The least any rule that retries a process's first failing call allows: (c + 3) / c for c
+    // calls per process while the server fails (issue 29; docs/fleet.md).
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 200, 0.5, 20, 1).amplification()).isLessThanOrEqualTo(1.30);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY, 1000, 0.1, 20, 1).amplification()).isLessThanOrEqualTo(2.50);
+    assertThat(FleetScenarios.warmFleetWhileDown(Peers.OKRETRY, 200, 0.5, 40, 20, 1)).isLessThanOrEqualTo(1.30);
+    assertThat(FleetScenarios.quietFleetRetryAfter(Peers.OKRETRY, 200, 0.5, 20, 1, 1).amplification()).isLessThanOrEqualTo(2.0);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_STRICT, 200, 0.5, 20, 1).amplification()).isEqualTo(1.0);
+    assertThat(FleetScenarios.quietFleet(Peers.OKRETRY_STRICT, 1000, 0.1, 20, 1).amplification()).isEqualTo(1.0);
+    assertThat(FleetScenarios.quietFleet(Peers.UNBUDGETED, 200, 0.5, 20, 1).amplification()).isEqualTo(4.0);
     assertThat(FleetScenarios.quietFleet(Peers.GRPC_A6, 200, 0.5, 20, 1).amplification()).isCloseTo(1.3, within(0.01));
   }
 
   @Test
   void theBusyClientAndTheColdStart() {
-    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, -1, 1)).isLessThanOrEqualTo(1.05);
+    assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, -1, 1)).isLessThanOrEqualTo(1.02);
     assertThat(FleetScenarios.busyClientSustained(Peers.OKRETRY, 1, 1)).isLessThanOrEqualTo(1.2);
     long sum = 0;
     long min = 50;
@@ -32,12 +38,17 @@ class FleetSimulationTest {
     assertThat(min).as("cold start, worst of 10 seeds").isGreaterThanOrEqualTo(48);
     assertThat(sum / 10.0).as("cold start, mean of 10 seeds").isGreaterThanOrEqualTo(49.5);
     assertThat(FleetScenarios.coldStart(Peers.GRPC_A6, 1)).as("gRPC A6 gives a fresh client up").isLessThan(40);
+    for (long seed = 1; seed <= 10; seed++) {
+      assertThat(FleetScenarios.coldStartSequential(Peers.OKRETRY, seed)).as("one after another, seed %d", seed).isGreaterThanOrEqualTo(48);
+    }
   }
 
   @Test
   void unbudgetedRetriesTurnAShortOutageMetastableAndTheDefaultBudgetDoesNot() {
     assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.UNBUDGETED, 1), 15, 58)).isEqualTo(-1);
     assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.OKRETRY, 1), 15, 58)).isBetween(0, 5);
+    // Seed 10 oscillated for the rest of the run before a retry after a timeout cost ten tokens.
+    assertThat(FleetScenarios.recoverySecondsByStart(FleetScenarios.metastable(Peers.OKRETRY, 10), 15, 58)).isBetween(0, 5);
   }
 
   @Test

@@ -24,9 +24,9 @@ public final class Peers {
   /** okretry with its default budget, as a user gets it. */
   public static final Fleet.Contender OKRETRY = okretry("okretry (default)", null);
 
-  /** okretry's budget before issue 20 (balance and reserve, no evidence rule): {@code failureStreak(0)}. */
-  public static final Fleet.Contender OKRETRY_NO_STREAK =
-      okretry("okretry, failureStreak(0) (the default before)", () -> RetryBudget.builder().failureStreak(0).build());
+  /** okretry with the strict rule for fleets of one-shot processes: {@code retryBeforeFirstSuccess(false)}. */
+  public static final Fleet.Contender OKRETRY_STRICT =
+      okretry("okretry, retryBeforeFirstSuccess(false)", () -> RetryBudget.builder().retryBeforeFirstSuccess(false).build());
 
   public static final Fleet.Contender UNBUDGETED = peer("unbudgeted, 3 retries", () -> null);
   public static final Fleet.Contender AWS_STANDARD = peer("AWS standard (500, cost 5/10)", () -> new Aws(500, 5, 10, 5));

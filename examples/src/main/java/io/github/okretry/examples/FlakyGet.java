@@ -1,6 +1,5 @@
 package io.github.okretry.examples;
 
-import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
 import java.time.Duration;
@@ -21,10 +20,6 @@ public final class FlakyGet {
 
       Timeline timeline = new Timeline();
       RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
-          // A brand-new client: by default okretry does not retry errors from a server it has not
-          // yet seen answer at once (docs/semantics.md, "A fleet of processes"); 0 turns that off
-          // so this demo shows the retries.
-          .retryBudget(RetryBudget.builder().failureStreak(0).build())
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(200))
           .listener(timeline)

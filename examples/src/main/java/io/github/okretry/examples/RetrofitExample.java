@@ -4,7 +4,6 @@ import static java.lang.annotation.ElementType.METHOD;
 import static java.lang.annotation.RetentionPolicy.RUNTIME;
 
 import io.github.okretry.IdempotencyKey;
-import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryOverrides;
@@ -114,10 +113,6 @@ public final class RetrofitExample {
 
       Timeline timeline = new Timeline();
       RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
-          // A brand-new client: by default okretry does not retry errors from a server it has not
-          // yet seen answer at once (docs/semantics.md, "A fleet of processes"); 0 turns that off
-          // so this demo shows the retries.
-          .retryBudget(RetryBudget.builder().failureStreak(0).build())
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(100))
           .listener(timeline)

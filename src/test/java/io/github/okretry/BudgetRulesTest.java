@@ -1,0 +1,182 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import okhttp3.Call;
+import okhttp3.Headers;
+import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A brand-new client with every default, and the budget's rule of one failing call's retries
+ * since the last success (docs/semantics.md, "Retry budget"), on both drivers: the first table of
+ * issue 29 and what bounds a client whose server keeps failing.
+ */
+@Tag("unit")
+@ParameterizedClass
+@EnumSource(Driver.class)
+class BudgetRulesTest extends ScriptedTest {
+
+  BudgetRulesTest(Driver driver) {
+    this.driver = driver;
+  }
+
+  @Test
+  void aNewClientThatFailsTwiceThenSucceedsMakesThreeCallsAndTwoWaits() throws IOException {
+    script.status(503).status(503).status(200);
+    try (Response r = client(retry()).newCall(get()).execute()) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    assertThat(script.attempts()).isEqualTo(3);
+    assertThat(time.sleeps()).hasSize(2);
+    assertThat(events.lines("gaveUp")).isEmpty();
+  }
+
+  @Test
+  void aNewClientsFirstTimeoutIsTriedAgain() throws IOException {
+    script.fail(new SocketTimeoutException("timeout")).status(200);
+    assertThat(code(client(retry()), get())).isEqualTo(200);
+    assertThat(script.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void aNewClientThatAlwaysFailsWaitsOneTwoThreeThreeSecondsThenGetsTheLastFailure() throws IOException {
+    script.status(503).thenAlways(503);
+    RetryPolicy.Builder policy =
+        retry().maxRetries(4).jitter(Jitter.NONE).baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(3));
+    try (Response r = client(policy).newCall(get()).execute()) {
+      assertThat(r.code()).isEqualTo(503);
+      assertThat(r.body().string()).isEqualTo("attempt 5");
+    }
+    assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(3));
+    assertThat(events.lines("gaveUp")).containsExactly("gaveUp 5 RETRIES_EXHAUSTED HTTP 503");
+  }
+
+  @Test
+  void fiftyCallsOneAfterAnotherAgainstRandom503sAllGetThrough() throws IOException {
+    // Half of all attempts fail at random; maxRetries(14): a call fails only if 15 in a row do.
+    SplittableRandom server = new SplittableRandom(29);
+    script.thenAlways((chain, attempt) -> Script.response(server.nextBoolean() ? 503 : 200, Headers.of()).play(chain, attempt));
+    Call.Factory client = client(retry().maxRetries(14));
+    int through = 0;
+    for (int i = 0; i < 50; i++) if (code(client, get()) == 200) through++;
+    assertThat(through).isEqualTo(50);
+    assertThat(events.lines("gaveUp")).isEmpty();
+  }
+
+  @Test
+  void afterOneCallsRetriesWithoutASuccessTheNextFailureIsReturnedAtOnceAndNoRetryIsAnnounced() throws IOException {
+    script.status(503).thenAlways(503);
+    Call.Factory client = client(retry());
+    assertThat(code(client, get())).isEqualTo(503);
+    assertThat(script.attempts()).as("the first call's 3 retries").isEqualTo(4);
+    assertThat(time.sleeps()).hasSize(3);
+    try (Response r = client.newCall(get()).execute()) {
+      assertThat(r.code()).as("the server's own response").isEqualTo(503);
+      assertThat(r.body().string()).isEqualTo("attempt 5");
+    }
+    assertThat(script.attempts()).as("one attempt: no retry since no call succeeded").isEqualTo(5);
+    assertThat(time.sleeps()).as("no pointless wait").hasSize(3);
+    assertThat(events.lines()).endsWith("start 1", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+  }
+
+  @Test
+  void aSuccessLetsTheNextFailingCallRetryAgain() throws IOException {
+    script.status(503).status(503).status(503).status(503) // one call's retries, all failed
+        .status(503) // refused: no success since
+        .status(200) // a success
+        .status(503).status(200); // retried again
+    Call.Factory client = client(retry());
+    assertThat(code(client, get())).isEqualTo(503);
+    assertThat(code(client, get())).isEqualTo(503);
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(script.attempts()).isEqualTo(8);
+  }
+
+  @Test
+  void aResponseThatIsNoSignOfAWorkingServerIsNoSuccess() throws IOException {
+    // A 500 the policy does not retry is the caller's answer, not evidence that retrying works.
+    script.status(503).status(503).status(503).status(503).status(500).status(503);
+    Call.Factory client = client(retry());
+    assertThat(code(client, get())).isEqualTo(503);
+    assertThat(code(client, get())).isEqualTo(500);
+    assertThat(code(client, get())).as("still no success: not retried").isEqualTo(503);
+    assertThat(script.attempts()).isEqualTo(6);
+    assertThat(events.lines("gaveUp")).last().isEqualTo("gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+  }
+
+  @Test
+  void aRetryThatWaitsOutARetryAfterCountsHalf() throws IOException {
+    // Six Retry-After retries make one call's worth (maxRetries 3): two calls of three each.
+    script.thenAlways(Script.response(503, Headers.of("Retry-After", "1")));
+    Call.Factory client = client(retry());
+    for (int i = 0; i < 3; i++) assertThat(code(client, get())).isEqualTo(503);
+    assertThat(script.attempts()).as("4 + 4 + 1").isEqualTo(9);
+    assertThat(events.lines("gaveUp")).containsExactly(
+        "gaveUp 4 RETRIES_EXHAUSTED HTTP 503", "gaveUp 4 RETRIES_EXHAUSTED HTTP 503", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+  }
+
+  @Test
+  void theStrictRuleReturnsANewClientsFirstErrorAtOnceButHonoursARetryAfter() throws IOException {
+    script.status(503).status(503, "Retry-After", "1").status(200).fail(new ConnectException("refused")).status(200);
+    RetryBudget strict = RetryBudget.builder().retryBeforeFirstSuccess(false).build();
+    Call.Factory client = client(retry().retryBudget(strict));
+    assertThat(code(client, get())).as("no success yet: returned as it is").isEqualTo(503);
+    assertThat(time.sleeps()).isEmpty();
+    assertThat(code(client, get())).as("the server said when").isEqualTo(200);
+    assertThat(code(client, get())).as("after a success, errors are retried").isEqualTo(200);
+    assertThat(script.attempts()).isEqualTo(5);
+    assertThat(events.lines("gaveUp")).containsExactly("gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+  }
+
+  @Test
+  void aRetryAfterATimeoutCostsTenTokens() throws IOException {
+    RetryBudget budget = RetryBudget.create();
+    script.fail(new SocketTimeoutException("timeout")).status(200).fail(new ConnectException("refused")).status(200);
+    Call.Factory client = client(retry().retryBudget(budget));
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(budget.availableTokens()).isEqualTo(90.0);
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(budget.availableTokens()).as("an error costs one").isEqualTo(89.0);
+  }
+
+  @Test
+  void aRetryCanceledDuringItsWaitCostsNothing() {
+    RetryBudget budget = RetryBudget.create();
+    script.status(503).thenAlways(200);
+    Call call = client(retry().retryBudget(budget)).newCall(get());
+    time.duringNextWait(call::cancel);
+    Throwable thrown = catchThrowable(call::execute);
+    assertThat(thrown).isInstanceOf(IOException.class).hasMessageContaining("Canceled");
+    assertThat(budget.availableTokens()).as("never sent, given back").isEqualTo(100.0);
+    assertThat(script.attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void aRetryTheOriginGateThrottlesAfterItsWaitCostsNothing() throws IOException {
+    // During the wait before the call's retry, another call's 503 closes the origin for 30 s,
+    // longer than the call has left: it ends at the gate with a local response, nothing sent,
+    // and the token its retry was paid is given back.
+    RetryBudget budget = RetryBudget.create();
+    script.status(503).status(503, "Retry-After", "30");
+    Call.Factory client = client(retry().retryBudget(budget).originWideRetryAfter(true).deadline(Duration.ofSeconds(5)));
+    time.duringNextWait(() -> anotherCallSucceeds(client));
+    try (Response r = client.newCall(get()).execute()) {
+      assertThat(r.code()).isEqualTo(503);
+      assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
+    }
+    assertThat(script.attempts()).isEqualTo(2);
+    assertThat(budget.availableTokens()).isEqualTo(100.0);
+    assertThat(events.lines("gaveUp")).contains("gaveUp 1 ORIGIN_THROTTLED HTTP 503 (origin)");
+  }
+}
