@@ -146,7 +146,8 @@ final class StructuredFields {
     while (take(';')) {
       while (peek() == ' ') pos++;
       String k = key();
-      Item value = k == null ? null : take('=') ? bareItem(k) : new Item(k, Item.Type.BOOLEAN, 1, null, NO_PARAMS);
+      if (k == null) return null;
+      Item value = take('=') ? bareItem(k) : new Item(k, Item.Type.BOOLEAN, 1, null, NO_PARAMS);
       if (value == null) return null;
       params.add(value);
     }
