@@ -2,9 +2,9 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd|quota|hostile-quota] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
-#   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed.
+#   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed|hostile-quota.
 # bench/goaway.sh (real nginx, HTTP/2 GOAWAY) is separate: it needs nginx.
 # Settings fit a shared 2-core machine: one fork, one thread, short iterations. Numbers from one
 # run are comparable with each other (ratios), not with another run's.
@@ -57,6 +57,8 @@ case "$what" in
             python3 -c 'import sys; t = open(sys.argv[1], encoding="utf-8").read(); ls = [l for l in t.split("\n") if "RetryInterceptor" in l]; bad = [hex(ord(c)) for l in ls for c in l if ord(c) < 32 or 127 <= ord(c) <= 159 or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]; print(len(ls), "debug lines, longest", max(map(len, ls)), "chars, control characters:", bad, ", CR in the output:", t.count(chr(13)))' "$out/logs.txt" ;;
   origins)  main origins io.github.okretry.bench.OriginScaling "$@" ;;
   crowd)    main "crowd-${1:-burst}" io.github.okretry.bench.CrowdBench "$@" ;;
+  quota)    jmh quota 'QuotaReadBenchmark' -prof gc "$@" ;;
+  hostile-quota) main hostile-quota io.github.okretry.bench.HostileQuotaCost "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc
@@ -68,6 +70,6 @@ case "$what" in
     main overload io.github.okretry.bench.LiveOverload
     main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd|quota|hostile-quota)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"

@@ -1,162 +1,157 @@
 package io.github.okretry.internal;
 
-import static io.github.okretry.internal.StructuredItem.TRUE;
-import static io.github.okretry.internal.StructuredItem.bare;
-
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.Charset;
-import java.nio.charset.CodingErrorAction;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import okhttp3.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A strict parser for the two RFC 9651 (Structured Field Values) top-level types the {@code
- * RateLimit} fields use: List and Dictionary, with every bare item type (Integer, Decimal,
- * String, Token, Byte Sequence, Boolean, Date, Display String) and inner lists, so a valid field
- * using a type okretry ignores still parses. Follows the RFC's parsing algorithms (§4.2) exactly;
- * any deviation returns null, which callers treat as "ignore the whole field" (§4.2: "if parsing
- * fails … the entire field is ignored"). Never throws. Byte Sequences are checked against the
- * base64 alphabet but kept as their text (Android API 21 has no {@code java.util.Base64}; a key
- * needs equality, not the bytes). Each member, parameter and inner-list item comes out as a
- * {@link StructuredItem}.
+ * A strict parser for the part of RFC 9651 (Structured Field Values) that rate-limit fields use: a
+ * List, or a Dictionary, of Items with Parameters, each value an Integer, String, Token or Byte
+ * Sequence (a key sent without a value is Boolean true). The rest of the RFC (Decimal, Boolean
+ * values, Date, Display String, inner lists) no rate-limit field uses, so here it is a syntax error
+ * like any other: null, which callers treat as "ignore the whole field" (the draft: "Malformed
+ * RateLimit header fields MUST be ignored"). Otherwise follows §4.2 exactly. Never throws. Byte
+ * Sequences are checked against the base64 alphabet but kept as their text (Android API 21 has no
+ * {@code java.util.Base64}; a key needs equality, not the bytes).
  *
- * <p>Internal API: not covered by compatibility guarantees.
+ * <p>Work is linear in the field and bounded: one pass without backtracking, each allocation sized
+ * by the item it holds, and a field longer than {@link #MAX_FIELD_CHARS} is not read at all.
  */
 final class StructuredFields {
-  private static final Charset UTF_8 = Charset.forName("UTF-8");
+  /**
+   * The longest field read, all its lines joined: 4 096 characters. A real one is under 100 (one to
+   * three policies: Cloudflare, express-rate-limit), and nginx, in front of most APIs, refuses by
+   * default a response whose whole header exceeds one 4 or 8 KB buffer ({@code proxy_buffer_size}).
+   * A longer field is ignored like a malformed one, before any parsing.
+   */
+  static final int MAX_FIELD_CHARS = 4096;
+
+  private static final List<Item> NO_PARAMS = Collections.emptyList();
+
+  /** One member, or one parameter, with the key it was sent under (null for a List member). */
+  static final class Item {
+    enum Type { INTEGER, STRING, TOKEN, BYTES, BOOLEAN }
+
+    @Nullable final String key;
+    final Type type;
+    /** An Integer's value, 1 for Boolean true; 0 otherwise. */
+    final long integer;
+    /** A String's (unescaped), Token's or Byte Sequence's (base64, as sent) text; null otherwise. */
+    @Nullable final String text;
+    /** Parameters in the order sent; empty for a parameter. */
+    final List<Item> params;
+
+    Item(@Nullable String key, Type type, long integer, @Nullable String text, List<Item> params) {
+      this.key = key;
+      this.type = type;
+      this.integer = integer;
+      this.text = text;
+      this.params = params;
+    }
+
+    /** The parameter {@code key}, the last one sent winning (§4.2.3.2), or null. */
+    @Nullable
+    Item param(String key) {
+      return find(params, key);
+    }
+
+    @Override
+    public String toString() {
+      return (key == null ? "" : key + "=") + type + (text != null ? " " + text : " " + integer) + params;
+    }
+  }
 
   private final String in;
   private int pos;
+  private final int end;
 
   private StructuredFields(String value) {
     // §4.2: discard leading and trailing SP (only SP) before parsing.
     int start = 0;
-    int end = value.length();
-    while (start < end && value.charAt(start) == ' ') start++;
-    while (end > start && value.charAt(end - 1) == ' ') end--;
-    this.in = value.substring(start, end);
+    int stop = value.length();
+    while (start < stop && value.charAt(start) == ' ') start++;
+    while (stop > start && value.charAt(stop - 1) == ' ') stop--;
+    this.in = value;
+    this.pos = start;
+    this.end = stop;
   }
 
-  /** Parses a List (§4.2.1), or returns null if {@code value} is not one. Empty input is an empty list. */
+  /**
+   * Field {@code name}: its lines joined with a comma (RFC 9110 §5.3, RFC 9651 §4.2); null if it is
+   * absent or longer than {@link #MAX_FIELD_CHARS}. Stops counting at the bound, so a field of many
+   * lines costs no more than one.
+   */
   @Nullable
-  static List<StructuredItem> parseList(@Nullable String value) {
+  static String field(Headers headers, String name) {
+    String value = null;
+    StringBuilder joined = null;
+    int chars = 0;
+    for (int i = 0, n = headers.size(); i < n; i++) {
+      if (!name.equalsIgnoreCase(headers.name(i))) continue;
+      String line = headers.value(i);
+      chars += (value == null ? 0 : 2) + line.length();
+      if (chars > MAX_FIELD_CHARS) return null;
+      if (value == null) {
+        value = line;
+      } else {
+        if (joined == null) joined = new StringBuilder(value);
+        joined.append(", ").append(line);
+      }
+    }
+    return joined != null ? joined.toString() : value;
+  }
+
+  /**
+   * The members of a List (§4.2.1), or of a Dictionary (§4.2.2) each under its key; null if {@code
+   * value} is null or not one. Empty input is empty.
+   */
+  @Nullable
+  static List<Item> parse(@Nullable String value, boolean dictionary) {
     if (value == null) return null;
     StructuredFields p = new StructuredFields(value);
-    List<StructuredItem> members = new ArrayList<>();
-    while (!p.atEnd()) {
-      StructuredItem member = p.itemOrInnerList();
+    List<Item> members = new ArrayList<>();
+    while (p.pos < p.end) {
+      Item member = p.member(dictionary);
       if (member == null) return null;
       members.add(member);
-      if (!p.endOfMember()) return null;
+      // After a member: optional whitespace, then the end, or a comma and another member.
+      p.skipOws();
+      if (p.pos == p.end) break;
+      if (!p.take(',')) return null;
+      p.skipOws();
+      if (p.pos == p.end) return null; // a trailing comma
     }
-    return Collections.unmodifiableList(members);
+    return members;
   }
 
-  /** Parses a Dictionary (§4.2.2), or returns null if {@code value} is not one. */
+  /** The last of {@code items} sent under {@code key} (a later value replaces an earlier one), or null. */
   @Nullable
-  static Map<String, StructuredItem> parseDictionary(@Nullable String value) {
-    if (value == null) return null;
-    StructuredFields p = new StructuredFields(value);
-    Map<String, StructuredItem> members = new LinkedHashMap<>();
-    while (!p.atEnd()) {
-      String key = p.key();
-      if (key == null) return null;
-      StructuredItem member;
-      if (p.peek() == '=') {
-        p.pos++;
-        member = p.itemOrInnerList();
-      } else {
-        Map<String, StructuredItem> params = p.parameters();
-        member = params == null ? null
-            : new StructuredItem(StructuredItem.BOOLEAN, 1, null, Collections.<StructuredItem>emptyList(), params);
-      }
-      if (member == null) return null;
-      members.put(key, member);
-      if (!p.endOfMember()) return null;
+  static Item find(List<Item> items, String key) {
+    for (int i = items.size() - 1; i >= 0; i--) {
+      if (key.equals(items.get(i).key)) return items.get(i);
     }
-    return Collections.unmodifiableMap(members);
+    return null;
   }
 
-  /** Joins field lines as RFC 9110 §5.3 and RFC 9651 §4.2 say: with a comma. Null if none. */
+  // A List member is an Item; a Dictionary member a key, then "=" and an Item, or true with parameters.
   @Nullable
-  static String combine(List<String> lines) {
-    if (lines.isEmpty()) return null;
-    if (lines.size() == 1) return lines.get(0);
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < lines.size(); i++) {
-      if (i > 0) b.append(", ");
-      b.append(lines.get(i));
+  private Item member(boolean dictionary) {
+    String key = dictionary ? key() : null;
+    if (dictionary && key == null) return null;
+    Item bare = dictionary && !take('=') ? new Item(key, Item.Type.BOOLEAN, 1, null, NO_PARAMS) : bareItem(key);
+    if (bare == null || peek() != ';') return bare;
+    List<Item> params = new ArrayList<>(4);
+    while (take(';')) {
+      while (peek() == ' ') pos++;
+      String k = key();
+      if (k == null) return null;
+      Item value = take('=') ? bareItem(k) : new Item(k, Item.Type.BOOLEAN, 1, null, NO_PARAMS);
+      if (value == null) return null;
+      params.add(value);
     }
-    return b.toString();
-  }
-
-  // After a member: optional whitespace, then the end or a comma followed by another member.
-  private boolean endOfMember() {
-    skipOws();
-    if (atEnd()) return true;
-    if (in.charAt(pos) != ',') return false;
-    pos++;
-    skipOws();
-    return !atEnd(); // a trailing comma is an error
-  }
-
-  @Nullable
-  private StructuredItem itemOrInnerList() {
-    return peek() == '(' ? innerList() : item();
-  }
-
-  @Nullable
-  private StructuredItem innerList() {
-    pos++; // '('
-    List<StructuredItem> items = new ArrayList<>();
-    while (!atEnd()) {
-      skipSpaces();
-      if (peek() == ')') {
-        pos++;
-        Map<String, StructuredItem> params = parameters();
-        return params == null ? null
-            : new StructuredItem(StructuredItem.INNER_LIST, 0, null, Collections.unmodifiableList(items), params);
-      }
-      StructuredItem item = item();
-      if (item == null) return null;
-      items.add(item);
-      char c = peek();
-      if (c != ' ' && c != ')') return null;
-    }
-    return null; // no closing parenthesis
-  }
-
-  @Nullable
-  private StructuredItem item() {
-    StructuredItem bare = bareItem();
-    if (bare == null) return null;
-    Map<String, StructuredItem> params = parameters();
-    return params == null ? null : new StructuredItem(bare.type, bare.integer, bare.text, bare.inner, params);
-  }
-
-  @Nullable
-  private Map<String, StructuredItem> parameters() {
-    Map<String, StructuredItem> params = null;
-    while (peek() == ';') {
-      pos++;
-      skipSpaces();
-      String key = key();
-      if (key == null) return null;
-      StructuredItem value = TRUE;
-      if (peek() == '=') {
-        pos++;
-        value = bareItem();
-        if (value == null) return null;
-      }
-      if (params == null) params = new LinkedHashMap<>();
-      params.put(key, value);
-    }
-    return params == null ? Collections.<String, StructuredItem>emptyMap() : Collections.unmodifiableMap(params);
+    return new Item(key, bare.type, bare.integer, bare.text, params);
   }
 
   @Nullable
@@ -164,7 +159,7 @@ final class StructuredFields {
     char c = peek();
     if (!(isLcAlpha(c) || c == '*')) return null;
     int start = pos++;
-    while (!atEnd()) {
+    while (pos < end) {
       c = in.charAt(pos);
       if (!(isLcAlpha(c) || isDigit(c) || c == '_' || c == '-' || c == '.' || c == '*')) break;
       pos++;
@@ -173,103 +168,64 @@ final class StructuredFields {
   }
 
   @Nullable
-  private StructuredItem bareItem() {
+  private Item bareItem(@Nullable String key) {
     char c = peek();
-    if (c == '-' || isDigit(c)) return number();
-    if (c == '"') return string();
-    if (c == '*' || isAlpha(c)) return token();
-    if (c == ':') return byteSequence();
-    if (c == '?') return bool();
-    if (c == '@') {
-      pos++;
-      StructuredItem n = number();
-      return n == null || n.type != StructuredItem.INTEGER ? null : bare(StructuredItem.DATE, n.integer, null);
-    }
-    if (c == '%') return displayString();
+    if (c == '-' || isDigit(c)) return integer(key);
+    if (c == '"') return string(key);
+    if (c == '*' || isAlpha(c)) return token(key);
+    if (c == ':') return byteSequence(key);
     return null;
   }
 
-  // §4.2.4: at most 15 integer digits, or 12 + '.' + 1..3 for a decimal.
+  // §4.2.4: at most 15 digits. A '.' after them (a Decimal) is left unread, so the field is malformed.
   @Nullable
-  private StructuredItem number() {
+  private Item integer(@Nullable String key) {
+    boolean negative = take('-');
     int start = pos;
-    boolean negative = false;
-    if (peek() == '-') {
-      negative = true;
-      pos++;
-    }
-    if (!isDigit(peek())) return null;
-    boolean decimal = false;
-    int digits = 0; // characters of input_number, '.' included
-    int dot = -1;
     long value = 0;
-    while (!atEnd()) {
-      char c = in.charAt(pos);
-      if (isDigit(c)) {
-        digits++;
-        if (!decimal) value = value * 10 + (c - '0'); // ≤ 15 digits: no overflow
-      } else if (!decimal && c == '.') {
-        if (digits > 12) return null;
-        decimal = true;
-        dot = digits;
-        digits++;
-      } else {
-        break;
-      }
-      pos++;
-      if (!decimal && digits > 15) return null;
-      if (decimal && digits > 16) return null;
+    while (pos < end && isDigit(in.charAt(pos))) {
+      if (pos - start == 15) return null;
+      value = value * 10 + (in.charAt(pos++) - '0');
     }
-    if (!decimal) return bare(StructuredItem.INTEGER, negative ? -value : value, null);
-    int fraction = digits - dot - 1;
-    if (fraction < 1 || fraction > 3) return null;
-    return bare(StructuredItem.DECIMAL, 0, in.substring(start, pos));
+    if (pos == start) return null;
+    return new Item(key, Item.Type.INTEGER, negative ? -value : value, null, NO_PARAMS);
   }
 
   @Nullable
-  private StructuredItem string() {
+  private Item string(@Nullable String key) {
     pos++; // '"'
     StringBuilder b = new StringBuilder();
-    while (!atEnd()) {
+    while (pos < end) {
       char c = in.charAt(pos++);
+      if (c == '"') return new Item(key, Item.Type.STRING, 0, b.toString(), NO_PARAMS);
       if (c == '\\') {
-        if (atEnd()) return null;
-        char next = in.charAt(pos++);
-        if (next != '"' && next != '\\') return null;
-        b.append(next);
-      } else if (c == '"') {
-        return bare(StructuredItem.STRING, 0, b.toString());
+        c = peek();
+        pos++;
+        if (c != '"' && c != '\\') return null;
       } else if (c < 0x20 || c > 0x7e) {
         return null;
-      } else {
-        b.append(c);
       }
+      b.append(c);
     }
     return null; // no closing quote
   }
 
-  private StructuredItem token() {
+  private Item token(@Nullable String key) {
     int start = pos++;
-    while (!atEnd()) {
-      char c = in.charAt(pos);
-      if (!(isTchar(c) || c == ':' || c == '/')) break;
-      pos++;
-    }
-    return bare(StructuredItem.TOKEN, 0, in.substring(start, pos));
+    while (pos < end && (isTchar(in.charAt(pos)) || in.charAt(pos) == ':' || in.charAt(pos) == '/')) pos++;
+    return new Item(key, Item.Type.TOKEN, 0, in.substring(start, pos), NO_PARAMS);
   }
 
   @Nullable
-  private StructuredItem byteSequence() {
-    pos++; // ':'
-    int start = pos;
-    while (!atEnd()) {
-      char c = in.charAt(pos);
+  private Item byteSequence(@Nullable String key) {
+    int start = ++pos; // after ':'
+    while (pos < end) {
+      char c = in.charAt(pos++);
       if (c == ':') {
-        String text = in.substring(start, pos++);
-        return isBase64(text) ? bare(StructuredItem.BYTES, 0, text) : null;
+        String text = in.substring(start, pos - 1);
+        return isBase64(text) ? new Item(key, Item.Type.BYTES, 0, text, NO_PARAMS) : null;
       }
       if (!(isAlpha(c) || isDigit(c) || c == '+' || c == '/' || c == '=')) return null;
-      pos++;
     }
     return null; // no closing colon
   }
@@ -283,70 +239,18 @@ final class StructuredFields {
     return end % 4 != 1;
   }
 
-  @Nullable
-  private StructuredItem bool() {
-    pos++; // '?'
-    char c = peek();
-    if (c != '0' && c != '1') return null;
+  private boolean take(char c) {
+    if (peek() != c) return false;
     pos++;
-    return bare(StructuredItem.BOOLEAN, c - '0', null);
-  }
-
-  // RFC 9651 §4.2.10: %"…" with %xx (lowercase hex) escapes that must decode as UTF-8.
-  @Nullable
-  private StructuredItem displayString() {
-    pos++; // '%'
-    if (peek() != '"') return null;
-    pos++;
-    ByteBuffer bytes = ByteBuffer.allocate(in.length());
-    while (!atEnd()) {
-      char c = in.charAt(pos++);
-      if (c < 0x20 || c > 0x7e) return null;
-      if (c == '%') {
-        if (pos + 2 > in.length()) return null;
-        int hi = lowerHex(in.charAt(pos));
-        int lo = lowerHex(in.charAt(pos + 1));
-        if (hi < 0 || lo < 0) return null;
-        bytes.put((byte) (hi * 16 + lo));
-        pos += 2;
-      } else if (c == '"') {
-        bytes.flip();
-        try {
-          String text = UTF_8.newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(bytes).toString();
-          return bare(StructuredItem.DISPLAY_STRING, 0, text);
-        } catch (CharacterCodingException e) {
-          return null;
-        }
-      } else {
-        bytes.put((byte) c);
-      }
-    }
-    return null;
-  }
-
-  private static int lowerHex(char c) {
-    if (isDigit(c)) return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  }
-
-  private boolean atEnd() {
-    return pos >= in.length();
+    return true;
   }
 
   private char peek() {
-    return atEnd() ? '\0' : in.charAt(pos);
-  }
-
-  private void skipSpaces() {
-    while (!atEnd() && in.charAt(pos) == ' ') pos++;
+    return pos < end ? in.charAt(pos) : '\0';
   }
 
   private void skipOws() {
-    while (!atEnd() && (in.charAt(pos) == ' ' || in.charAt(pos) == '\t')) pos++;
+    while (pos < end && (in.charAt(pos) == ' ' || in.charAt(pos) == '\t')) pos++;
   }
 
   private static boolean isDigit(char c) {

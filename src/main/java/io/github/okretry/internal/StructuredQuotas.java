@@ -7,8 +7,10 @@ import static io.github.okretry.internal.QuotaHeaders.NANOS_PER_SECOND;
 import static io.github.okretry.internal.QuotaHeaders.boundedReset;
 
 import io.github.okretry.internal.Quota.Form;
+import io.github.okretry.internal.StructuredFields.Item;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import okhttp3.Headers;
@@ -17,9 +19,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The two {@link QuotaHeaders} forms that are RFC 9651 structured fields, read from what {@link
  * StructuredFields} parses: the IETF {@code RateLimit} List with its {@code RateLimit-Policy}
- * (draft -08 to -10), and the draft -07 {@code RateLimit} Dictionary. Each returns null for a
- * field that is absent or malformed, so {@link QuotaHeaders#parse} moves on to the next form; the
- * bounds are {@link QuotaHeaders}'s.
+ * (draft -08 to -10), and the draft -07 {@code RateLimit} Dictionary, which express-rate-limit
+ * still sends. Each returns null for a field that is absent, too long or malformed, so {@link
+ * QuotaHeaders#parse} moves on to the next form; the other bounds are {@link QuotaHeaders}'s. Work
+ * is linear in the fields: each member is checked once and finds its policy in a map.
  */
 final class StructuredQuotas {
   private StructuredQuotas() {}
@@ -28,38 +31,31 @@ final class StructuredQuotas {
 
   @Nullable
   static List<Quota> ietf(Headers headers, long nowNanos) {
-    List<StructuredItem> limits = StructuredFields.parseList(StructuredFields.combine(headers.values("RateLimit")));
+    List<Item> limits = StructuredFields.parse(StructuredFields.field(headers, "RateLimit"), false);
     if (limits == null || limits.isEmpty()) return null;
     for (int i = 0; i < limits.size(); i++) {
       if (!validServiceLimit(limits.get(i))) return null; // one bad member: the field is malformed
     }
-    // RateLimit-Policy is informative (§7): a malformed one is ignored and RateLimit stands alone.
-    List<StructuredItem> policies =
-        StructuredFields.parseList(StructuredFields.combine(headers.values("RateLimit-Policy")));
-    if (policies != null) {
-      for (int i = 0; i < policies.size(); i++) {
-        if (!validPolicy(policies.get(i))) {
-          policies = null;
-          break;
-        }
-      }
-    }
+    Map<String, Item> policies = policies(headers);
     Merged merged = new Merged();
     for (int i = 0; i < limits.size(); i++) {
-      StructuredItem item = limits.get(i);
+      Item item = limits.get(i);
       String name = item.text;
-      String pk = bytes(item.param("pk"));
+      String pk = text(item.param("pk"));
       if (name.length() > MAX_KEY_CHARS || (pk != null && pk.length() > MAX_KEY_CHARS)) continue;
-      StructuredItem policy = policies == null ? null : findPolicy(policies, name, pk);
+      // The policy of the same name whose pk matches, else the one of that name without pk (it
+      // covers every pk).
+      Item policy = policies.get(policyKey(name, pk));
+      if (policy == null && pk != null) policy = policies.get(name);
       if (policy != null && !countsRequests(policy)) continue; // a quota of bytes says nothing of requests
       long remaining = item.param("r").integer;
       boolean hasLimit = policy != null;
       long limit = hasLimit ? policy.param("q").integer : 0;
       if (hasLimit) remaining = Math.min(remaining, limit); // r > q: believe the smaller
       long windowNanos = 0;
-      StructuredItem w = policy == null ? null : policy.param("w");
+      Item w = policy == null ? null : policy.param("w");
       if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
-      StructuredItem t = item.param("t");
+      Item t = item.param("t");
       long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
       merged.add(new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
           resetNanos >= 0, Math.max(0, resetNanos)));
@@ -67,64 +63,70 @@ final class StructuredQuotas {
     return merged.result();
   }
 
+  /**
+   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the
+   * field is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands
+   * alone).
+   */
+  private static Map<String, Item> policies(Headers headers) {
+    List<Item> list = StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
+    if (list == null) return Collections.emptyMap();
+    Map<String, Item> byKey = new HashMap<>();
+    for (int i = 0; i < list.size(); i++) {
+      Item policy = list.get(i);
+      if (!validPolicy(policy)) return Collections.emptyMap();
+      String key = policyKey(policy.text, text(policy.param("pk")));
+      if (!byKey.containsKey(key)) byKey.put(key, policy);
+    }
+    return byKey;
+  }
+
+  // A name alone, or name and pk apart by a line feed, which neither a String nor a Token can hold.
+  private static String policyKey(String name, @Nullable String pk) {
+    return pk == null ? name : name + '\n' + pk;
+  }
+
   // §5: a String (or Token: draft issue #158 is open) naming the policy; r a non-negative Integer,
   // REQUIRED; t a non-negative Integer; pk a Byte Sequence. Other parameters are comments.
-  private static boolean validServiceLimit(StructuredItem item) {
-    if (!isName(item)) return false;
-    StructuredItem r = item.param("r");
-    if (r == null || !nonNegativeInteger(r)) return false;
-    StructuredItem t = item.param("t");
-    if (t != null && !nonNegativeInteger(t)) return false;
-    StructuredItem pk = item.param("pk");
-    return pk == null || pk.type == StructuredItem.BYTES;
+  private static boolean validServiceLimit(Item item) {
+    return isName(item) && nonNegativeInteger(item.param("r")) && absentOrNonNegative(item.param("t"))
+        && isBytes(item.param("pk"));
   }
 
   // §4: q a non-negative Integer, REQUIRED; qu a String; w a positive Integer; pk a Byte Sequence.
-  private static boolean validPolicy(StructuredItem item) {
-    if (!isName(item)) return false;
-    StructuredItem q = item.param("q");
-    if (q == null || !nonNegativeInteger(q)) return false;
-    StructuredItem qu = item.param("qu");
-    if (qu != null && qu.type != StructuredItem.STRING) return false;
-    StructuredItem w = item.param("w");
-    if (w != null && (w.type != StructuredItem.INTEGER || w.integer <= 0)) return false;
-    StructuredItem pk = item.param("pk");
-    return pk == null || pk.type == StructuredItem.BYTES;
+  private static boolean validPolicy(Item item) {
+    Item qu = item.param("qu");
+    Item w = item.param("w");
+    return isName(item) && nonNegativeInteger(item.param("q"))
+        && (qu == null || qu.type == Item.Type.STRING)
+        && (w == null || (w.type == Item.Type.INTEGER && w.integer > 0))
+        && isBytes(item.param("pk"));
   }
 
-  private static boolean isName(StructuredItem item) {
-    return item.type == StructuredItem.STRING || item.type == StructuredItem.TOKEN;
+  private static boolean isName(Item item) {
+    return item.type == Item.Type.STRING || item.type == Item.Type.TOKEN;
   }
 
-  private static boolean nonNegativeInteger(StructuredItem item) {
-    return item.type == StructuredItem.INTEGER && item.integer >= 0;
+  private static boolean nonNegativeInteger(@Nullable Item item) {
+    return item != null && item.type == Item.Type.INTEGER && item.integer >= 0;
+  }
+
+  private static boolean absentOrNonNegative(@Nullable Item item) {
+    return item == null || nonNegativeInteger(item);
+  }
+
+  private static boolean isBytes(@Nullable Item item) {
+    return item == null || item.type == Item.Type.BYTES;
   }
 
   @Nullable
-  private static String bytes(@Nullable StructuredItem item) {
+  private static String text(@Nullable Item item) {
     return item == null ? null : item.text;
   }
 
-  // The policy of the same name whose pk matches, or that has none (it then covers every pk).
-  @Nullable
-  private static StructuredItem findPolicy(List<StructuredItem> policies, String name, @Nullable String pk) {
-    StructuredItem fallback = null;
-    for (int i = 0; i < policies.size(); i++) {
-      StructuredItem p = policies.get(i);
-      if (!name.equals(p.text)) continue;
-      String ppk = bytes(p.param("pk"));
-      if (ppk == null) {
-        if (fallback == null) fallback = p;
-      } else if (ppk.equals(pk)) {
-        return p;
-      }
-    }
-    return fallback;
-  }
-
   // The registry says "requests", the IANA table of -10 "request": both count requests.
-  private static boolean countsRequests(StructuredItem policy) {
-    StructuredItem qu = policy.param("qu");
+  private static boolean countsRequests(Item policy) {
+    Item qu = policy.param("qu");
     return qu == null || "requests".equals(qu.text) || "request".equals(qu.text);
   }
 
@@ -132,16 +134,13 @@ final class StructuredQuotas {
 
   @Nullable
   static List<Quota> draftDictionary(Headers headers, long nowNanos) {
-    Map<String, StructuredItem> dict =
-        StructuredFields.parseDictionary(StructuredFields.combine(headers.values("RateLimit")));
+    List<Item> dict = StructuredFields.parse(StructuredFields.field(headers, "RateLimit"), true);
     if (dict == null) return null;
-    StructuredItem remaining = dict.get("remaining");
-    StructuredItem limit = dict.get("limit");
-    StructuredItem reset = dict.get("reset");
+    Item remaining = StructuredFields.find(dict, "remaining");
+    Item limit = StructuredFields.find(dict, "limit");
+    Item reset = StructuredFields.find(dict, "reset");
     // -07 §3: each a non-negative Integer; any other type makes the field malformed.
-    if (remaining == null || !nonNegativeInteger(remaining)) return null;
-    if (limit != null && !nonNegativeInteger(limit)) return null;
-    if (reset != null && !nonNegativeInteger(reset)) return null;
+    if (!nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
     long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
     long resetNanos = reset == null ? -1 : boundedReset(reset.integer * NANOS_PER_SECOND);
     Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,

@@ -5,6 +5,7 @@ import static io.github.okretry.internal.QuotaHeadersTest.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import okhttp3.Headers;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@link QuotaHeaders} and {@link StructuredQuotas} at the edges docs/semantics.md ("Published
  * quotas") names: which family wins, the exact bounds (10 minutes, 366 days, 128 characters, 16
- * policies, epoch magnitudes), how a policy is found for a member, how one key sent twice is
+ * policies, 4 096 characters a field, epoch magnitudes), how a policy is found for a member, how one key sent twice is
  * merged, and which header names {@link QuotaHeaders#mayPublish} lets through. Cases are written
  * as in {@link QuotaHeadersTest} (the response's clock is 2026-01-01T00:00:00Z).
  */
@@ -182,6 +183,39 @@ class QuotaHeadersEdgesTest {
     assertThat(quotas).hasSize(QuotaHeaders.MAX_QUOTAS);
     assertThat(quotas.get(0).toString()).isEqualTo("Quota{IETF_LIST \"p0\" remaining=1 reset in 4000ms}");
     assertThat(quotas).extracting(Quota::policy).doesNotContain("p16", "p19");
+  }
+
+  /** A structured field of exactly {@link StructuredFields#MAX_FIELD_CHARS} is read; one more character and it is not. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '¦', textBlock = """
+    RateLimit at the bound                   ¦ RateLimit        ¦ 0 ¦ Quota{IETF_LIST "d" remaining=5/9 reset unknown}
+    RateLimit over it: the next family       ¦ RateLimit        ¦ 1 ¦ Quota{X_RATELIMIT remaining=7 reset unknown}
+    RateLimit-Policy at the bound            ¦ RateLimit-Policy ¦ 0 ¦ Quota{IETF_LIST "d" remaining=5/9 reset unknown}
+    RateLimit-Policy over it: RateLimit alone ¦ RateLimit-Policy ¦ 1 ¦ Quota{IETF_LIST "d" remaining=5 reset unknown}
+    -07 Dictionary at the bound              ¦ Dictionary       ¦ 0 ¦ Quota{DRAFT_DICTIONARY remaining=5 reset unknown}
+    -07 Dictionary over it                   ¦ Dictionary       ¦ 1 ¦ Quota{X_RATELIMIT remaining=7 reset unknown}
+    """)
+  void aStructuredFieldIsReadUpToTheBound(String name, String padded, int over, String expected) {
+    String limit = "\"d\";r=5";
+    String policy = "\"d\";q=9";
+    String dictionary = "remaining=5";
+    // Padding: the field's own members first, then comments ("c=…") up to the length wanted.
+    String field = switch (padded) {
+      case "RateLimit" -> limit = pad(limit, ";c=", over);
+      case "RateLimit-Policy" -> policy = pad(policy, ";c=", over);
+      default -> dictionary = pad(dictionary, ", c=", over);
+    };
+    assertThat(field).hasSize(StructuredFields.MAX_FIELD_CHARS + over);
+    Headers h = new Headers.Builder().add("X-RateLimit-Remaining", "7")
+        .add("RateLimit", padded.equals("Dictionary") ? dictionary : limit)
+        .add("RateLimit-Policy", policy).build();
+    assertThat(QuotaHeaders.parse(h, 200, false, QuotaHeadersTest.NOW_NANOS, QuotaHeadersTest.CLOCK))
+        .extracting(Quota::toString).containsExactly(expected);
+  }
+
+  // value + separator + a Token of 't's, MAX_FIELD_CHARS + over characters in all.
+  static String pad(String value, String separator, int over) {
+    return value + separator + "t".repeat(StructuredFields.MAX_FIELD_CHARS + over - value.length() - separator.length());
   }
 
   @ParameterizedTest(name = "{0}")

@@ -69,7 +69,7 @@ class QuotaHeadersTest {
       IETF: partition key                   ¦ RateLimit-Policy: "peruser";q=100;w=60;pk=:cHsdsRa894==: | RateLimit: "peruser";r=5;t=10;pk=:cHsdsRa894==: ¦ Quota{IETF_LIST "peruser" pk=:cHsdsRa894==: remaining=5/100 w=60s reset in 10000ms}
       IETF: pk matches the policy with it   ¦ RateLimit-Policy: "u";q=7, "u";q=50;pk=:YWJj: | RateLimit: "u";r=40;pk=:YWJj:            ¦ Quota{IETF_LIST "u" pk=:YWJj: remaining=40/50 reset unknown}
       IETF: pk falls back to a keyless one  ¦ RateLimit-Policy: "u";q=7, "u";q=50;pk=:YWJj: | RateLimit: "u";r=6;pk=:eHl6:              ¦ Quota{IETF_LIST "u" pk=:eHl6: remaining=6/7 reset unknown}
-      IETF: comments and vendor params      ¦ RateLimit-Policy: "d";q=20;w=1;acme-burst=5;x="y" | RateLimit: "d";r=4;t=1;acme-z=?1;c=1.5 ¦ Quota{IETF_LIST "d" remaining=4/20 w=1s reset in 1000ms}
+      IETF: comments and vendor params      ¦ RateLimit-Policy: "d";q=20;w=1;acme-burst=5;x="y" | RateLimit: "d";r=4;t=1;acme-z=1;c=tok;flag ¦ Quota{IETF_LIST "d" remaining=4/20 w=1s reset in 1000ms}
       IETF: qu requests                     ¦ RateLimit-Policy: "d";q=20;qu="requests" | RateLimit: "d";r=4                ¦ Quota{IETF_LIST "d" remaining=4/20 reset unknown}
       IETF: qu request (the IANA table)     ¦ RateLimit-Policy: "d";q=20;qu="request" | RateLimit: "d";r=4                 ¦ Quota{IETF_LIST "d" remaining=4/20 reset unknown}
       IETF: qu content-bytes says nothing   ¦ RateLimit-Policy: "d";q=65535;qu="content-bytes";w=10 | RateLimit: "d";r=300 ¦ none
@@ -132,6 +132,10 @@ class QuotaHeadersTest {
       IETF: t a Decimal                      ¦ RateLimit: "d";r=1;t=0.5                              ¦ none
       IETF: name an Integer                  ¦ RateLimit: 1;r=5                                      ¦ none
       IETF: name an inner list               ¦ RateLimit: ("d");r=5                                  ¦ none
+      IETF: a Decimal comment (no rate-limit field sends one) ¦ RateLimit: "d";r=5;c=1.5         ¦ none
+      IETF: a Boolean comment                ¦ RateLimit: "d";r=5;c=?1                               ¦ none
+      IETF: a Display String comment         ¦ RateLimit: "d";r=5;c=%"x"                             ¦ none
+      IETF: a Date comment                   ¦ RateLimit: "d";r=5;c=@1                               ¦ none
       IETF: pk not a Byte Sequence           ¦ RateLimit: "d";r=5;pk="abc"                           ¦ none
       IETF: pk not base64                    ¦ RateLimit: "d";r=5;pk=:a*b:                           ¦ none
       IETF: one bad member spoils the field  ¦ RateLimit: "a";r=1, "b";r=-1 | X-RateLimit-Remaining: 4 ¦ Quota{X_RATELIMIT remaining=4 reset unknown}
@@ -209,6 +213,52 @@ class QuotaHeadersTest {
       List<Quota> quotas = QuotaHeaders.parse(headers(b.toString()), 200, false, NOW_NANOS, CLOCK);
       assertThat(quotas).hasSize(QuotaHeaders.MAX_QUOTAS);
       assertThat(quotas.get(15).policy()).isEqualTo("p15");
+    }
+
+    /**
+     * Issue 30.1: quota fields of 100 KB, each a shape that cost the old parser time or memory
+     * growing with the square of the field, are ignored whole (longer than {@link
+     * StructuredFields#MAX_FIELD_CHARS}), and reading them allocates under 1 MB, where it took up to
+     * 2 GB and a second of CPU.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '¦', textBlock = """
+      20 000 empty Display Strings (a copy of the field each)      ¦ RateLimit        ¦ %""                ¦ -
+      policies: each member searched them all                      ¦ RateLimit        ¦ "a%d";r=1          ¦ RateLimit-Policy=\"b%d\";q=1
+      valid members                                                ¦ RateLimit        ¦ "a%d";r=1;t=1      ¦ -
+      a Dictionary of distinct keys                                ¦ RateLimit        ¦ k%d=1              ¦ -
+      a valid RateLimit beside a hostile policy: it stands alone   ¦ RateLimit-Policy ¦ "d%d";q=1;w=1      ¦ RateLimit=\"d\";r=5
+      """)
+    void hugeHostileFieldsAreIgnoredCheaply(String name, String field, String member, String other) {
+      Headers.Builder b = new Headers.Builder().add(field, hundredKb(member));
+      if (!other.equals("-")) {
+        String[] kv = other.split("=", 2);
+        b.add(kv[0], kv[1].contains("%d") ? hundredKb(kv[1]) : kv[1]);
+      }
+      Headers h = b.build();
+      List<Quota> quotas = QuotaHeaders.parse(h, 200, false, NOW_NANOS, CLOCK);
+      if (other.startsWith("RateLimit=")) assertThat(quotas).singleElement().hasToString("Quota{IETF_LIST \"d\" remaining=5 reset unknown}");
+      else assertThat(quotas).isNull();
+      long bytes = Allocation.ofCurrentThread(() -> QuotaHeaders.parse(h, 200, false, NOW_NANOS, CLOCK));
+      assertThat(bytes).isLessThan(1_000_000);
+    }
+
+    @Test
+    void aFieldOfTenThousandLinesIsIgnoredWhole() {
+      Headers.Builder b = new Headers.Builder();
+      for (int i = 0; i < 10_000; i++) b.add("RateLimit", "\"d" + i + "\";r=1");
+      b.add("X-RateLimit-Remaining", "4");
+      Headers h = b.build();
+      assertThat(QuotaHeaders.parse(h, 200, false, NOW_NANOS, CLOCK)).singleElement()
+          .hasToString("Quota{X_RATELIMIT remaining=4 reset unknown}");
+      assertThat(Allocation.ofCurrentThread(() -> QuotaHeaders.parse(h, 200, false, NOW_NANOS, CLOCK))).isLessThan(1_000_000);
+    }
+
+    // Members made from a pattern with %d (a running number), joined with ", " to about 100 KB.
+    static String hundredKb(String member) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; b.length() < 100_000; i++) b.append(i == 0 ? "" : ", ").append(member.replace("%d", Integer.toString(i)));
+      return b.toString();
     }
 
     @Test
