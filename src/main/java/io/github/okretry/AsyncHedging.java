@@ -16,8 +16,14 @@ import org.jspecify.annotations.Nullable;
  * the hedges in flight ({@link Leg}: each its own OkHttp call, callback and deadline watch) and
  * their cancellation. It acts only: whether a hedge goes is the {@link LogicalCall}'s answer,
  * asked under the loop's lock. Made by the loop when the call first says a hedge may be due, so
- * a call that never hedges pays nothing for it. Every method but the legs' callbacks and {@link
- * #cancelAll} runs under the loop's lock.
+ * a call that never hedges pays nothing for it. Every method but the legs' callbacks and gates,
+ * and {@link #cancelAll}, runs under the loop's lock.
+ *
+ * <p>A due hedge is enqueued on the client's dispatcher, which may hold it behind other calls to
+ * its host (at most {@code maxRequestsPerHost} run, 5 by default), including the very attempt it
+ * hedges. It is an attempt only once it leaves that queue: {@link AttemptSettings} then asks its
+ * leg ({@link Leg#departs}), and the call pays for it, counts and reports it, or drops it unsent.
+ * A leg that never left is canceled with its round and its failure ignored.
  */
 final class AsyncHedging {
 
@@ -85,9 +91,9 @@ final class AsyncHedging {
         List<Leg> flying = legs;
         if (flying == null) legs = flying = new ArrayList<>(2);
         flying.add(leg);
+        hedge.departure = leg; // before enqueue() hands it to another thread
         hedge.attachTo(sent);
         leg.watch = DeadlineWatch.start(sent, hedge.watchNanos());
-        arm(loop.logical.hedgeDelayNanos()); // the next hedge, if more may fly
       }
       // Outside the lock: an executor that rejects the call fails it on this thread. A cancel
       // that came meanwhile found the call in legs and canceled it: it fails as canceled.
@@ -96,6 +102,22 @@ final class AsyncHedging {
     } catch (RuntimeException | Error t) {
       Thread thread = Thread.currentThread();
       thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+    }
+  }
+
+  /**
+   * {@code leg}'s call left the dispatcher (on its thread, from {@link AttemptSettings}): true if
+   * the hedge goes, now paid for and counted; then the next hedge's timer is armed, if more may fly.
+   */
+  private boolean departs(Leg leg) {
+    RetryingCall call = loop.call;
+    synchronized (loop.lock) {
+      if (leg.departed) return true; // asked again: the answer stands
+      if (loop.finished || call.canceled || call.factory.isClosed()) return false;
+      if (!loop.logical.hedgeDeparts(leg.attempt)) return false;
+      leg.departed = true;
+      arm(loop.logical.hedgeDelayNanos());
+      return true;
     }
   }
 
@@ -120,15 +142,21 @@ final class AsyncHedging {
     }
   }
 
-  /** A hedge in flight: its own OkHttp call, callback and deadline watch. */
-  final class Leg implements Callback {
+  /** A hedge, queued or in flight: its own OkHttp call, callback, deadline watch and gate. */
+  final class Leg implements Callback, Attempt.Departure {
     final Attempt attempt;
     final Call sent;
     volatile @Nullable DeadlineWatch watch;
+    boolean departed; // guarded by the loop's lock: it left the dispatcher and is an attempt of the call
 
     Leg(Attempt attempt, Call sent) {
       this.attempt = attempt;
       this.sent = sent;
+    }
+
+    @Override
+    public boolean departs() {
+      return AsyncHedging.this.departs(this);
     }
 
     @Override

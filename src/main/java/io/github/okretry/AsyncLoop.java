@@ -188,8 +188,15 @@ final class AsyncLoop implements Callback {
           return;
         }
         AsyncHedging h = hedging;
-        if (leg == null) primaryFlying = false;
-        else if (h != null) h.ended(leg);
+        if (leg == null) {
+          primaryFlying = false;
+        } else {
+          if (h != null) h.ended(leg);
+          if (!leg.departed) { // it never left the dispatcher: never an attempt of the call
+            if (response != null) response.close();
+            return;
+          }
+        }
         try {
           step = logical.ended(leg == null ? inFlight : leg.attempt, response, error, seen);
         } catch (Error e) {
@@ -198,9 +205,11 @@ final class AsyncLoop implements Callback {
         }
         if (step.kind() != Step.Kind.DROP) { // the round is over
           if (h != null) h.roundEnded();
+          // Ending the call: every other attempt. Waiting for a retry: the hedge still queued, if any
+          // (one in flight would have made this a DROP); it would never go.
+          losers = attemptsInFlight();
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
-            losers = attemptsInFlight();
             // The call's own call from now on, so isCanceled() reports the winner, not a loser canceled.
             if (leg != null) call.current = attempt;
           }

@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One attempt of a {@link LogicalCall}, as a driver sends it: the attempt is the SEND {@link Step}
  * itself (so a send allocates nothing), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one call follow one
- * another, so one is reused; a hedge (two in flight) takes its own ({@link Hedging}). The factory's attempts
- * carry it as a request tag, for {@link AttemptSettings}.
+ * another, so one is reused; each hedge (two in flight) takes its own ({@link Hedging}). The factory's attempts
+ * carry it as a request tag, for {@link AttemptSettings}, which also asks a hedge's {@link Departure}
+ * whether it may still go when OkHttp's dispatcher runs it.
  */
 final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private final LogicalCall call;
@@ -19,6 +20,17 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   final boolean hedge; // sent beside an attempt in flight
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
+  /** A queued hedge's gate, set by the driver before it hands the hedge to OkHttp; else null. */
+  @Nullable Departure departure;
+
+  /** Asked when a queued attempt (a hedge) leaves the driver's queue, before anything is sent. */
+  interface Departure {
+    /**
+     * True if the attempt goes now (then it is paid for and counted); false to drop it unsent. Asked
+     * again, it answers the same: true once it went.
+     */
+    boolean departs();
+  }
 
   Attempt(LogicalCall call) {
     this(call, false);
@@ -63,6 +75,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
       trackedCall = okhttpCall;
     }
     t.reset();
+  }
+
+  /** True unless this is a queued hedge that its {@link Departure} says must not go after all. */
+  boolean departs() {
+    Departure d = departure;
+    return d == null || d.departs();
   }
 
   /** True if a tracker proved that this attempt wrote no request: the server never saw it. */

@@ -13,6 +13,10 @@ import okhttp3.Response;
  * RetryInterceptor} applies it to its chain directly; {@link RetryingCallFactory} makes each
  * attempt a separate OkHttp call, so the attempt travels on its request as a tag and this
  * interceptor, on the factory's attempt client, applies its settings.
+ *
+ * <p>First among the attempt client's interceptors, it runs when OkHttp's dispatcher runs the
+ * attempt's call: the moment a hedge leaves the queue. A hedge that must not go by then (its
+ * round is over, or the budget does not pay) fails here, before anything is sent.
  */
 final class AttemptSettings implements Interceptor {
 
@@ -26,6 +30,11 @@ final class AttemptSettings implements Interceptor {
   public Response intercept(Chain chain) throws IOException {
     Attempt attempt = chain.request().tag(Attempt.class);
     if (attempt == null) return chain.proceed(chain.request());
+    // Checked once the call left the dispatcher: a hedge that waited behind the attempts it
+    // hedges is paid for and reported only if it goes (Hedging). Its failure is dropped unseen.
+    if (attempt.hedge && (chain.call().isCanceled() || !attempt.departs())) {
+      throw new IOException("okretry: hedge not sent");
+    }
     return apply(chain, attempt, time).proceed(chain.request());
   }
 

@@ -12,9 +12,18 @@ import org.jspecify.annotations.Nullable;
  * when the next hedge is due, and whether this call may hedge at all. A round is an attempt sent
  * by {@link LogicalCall#next} and the hedges sent beside it; it ends when one of them ends the
  * call, or when the last of them failed (then the call retries or gives up as without hedges).
- * Made only for a call whose policy hedges and whose request is safe to send twice, so a call
+ *
+ * <p>A hedge goes in two steps, because a driver may have to queue it ({@code RetryingCallFactory}
+ * hands it to OkHttp's dispatcher, which runs only so many calls per host, so in a burst a hedge
+ * waits behind the very attempts it hedges): when it is due ({@link #due}) it is handed to the
+ * driver, pending; only when it leaves the driver's queue for the network ({@link #departs}) is it
+ * checked again, paid for and counted as an attempt. A hedge still pending when its round ends
+ * never goes, costs nothing and was never reported. At most one is pending: the next is due a
+ * delay after this one went.
+ *
+ * <p>Made only for a call whose policy hedges and whose request is safe to send twice, so a call
  * without hedging pays nothing for it. No I/O; its side effects are the budget a hedge withdraws
- * from ({@link #mayHedge}) and the policy's per-origin latencies and refusals it records. Like its
+ * from ({@link #departs}) and the policy's per-origin latencies and refusals it records. Like its
  * call, not thread-safe.
  */
 final class Hedging {
@@ -24,13 +33,15 @@ final class Hedging {
   private final long fixedDelayNanos; // 0: adaptive
   private final long floorNanos;
   private final OriginLatencies origins; // the policy's: refusals, answers and their latencies
-  private final Attempt[] hedges; // reused round after round: a round starts only once the last ended
 
   private int inFlight; // attempts of this round not ended yet
   private int sent; // hedges sent this round
   private long lastSentNanos; // when this round's latest attempt was sent
   private long armedNanos; // the delay the driver was told for the next hedge; 0: none
   private boolean refused; // the origin refused or paced this call: no more hedges, ever
+  // The hedge handed to the driver and not gone yet. Each hedge is its own Attempt, never reused:
+  // one left behind in a queue by an earlier round can never pass for this round's.
+  private @Nullable Attempt pending;
 
   private Hedging(LogicalCall call, RetryPolicy policy) {
     this.call = call;
@@ -38,7 +49,6 @@ final class Hedging {
     this.fixedDelayNanos = policy.settings.hedgeDelayNanos;
     this.floorNanos = policy.settings.hedgeFloorNanos;
     this.origins = policy.hedgeOrigins;
-    this.hedges = new Attempt[maxHedges];
   }
 
   /**
@@ -59,15 +69,22 @@ final class Hedging {
     sent = 0;
     lastSentNanos = nowNanos;
     armedNanos = 0;
+    pending = null;
+  }
+
+  /** The round is over (the call ends, waits or retries): a hedge still pending never goes. */
+  void roundEnded() {
+    pending = null;
+    armedNanos = 0;
   }
 
   /**
    * How long after the latest send of this round the next hedge is due, or 0 for none (no more
-   * hedges this round, the origin refused or has not answered yet, or the adaptive delay is still
-   * warming up). What it answers is what {@link #mayHedge} holds the driver's timer to.
+   * hedges this round, one is pending, the origin refused or has not answered yet, or the adaptive
+   * delay is still warming up). What it answers is what {@link #due} holds the driver's timer to.
    */
   long delayNanos(HttpUrl url) {
-    if (refused || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
+    if (refused || pending != null || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
     // An origin that never answered may be one that refuses everything: no hedge to it yet.
     if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(url) ? fixedDelayNanos : 0;
     long percentile = origins.percentileNanos(url);
@@ -77,23 +94,43 @@ final class Hedging {
   }
 
   /**
-   * True if a hedge may go at {@code nowNanos}, checked in this order: one is armed and its delay
-   * is over; {@code origin} does not push back (is not refusing or pacing calls, and has not
-   * refused a call of this policy lately: else this call never hedges again); the call {@code
-   * mayAttempt} again (within its attempts and its deadline); the budget pays, as for a retry.
+   * The hedge to hand to the driver at {@code nowNanos}, numbered {@code number} if it goes, or
+   * null, checked in this order: one is armed and its delay is over; {@code origin} does not push
+   * back (is not refusing or pacing calls, and has not refused a call of this policy lately: else
+   * this call never hedges again); the call {@code mayAttempt} again (within its attempts and its
+   * deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
    */
-  boolean mayHedge(long nowNanos, OriginTurn origin, boolean mayAttempt) {
-    if (!isDue(nowNanos)) return false;
-    // Hedging is for a healthy service with a tail, never for one that pushes back.
-    if (origin.pushesBack(nowNanos) || origins.refusedRecently(call.request.url(), nowNanos)) {
-      refused();
-      return false;
-    }
-    return mayAttempt && call.policy.budget.tryWithdraw(nowNanos);
+  @Nullable Attempt due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
+    if (!isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return null;
+    armedNanos = 0; // the next is armed once this one went
+    Attempt hedge = pending = new Attempt(call, true);
+    hedge.number = number; // attempts start one at a time, and none while a hedge is pending
+    return hedge;
+  }
+
+  /**
+   * True if {@code hedge}, pending, may leave the driver's queue at {@code nowNanos}: it is still
+   * this round's, the round still has an attempt in flight, {@code origin} does not push back,
+   * the call {@code mayAttempt}, and the budget pays, as for a retry after an error. Either way it
+   * is pending no more; if true, the caller counts it and then {@link #sent} it.
+   */
+  boolean departs(Attempt hedge, long nowNanos, OriginTurn origin, boolean mayAttempt) {
+    if (hedge != pending) return false; // its round ended while it waited in the queue
+    pending = null;
+    if (inFlight == 0 || refused || pushesBack(nowNanos, origin) || !mayAttempt) return false;
+    return call.policy.budget.tryWithdraw(nowNanos);
   }
 
   private boolean isDue(long nowNanos) {
-    return armedNanos > 0 && inFlight > 0 && !refused && sent < maxHedges && nowNanos - lastSentNanos >= armedNanos;
+    return armedNanos > 0 && inFlight > 0 && !refused && pending == null && sent < maxHedges
+        && nowNanos - lastSentNanos >= armedNanos;
+  }
+
+  private boolean pushesBack(long nowNanos, OriginTurn origin) {
+    // Hedging is for a healthy service with a tail, never for one that pushes back.
+    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(call.request.url(), nowNanos)) return false;
+    refused();
+    return true;
   }
 
   /** How long the latest attempt of this round has gone unanswered. */
@@ -106,17 +143,13 @@ final class Hedging {
     armedNanos = 0;
   }
 
-  /** A hedge numbered {@code number} goes now, beside the attempts in flight. */
-  Attempt sent(int number, long nowNanos) {
-    Attempt hedge = hedges[sent];
-    if (hedge == null) hedge = hedges[sent] = new Attempt(call, true);
-    hedge.number = number;
+  /** {@code hedge}, which {@link #departs}, goes now beside the attempts in flight. */
+  void sent(Attempt hedge, long nowNanos) {
     hedge.sentNanos = nowNanos;
     sent++;
     inFlight++;
     lastSentNanos = nowNanos;
     armedNanos = 0;
-    return hedge;
   }
 
   /** {@code attempt} of this round ended; true if others of the round are still in flight. */

@@ -107,17 +107,36 @@ final class LogicalCall {
   }
 
   /**
-   * A hedge's time came: the hedge to send beside the attempts in flight (the same request and
-   * key), or null if none may go now ({@link Hedging#mayHedge}). A hedge is an attempt.
+   * A hedge's time came: the hedge to hand to the driver (the same request and key, numbered as
+   * it will be if it goes), or null if none may go now ({@link Hedging#due}). Not yet an attempt:
+   * nothing is paid, counted or reported until the driver asks {@link #hedgeDeparts}.
    */
   @Nullable Attempt hedge() {
     Hedging h = hedging;
+    if (h == null) return null;
     long now = policy.time.nanoTime();
-    if (h == null || !h.mayHedge(now, origin, attempts <= maxRetries && deadline.remainingNanos(now) > 0)) return null;
+    return h.due(now, origin, mayAttempt(now), attempts + 1);
+  }
+
+  /**
+   * {@code hedge}, from {@link #hedge}, leaves the driver's queue for the network: true if it goes
+   * (then it is paid for, counted and reported: {@code onHedgeStarted}, {@code onAttemptStarted}),
+   * false if it must not be sent ({@link Hedging#departs}: its round is over, the origin pushes
+   * back, the call is out of attempts or time, or the budget does not pay).
+   */
+  boolean hedgeDeparts(Attempt hedge) {
+    Hedging h = hedging;
+    long now = policy.time.nanoTime();
+    if (h == null || !h.departs(hedge, now, origin, mayAttempt(now))) return false;
     attempts++;
     policy.events.hedgeStarted(request, attempts, h.silentNanos(now));
     policy.events.attemptStarted(request, attempts);
-    return h.sent(attempts, now);
+    h.sent(hedge, now);
+    return true;
+  }
+
+  private boolean mayAttempt(long nowNanos) {
+    return attempts <= maxRetries && deadline.remainingNanos(nowNanos) > 0;
   }
 
   @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
@@ -154,11 +173,14 @@ final class LogicalCall {
    * {@code seen}: the driver's {@link Seen} flags, 0 for none).
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
+    Step step;
     try {
-      return decide(attempt, response, error, seen);
+      step = decide(attempt, response, error, seen);
     } catch (RuntimeException e) { // a bug: never a silent hang, nor a throw into OkHttp's thread
-      return failedBelow(e, new IOException("okretry: retry decision failed", e));
+      step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
+    if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded(); // a hedge still queued never goes
+    return step;
   }
 
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {

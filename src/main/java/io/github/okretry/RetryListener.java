@@ -37,7 +37,9 @@ public interface RetryListener {
    * call are still in flight and unanswered, {@code afterNanos} after the latest of them was sent
    * ({@link RetryPolicy.Builder#hedgeAfter}). A retry follows a failure; a hedge follows silence.
    * Reported just before that attempt's {@link #onAttemptStarted}, so counting these events
-   * counts hedges, and the attempts started minus one minus the hedges counts retries.
+   * counts hedges, and the attempts started minus one minus the hedges counts retries. Reported
+   * when the hedge leaves OkHttp's dispatcher, on the thread that runs it: a hedge still queued
+   * there when its call was answered is never sent, never paid for and never reported.
    *
    * @param request the request as sent, including any idempotency key header (the same key as
    *     the attempts in flight)

@@ -34,7 +34,10 @@ import okio.AsyncTimeout;
  * <p>Under a policy that hedges ({@link RetryPolicy.Builder#hedgeAfter}), a safe request that has
  * gone unanswered for the hedge delay is sent again as a second OkHttp call beside the first; the
  * first acceptable answer is delivered and the other call canceled. {@link Call#execute()} hedges
- * too: it then runs the attempts as {@code enqueue} does and blocks for the outcome.
+ * too: it then runs the attempts as {@code enqueue} does and blocks for the outcome. A hedge waits
+ * in the client's dispatcher like any call (at most {@code maxRequestsPerHost} to a host at once,
+ * 5 by default) and is paid for and reported only when it leaves it: one still queued when its
+ * call is answered is never sent. To hedge a burst, give the dispatcher room for the hedges.
  *
  * <p>Give it a client <em>without</em> the {@code RetryInterceptor} (it would retry twice). The
  * factory owns a single daemon scheduler thread unless you pass your own scheduler; {@link

@@ -254,6 +254,101 @@ class HedgingDriverTest extends ScriptedTest {
     assertThat(events.lines("hedge")).isEmpty();
   }
 
+  /**
+   * Issue 30.3 on fake time, through a real OkHttp {@link Dispatcher}: a hedge may wait in its
+   * queue ({@code maxRequestsPerHost}); it is paid for and reported only if it leaves the queue.
+   */
+  RetryingCallFactory queuedFactory(int maxRequestsPerHost, RetryBudget budget) {
+    Dispatcher dispatcher = new Dispatcher(new SlowDispatch(scheduler, latencyMillis));
+    dispatcher.setMaxRequestsPerHost(maxRequestsPerHost);
+    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().dispatcher(dispatcher).addInterceptor(script).build());
+    RetryPolicy policy = hedging().retryBudget(budget).build();
+    policy.hedgeOrigins.record(get().url(), 5 * MS);
+    return RetryingCallFactory.create(client, policy, scheduler);
+  }
+
+  static RetryBudget tenTokens() {
+    return RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).failureStreak(0).build();
+  }
+
+  @Test
+  void aHedgeQueuedBehindTheAttemptItHedgesNeverGoesAndCostsNothing() {
+    latencyMillis.put(1, 1000L);
+    script.thenAlways(200);
+    RetryBudget budget = tenTokens();
+    Call call = call(queuedFactory(1, budget), get());
+    enqueue(call);
+    scheduler.runFor(Duration.ofMillis(60));
+    assertThat(events.lines()).as("due at 50 ms, but queued behind attempt 1").containsExactly("start 1");
+    assertThat(budget.availableTokens()).isEqualTo(10);
+    scheduler.runUntilIdle();
+    assertThat(attemptNumber(delivered())).isEqualTo(1);
+    assertThat(events.lines()).containsExactly("start 1", "succeeded 1 HTTP 200");
+    assertThat(budget.availableTokens()).as("nothing paid for the hedge that never went").isEqualTo(10);
+    assertThat(script.attempts()).isEqualTo(1);
+    assertThat(call.isCanceled()).isFalse();
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void aHedgeQueuedBehindAnotherCallGoesWhenASlotFreesAndIsCountedFromThen() {
+    latencyMillis.put(1, 1000L);
+    latencyMillis.put(2, 5L);
+    script.thenAlways(200);
+    RetryBudget budget = tenTokens();
+    RetryingCallFactory factory = queuedFactory(2, budget);
+    // Another call to the host holds the second slot for 80 ms: the hedge due at 50 ms waits for it.
+    Request other = get().newBuilder().tag(TestExecutors.Latency.class, new TestExecutors.Latency(80)).build();
+    AtomicInteger otherDone = new AtomicInteger();
+    factory.attemptClient.newCall(other).enqueue(new Callback() {
+      @Override
+      public void onResponse(Call c, Response response) {
+        response.close();
+        otherDone.incrementAndGet();
+      }
+
+      @Override
+      public void onFailure(Call c, IOException e) {
+        otherDone.incrementAndGet();
+      }
+    });
+    long start = time.nanoTime();
+    enqueue(call(factory, get()));
+    scheduler.runUntilIdle();
+    assertThat(otherDone.get()).isEqualTo(1);
+    assertThat(attemptNumber(delivered())).isEqualTo(2);
+    assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 80 ms", "start 2", "succeeded 2 HTTP 200");
+    assertThat(deliveredAt - start).as("left the queue at 80 ms, answered 5 ms later").isEqualTo(85 * MS);
+    assertThat(budget.availableTokens()).isEqualTo(9);
+    assertThat(canceledAttempts.get()).as("the loser").isEqualTo(1);
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void aHedgeQueuedWhenItsRoundFailsNeverGoesAndTheRetryHedgesAfresh() {
+    latencyMillis.put(1, 70L); // fails at 70 ms, its hedge still queued behind it
+    latencyMillis.put(2, 1000L); // the retry, after the 100 ms backoff
+    latencyMillis.put(3, 5L); // the retry's hedge: its slot is free once the stale one is gone
+    script.fail(new java.net.ConnectException("refused")).thenAlways(200);
+    RetryBudget budget = tenTokens();
+    Dispatcher dispatcher = new Dispatcher(new SlowDispatch(scheduler, latencyMillis));
+    dispatcher.setMaxRequestsPerHost(1);
+    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().dispatcher(dispatcher).addInterceptor(script).build());
+    RetryPolicy policy = hedgingThenRetrying().retryBudget(budget).build();
+    policy.hedgeOrigins.record(get().url(), 5 * MS);
+    long start = time.nanoTime();
+    enqueue(call(RetryingCallFactory.create(client, policy, scheduler), get()));
+    scheduler.runUntilIdle();
+    Object outcome = delivered();
+    assertThat(events.lines()).containsExactly(
+        "start 1", "retry 1 ConnectException: refused", "start 2", "succeeded 2 HTTP 200");
+    assertThat(attemptNumber(outcome)).isEqualTo(2);
+    assertThat(deliveredAt - start).as("the retry's own hedge queued behind it too").isEqualTo((70 + 100 + 1000) * MS);
+    assertThat(budget.availableTokens()).as("the retry's token only").isEqualTo(9);
+    assertThat(script.attempts()).isEqualTo(2);
+    assertThat(scheduler.pending()).isZero();
+  }
+
   @Test
   void theInterceptorRefusesAPolicyThatHedges() {
     RetryPolicy policy = hedging().build();

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -17,11 +20,14 @@ import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Hedges over real sockets, where the point is real cancellation: the slow attempt's OkHttp call
@@ -180,4 +186,99 @@ class HedgingIntegrationTest {
       assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
     }
   }
+
+  /**
+   * Issue 30.3: a burst of hedged calls through OkHttp's default dispatcher (5 calls per host), to
+   * a server slower than the hedge delay. Every hedge queues behind the attempts it hedges, and
+   * most never leave the client before their call is answered: those are neither paid for nor
+   * reported. Counted: the hedges reported ({@code onHedgeStarted}) against those whose headers
+   * OkHttp wrote ({@code onNetworkRequest}) and those the server received; the budget spent
+   * against the hedges that went. Over HTTP/2 with {@code maxHedges(3)} too. {@code
+   * -Dokretry.burstCalls=100 -Dokretry.burstSlowMillis=300 -Dokretry.printTables=true} for the
+   * issue's shape; 40 calls of 150 ms in every build.
+   */
+  @ParameterizedTest(name = "http2={0}")
+  @ValueSource(booleans = {false, true})
+  void aHedgeThatNeverLeavesTheDispatcherIsNeitherPaidForNorReported(boolean http2) throws Exception {
+    int total = Integer.getInteger("okretry.burstCalls", 40);
+    long slowMillis = Long.getLong("okretry.burstSlowMillis", 150);
+    AtomicInteger hedgesStarted = new AtomicInteger();
+    AtomicInteger hedgesOnTheNetwork = new AtomicInteger();
+    Set<String> hedgeAttempts = ConcurrentHashMap.newKeySet();
+    RetryPolicy policy = RetryPolicy.builder().hedgeAfter(50, TimeUnit.MILLISECONDS).maxHedges(http2 ? 3 : 1)
+        .listener(new RetryListener() {
+          @Override
+          public void onHedgeStarted(Request request, int attempt, long afterNanos) {
+            hedgesStarted.incrementAndGet();
+            hedgeAttempts.add(System.identityHashCode(request) + "/" + attempt);
+          }
+
+          @Override
+          public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
+            if (requestInAttempt == 1 && hedgeAttempts.contains(System.identityHashCode(request) + "/" + attempt)) {
+              hedgesOnTheNetwork.incrementAndGet();
+            }
+          }
+        }).build();
+    OkHttpClient.Builder builder = new OkHttpClient.Builder().connectionPool(new ConnectionPool())
+        .readTimeout(Duration.ofSeconds(10));
+    if (http2) builder.protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
+    OkHttpClient client = LeakCheck.track(builder.build());
+    AtomicInteger arrivals = new AtomicInteger();
+    // MockWebServer logs each stream a loser's cancel resets at INFO, through OkHttp's logger.
+    java.util.logging.Logger okhttp = java.util.logging.Logger.getLogger(OkHttpClient.class.getName());
+    java.util.logging.Level level = okhttp.getLevel();
+    okhttp.setLevel(java.util.logging.Level.WARNING);
+    try (MockWebServer server = new MockWebServer();
+        RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+      if (http2) server.setProtocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          if (request.getUrl().encodedPath().equals("/warm")) return new MockResponse.Builder().body("warm").build();
+          arrivals.incrementAndGet();
+          return new MockResponse.Builder().headersDelay(slowMillis, TimeUnit.MILLISECONDS).body("x").build();
+        }
+      });
+      server.start();
+      warm(calls, server);
+      double tokensBefore = policy.budget.availableTokens();
+      CountDownLatch done = new CountDownLatch(total);
+      AtomicInteger ok = new AtomicInteger();
+      long start = System.nanoTime();
+      for (int i = 0; i < total; i++) {
+        calls.newCall(new Request.Builder().url(server.url("/" + i)).build()).enqueue(new Callback() {
+          @Override
+          public void onResponse(Call c, Response response) {
+            if (response.isSuccessful()) ok.incrementAndGet();
+            response.close();
+            done.countDown();
+          }
+
+          @Override
+          public void onFailure(Call c, IOException e) {
+            done.countDown();
+          }
+        });
+      }
+      assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      double spent = tokensBefore - policy.budget.availableTokens();
+      int hedgesAtTheServer = arrivals.get() - total;
+      String line = String.format("http2=%s: %d calls (%d ok) in %d ms; hedges started %d, on the network %d, at the server %d;"
+          + " budget %.1f -> %.1f", http2, total, ok.get(), ms, hedgesStarted.get(), hedgesOnTheNetwork.get(),
+          hedgesAtTheServer, tokensBefore, policy.budget.availableTokens());
+      Diagnostics.println(line);
+      assertThat(ok.get()).as(line).isEqualTo(total);
+      // Equal in every run measured; a hedge that left the dispatcher just as its call was answered
+      // (canceled before its headers were written) could make one more started than sent.
+      assertThat(hedgesStarted.get()).as(line).isBetween(hedgesOnTheNetwork.get(), hedgesOnTheNetwork.get() + 1);
+      assertThat(hedgesAtTheServer).as(line).isBetween(hedgesOnTheNetwork.get() - 1, hedgesOnTheNetwork.get());
+      // Successful first attempts pay in; the hedges that went are the only withdrawals.
+      assertThat(spent).as(line).isLessThanOrEqualTo(hedgesOnTheNetwork.get());
+    } finally {
+      okhttp.setLevel(level);
+    }
+  }
+
 }

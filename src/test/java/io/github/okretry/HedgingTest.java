@@ -68,6 +68,15 @@ class HedgingTest {
     return call;
   }
 
+  /**
+   * The hedge due now, sent at once (as by a driver whose queue is empty: it is due and leaves at
+   * the same moment), or null if none goes.
+   */
+  static Attempt hedged(LogicalCall call) {
+    Attempt hedge = call.hedge();
+    return hedge != null && call.hedgeDeparts(hedge) ? hedge : null;
+  }
+
   /** The first attempt {@link #sent} for {@code call}. */
   Attempt first(LogicalCall call) {
     return firsts.get(call);
@@ -78,9 +87,9 @@ class HedgingTest {
     LogicalCall call = sent(known(policy()), get);
     assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
     advanceMillis(49);
-    assertThat(call.hedge()).isNull();
+    assertThat(hedged(call)).isNull();
     advanceMillis(1);
-    Attempt hedge = call.hedge();
+    Attempt hedge = hedged(call);
     assertThat(hedge).isNotNull();
     assertThat(hedge.number).isEqualTo(2);
     assertThat(hedge.hedge).isTrue();
@@ -94,7 +103,7 @@ class HedgingTest {
     LogicalCall call = sent(known(policy()), get);
     Attempt first = first(call);
     advanceMillis(50);
-    Attempt hedge = call.hedge();
+    Attempt hedge = hedged(call);
     advanceMillis(5);
     Step step = call.ended(hedge, response(get, 200), null, 0);
     assertThat(step).isSameAs(Step.RETURN);
@@ -107,9 +116,9 @@ class HedgingTest {
     LogicalCall call = sent(known(policy().maxRetries(3)), get);
     Attempt first = first(call);
     advanceMillis(50);
-    Attempt hedge = call.hedge();
+    Attempt hedge = hedged(call);
     assertThat(call.ended(first, null, new SocketTimeoutException("first"), 0)).isSameAs(Step.DROP);
-    assertThat(call.hedge()).as("the hedge is the only attempt left, and maxHedges is spent").isNull();
+    assertThat(hedged(call)).as("the hedge is the only attempt left, and maxHedges is spent").isNull();
     Step step = call.ended(hedge, null, new SocketTimeoutException("hedge"), 0);
     assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
     advanceMillis(step.waitNanos() / MS);
@@ -130,7 +139,7 @@ class HedgingTest {
     LogicalCall call = sent(known(policy()), get);
     Attempt first = first(call);
     advanceMillis(50);
-    call.hedge();
+    hedged(call);
     Step step = call.ended(first, null, new IOException("Canceled"), Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED);
     assertThat(step.kind()).isEqualTo(Step.Kind.THROW);
     assertThat(call.gaveUpFor()).isEqualTo(GiveUpReason.CANCELED);
@@ -141,7 +150,7 @@ class HedgingTest {
     LogicalCall call = sent(known(policy().maxRetries(1)), get);
     Attempt first = first(call);
     advanceMillis(50);
-    Attempt hedge = call.hedge();
+    Attempt hedge = hedged(call);
     call.ended(first, null, new SocketTimeoutException("first"), 0);
     Step step = call.ended(hedge, null, new SocketTimeoutException("hedge"), 0);
     assertThat(step.kind()).isEqualTo(Step.Kind.THROW);
@@ -153,7 +162,7 @@ class HedgingTest {
     LogicalCall call = sent(policy().build(), get);
     assertThat(call.hedgeDelayNanos()).isZero();
     advanceMillis(50);
-    assertThat(call.hedge()).isNull();
+    assertThat(hedged(call)).isNull();
     assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
     assertThat(sent(policy().build(), get).hedgeDelayNanos()).as("another policy: its own table").isZero();
   }
@@ -168,13 +177,112 @@ class HedgingTest {
   void maxHedgesInFlightEachADelayAfterTheLast() {
     LogicalCall call = sent(known(policy().maxHedges(2)), get);
     advanceMillis(50);
-    assertThat(call.hedge().number).isEqualTo(2);
+    assertThat(hedged(call).number).isEqualTo(2);
     assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
     advanceMillis(49);
-    assertThat(call.hedge()).isNull();
+    assertThat(hedged(call)).isNull();
     advanceMillis(1);
-    assertThat(call.hedge().number).isEqualTo(3);
+    assertThat(hedged(call).number).isEqualTo(3);
     assertThat(call.hedgeDelayNanos()).isZero();
+  }
+
+  /**
+   * Issue 30.3: a driver may queue a hedge (OkHttp's dispatcher runs only so many calls per host)
+   * between {@code hedge()}, when it is due, and {@code hedgeDeparts}, when it leaves the queue.
+   * Only a hedge that leaves is paid for, counted and reported.
+   */
+  @Nested
+  class AHedgeCountsOnlyOnceItLeavesTheQueue {
+    @Test
+    void dueItIsNothingYetLeavingItIsPaidCountedAndReported() {
+      RetryBudget budget = RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).build();
+      LogicalCall call = sent(known(policy().maxHedges(2).retryBudget(budget)), get);
+      double tokens = budget.availableTokens();
+      advanceMillis(50);
+      Attempt hedge = call.hedge();
+      assertThat(hedge.number).as("numbered as it will be if it goes").isEqualTo(2);
+      assertThat(events.lines()).containsExactly("start 1");
+      assertThat(budget.availableTokens()).isEqualTo(tokens);
+      assertThat(call.hedgeDelayNanos()).as("no second hedge while one is queued").isZero();
+      advanceMillis(50);
+      assertThat(call.hedge()).isNull();
+      advanceMillis(30); // it waited 80 ms in the queue
+      assertThat(call.hedgeDeparts(hedge)).isTrue();
+      assertThat(call.hedgeDeparts(hedge)).as("only once").isFalse();
+      assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 130 ms", "start 2");
+      assertThat(budget.availableTokens()).isEqualTo(tokens - 1);
+      assertThat(call.hedgeDelayNanos()).as("the next, a delay after this one went").isEqualTo(50 * MS);
+    }
+
+    @Test
+    void stillQueuedWhenTheCallIsAnsweredItNeverGoesAndCostsNothing() {
+      RetryBudget budget = RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).percentCanRetry(0).build();
+      LogicalCall call = sent(known(policy().retryBudget(budget)), get);
+      advanceMillis(50);
+      Attempt hedge = call.hedge();
+      advanceMillis(100);
+      assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
+      assertThat(call.hedgeDeparts(hedge)).isFalse();
+      assertThat(events.lines()).containsExactly("start 1", "succeeded 1 HTTP 200");
+      assertThat(budget.availableTokens()).isEqualTo(10);
+    }
+
+    @Test
+    void queuedWhenItsRoundFailsItNeverGoesAndTheRetryIsTheNextAttempt() {
+      LogicalCall call = sent(known(policy().maxRetries(3)), get);
+      advanceMillis(50);
+      Attempt stale = call.hedge();
+      Step step = call.ended(first(call), null, new SocketTimeoutException("first"), 0);
+      assertThat(step.kind()).as("not dropped: a queued hedge is not in flight").isEqualTo(Step.Kind.WAIT);
+      advanceMillis(step.waitNanos() / MS);
+      Step retry = call.next(null);
+      assertThat(retry.attempt().number).isEqualTo(2);
+      assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
+      assertThat(call.hedgeDeparts(stale)).as("the last round's, left in the queue").isFalse();
+      advanceMillis(50);
+      Attempt hedge = hedged(call);
+      assertThat(hedge).isNotSameAs(stale);
+      assertThat(hedge.number).isEqualTo(3);
+      assertThat(events.lines()).containsExactly(
+          "start 1", "retry 1 SocketTimeoutException: first", "start 2", "hedge 3 after 50 ms", "start 3");
+    }
+
+    @Test
+    void theBudgetIsAskedWhenItLeaves() {
+      RetryBudget budget = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
+      RetryPolicy p = known(policy().retryBudget(budget));
+      LogicalCall a = sent(p, get);
+      LogicalCall b = sent(p, get);
+      advanceMillis(50);
+      Attempt aHedge = a.hedge();
+      Attempt bHedge = b.hedge();
+      assertThat(aHedge).isNotNull();
+      assertThat(bHedge).as("both due: nothing is paid yet").isNotNull();
+      assertThat(b.hedgeDeparts(bHedge)).isTrue();
+      assertThat(a.hedgeDeparts(aHedge)).as("the one token is spent").isFalse();
+      assertThat(events.lines("hedge")).containsExactly("hedge 2 after 50 ms");
+    }
+
+    @Test
+    void notIfTheOriginRefusedACallWhileItWasQueued() {
+      RetryPolicy p = known(policy());
+      LogicalCall call = sent(p, get);
+      LogicalCall other = sent(p, get);
+      advanceMillis(50);
+      Attempt hedge = call.hedge();
+      other.ended(first(other), response(get, 503), null, 0);
+      assertThat(call.hedgeDeparts(hedge)).isFalse();
+      assertThat(events.lines("hedge")).isEmpty();
+    }
+
+    @Test
+    void notOnceTheDeadlineHasPassed() {
+      LogicalCall call = sent(known(policy().deadline(80, TimeUnit.MILLISECONDS)), get);
+      advanceMillis(50);
+      Attempt hedge = call.hedge();
+      advanceMillis(30);
+      assertThat(call.hedgeDeparts(hedge)).isFalse();
+    }
   }
 
   @Nested
@@ -243,11 +351,11 @@ class HedgingTest {
       LogicalCall call = sent(known(policy().maxHedges(2)), get);
       Attempt first = first(call);
       advanceMillis(50);
-      Attempt hedge = call.hedge();
+      Attempt hedge = hedged(call);
       assertThat(call.ended(hedge, response(get, 503), null, 0)).isSameAs(Step.DROP);
       assertThat(call.hedgeDelayNanos()).isZero();
       advanceMillis(50);
-      assertThat(call.hedge()).isNull();
+      assertThat(hedged(call)).isNull();
       Step step = call.ended(first, response(get, 503), null, 0);
       assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
@@ -265,7 +373,7 @@ class HedgingTest {
       assertThat(retry.kind()).isEqualTo(Step.Kind.SEND);
       assertThat(call.hedgeDelayNanos()).isZero();
       advanceMillis(50);
-      assertThat(call.hedge()).isNull();
+      assertThat(hedged(call)).isNull();
     }
 
     @Test
@@ -275,11 +383,11 @@ class HedgingTest {
       refused.ended(first(refused), response(get, 503), null, 0);
       LogicalCall call = sent(p, get);
       advanceMillis(50);
-      assertThat(call.hedge()).isNull();
+      assertThat(hedged(call)).isNull();
       advanceMillis(10_000);
       LogicalCall later = sent(p, get);
       advanceMillis(50);
-      assertThat(later.hedge()).as("the origin has been quiet for 10 s").isNotNull();
+      assertThat(hedged(later)).as("the origin has been quiet for 10 s").isNotNull();
     }
 
     @Test
@@ -290,7 +398,7 @@ class HedgingTest {
       // The other call is refused with a Retry-After: the origin's gate closes for everyone.
       other.ended(first(other), response(get, 429, "Retry-After", "5"), null, 0);
       advanceMillis(50);
-      assertThat(call.hedge()).isNull();
+      assertThat(hedged(call)).isNull();
       assertThat(events.lines("hedge")).isEmpty();
     }
   }
@@ -302,8 +410,8 @@ class HedgingTest {
     LogicalCall a = sent(p, get);
     LogicalCall b = sent(p, get);
     advanceMillis(50);
-    assertThat(a.hedge()).isNotNull();
-    assertThat(b.hedge()).as("the one token is spent").isNull();
+    assertThat(hedged(a)).isNotNull();
+    assertThat(hedged(b)).as("the one token is spent").isNull();
     assertThat(budget.availableTokens()).isZero();
   }
 
@@ -311,11 +419,11 @@ class HedgingTest {
   void hedgesAndRetriesShareOneDeadline() {
     LogicalCall call = sent(known(policy().deadline(80, TimeUnit.MILLISECONDS)), get);
     advanceMillis(50);
-    Attempt hedge = call.hedge();
+    Attempt hedge = hedged(call);
     assertThat(hedge.watchNanos()).as("what is left of the call's 80 ms").isEqualTo(30 * MS);
     LogicalCall late = sent(known(policy().deadline(50, TimeUnit.MILLISECONDS)), get);
     advanceMillis(50);
-    assertThat(late.hedge()).as("no time left").isNull();
+    assertThat(hedged(late)).as("no time left").isNull();
   }
 
   @Test
@@ -326,7 +434,7 @@ class HedgingTest {
     LogicalCall call = sent(p, keyed);
     Attempt first = first(call);
     advanceMillis(50);
-    Attempt hedge = call.hedge();
+    Attempt hedge = hedged(call);
     assertThat(call.ended(hedge, response(keyed, 409), null, 0)).isSameAs(Step.DROP);
     assertThat(call.ended(first, response(keyed, 201), null, 0)).isSameAs(Step.RETURN);
   }
@@ -374,7 +482,7 @@ class HedgingTest {
       LogicalCall call = sent(p, get);
       assertThat(call.hedgeDelayNanos()).isEqualTo(400 * MS);
       advanceMillis(201);
-      assertThat(call.hedge()).isNull();
+      assertThat(hedged(call)).isNull();
     }
 
     @Test
@@ -384,7 +492,7 @@ class HedgingTest {
       LogicalCall call = sent(p, get);
       Attempt first = first(call);
       advanceMillis(10);
-      Attempt hedge = call.hedge();
+      Attempt hedge = hedged(call);
       advanceMillis(5);
       assertThat(call.ended(hedge, response(get, 200), null, 0)).isSameAs(Step.RETURN);
       // The first attempt is canceled by the driver and never reported: the table saw 5 ms only.

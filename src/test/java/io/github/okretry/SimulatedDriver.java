@@ -166,7 +166,8 @@ public final class SimulatedDriver {
     public @Nullable Sent hedge() {
       LogicalCall call = logical;
       Attempt h = call != null ? call.hedge() : null;
-      if (h == null) return null;
+      // The simulated client queues nothing: a hedge handed over leaves at once, as it is due.
+      if (h == null || !call.hedgeDeparts(h)) return null;
       attempt++;
       return sent = new Sent(h, attempt);
     }

@@ -13,7 +13,10 @@ final class TestExecutors {
 
   /**
    * Runs an OkHttp call (it reaches the script) on the scheduler after the latency the test gives
-   * its attempt number, 0 if none; any other task (a callback okretry hands over) at once.
+   * its attempt number, 0 if none; any other task (a callback okretry hands over) at once. The
+   * call leaves OkHttp's dispatcher when it is handed here, so a hedge's gate ({@link
+   * Attempt#departs}, which {@code AttemptSettings} asks again when the call runs) is asked now:
+   * the latency is the network's, not a queue's; a hedge that does not go runs (and fails) at once.
    */
   static final class SlowDispatch extends AbstractExecutorService {
     private static final long MS = 1_000_000L;
@@ -27,15 +30,18 @@ final class TestExecutors {
 
     @Override
     public void execute(Runnable command) {
-      Attempt attempt = attemptOf(command);
-      long ms = attempt == null ? 0 : latencyMillis.getOrDefault(attempt.number, 0L);
+      Request request = requestOf(command);
+      Attempt attempt = request != null ? request.tag(Attempt.class) : null;
+      Latency own = request != null ? request.tag(Latency.class) : null;
+      long ms = own != null ? own.millis()
+          : attempt == null || !attempt.departs() ? 0 // a hedge that does not go fails at once
+          : latencyMillis.getOrDefault(attempt.number, 0L);
       scheduler.executeAfter(command, ms * MS);
     }
 
-    private static Attempt attemptOf(Runnable command) {
+    private static Request requestOf(Runnable command) {
       try { // OkHttp's AsyncCall: its request carries the Attempt tag
-        Request r = (Request) command.getClass().getMethod("getRequest").invoke(command);
-        return r.tag(Attempt.class);
+        return (Request) command.getClass().getMethod("getRequest").invoke(command);
       } catch (ReflectiveOperationException e) {
         return null; // a callback handed over by okretry
       }
@@ -66,6 +72,9 @@ final class TestExecutors {
       return scheduler.isTerminated();
     }
   }
+
+  /** A request tag: {@link SlowDispatch} runs this call after {@code millis}, whatever its attempt number. */
+  record Latency(long millis) {}
 
   /** An executor whose shutdown only raises a flag (nothing to wait for): subclasses say how a task runs. */
   abstract static class Stoppable extends AbstractExecutorService {
