@@ -2,11 +2,16 @@ package io.github.okretry;
 
 import io.github.okretry.internal.CallTimeouts;
 import java.io.IOException;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An OkHttp application interceptor that runs each call under a {@link RetryPolicy}: it retries
@@ -32,8 +37,20 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe; share one per client. Add it with {@link
  * OkHttpClient.Builder#addInterceptor}, or {@link #install}: as a network interceptor it throws
  * {@link IllegalStateException}.
+ *
+ * <p>Two okretry layers on one call do not multiply their attempts. The first a call meets governs
+ * it; a {@code RetryInterceptor} inside it (later in the same client's interceptors, say added
+ * through {@code newBuilder()} of a library's client, or in the client of a {@link
+ * RetryingCallFactory}) sends each of its attempts once, as if it were not there: no key, no
+ * deadline, no retry and no event of its own. The call makes the attempts the outer layer alone
+ * would make, never fewer and never more.
  */
 public final class RetryInterceptor implements Interceptor {
+
+  private static final Logger log = LoggerFactory.getLogger(RetryInterceptor.class);
+  // Constants: OkHttp's tag(Class) wraps the class in a new KClass on every lookup (RequestTags).
+  private static final KClass<Governed> GOVERNED = JvmClassMappingKt.getKotlinClass(Governed.class);
+  private static final KClass<Attempt> ATTEMPT = JvmClassMappingKt.getKotlinClass(Attempt.class);
 
   private final RetryPolicy policy;
   /** The factory whose execute() this runs, so its close() ends this call's waits; else null. */
@@ -102,13 +119,20 @@ public final class RetryInterceptor implements Interceptor {
 
   /**
    * Adds this interceptor as an application interceptor and {@link #networkInterceptor()} as a
-   * network interceptor to {@code builder}: the recommended setup.
+   * network interceptor to {@code builder}: the recommended setup. Each is added only if {@code
+   * builder} lacks it, so installing twice (or into the {@code newBuilder()} of a client that has
+   * them) adds nothing more.
    *
    * @param builder the client builder to add both interceptors to
    * @return {@code builder}, for chaining
    */
   public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
-    return builder.addInterceptor(this).addNetworkInterceptor(networkInterceptor());
+    // Either may be there already (install() twice, a builder from newBuilder()): once is enough.
+    if (!builder.interceptors().contains(this)) builder.addInterceptor(this);
+    if (!builder.networkInterceptors().contains(RetryAfterGuard.INSTANCE)) {
+      builder.addNetworkInterceptor(RetryAfterGuard.INSTANCE);
+    }
+    return builder;
   }
 
   @Override
@@ -117,12 +141,44 @@ public final class RetryInterceptor implements Interceptor {
       throw new IllegalStateException(
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
+    // Two layers would multiply their attempts. The first layer a call meets sees the whole
+    // logical call (its deadline, its one key, its caller's listener); one inside it sees a single
+    // attempt, so it sends that attempt once and decides nothing, as if it were not there.
+    if (governed(chain)) {
+      if (log.isDebugEnabled()) {
+        log.debug("{} passes {} {} through once: another okretry layer governs the call",
+            this, chain.request().method(), chain.request().url().redact());
+      }
+      return chain.proceed(chain.request());
+    }
+    chain.call().tag(GOVERNED, Governed.MARK);
     Request request = policy.keys.stamp(chain.request());
     LogicalCall logical =
         StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
     // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
     if (logical == null) return BlockingLoop.runStateless(chain, policy, request, factory);
     return BlockingLoop.run(chain, logical, null, factory);
+  }
+
+  /**
+   * True if an okretry layer above this interceptor governs the call of {@code chain}: a {@code
+   * RetryInterceptor} earlier in the same client (its call tag: it reaches every interceptor of the
+   * call whatever request they pass on, for one small node on the call's tags rather than a copy
+   * of the request), or a {@link RetryingCallFactory} whose attempt this is (its attempts carry
+   * their {@link Attempt}).
+   */
+  private static boolean governed(Chain chain) {
+    return chain.call().tag(GOVERNED) != null || chain.request().tag(ATTEMPT) != null;
+  }
+
+  /** The call tag's one value, and the function that supplies it, so tagging allocates no lambda. */
+  private enum Governed implements Function0<Governed> {
+    MARK;
+
+    @Override
+    public Governed invoke() {
+      return this;
+    }
   }
 
   @Override

@@ -9,7 +9,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import okhttp3.Call;
-import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okio.AsyncTimeout;
@@ -39,9 +38,10 @@ import okio.AsyncTimeout;
  * 5 by default) and is paid for and reported only when it leaves it: one still queued when its
  * call is answered is never sent. To hedge a burst, give the dispatcher room for the hedges.
  *
- * <p>Give it a client <em>without</em> the {@code RetryInterceptor} (it would retry twice). The
- * factory owns a single daemon scheduler thread unless you pass your own scheduler; {@link
- * #close()} stops the one it owns. Thread-safe.
+ * <p>The factory's policy governs its calls: a {@link RetryInterceptor} in {@code client} (a
+ * library's, or one that reaches it later) sends each of the factory's attempts once and retries
+ * none, so two layers never multiply their attempts. The factory owns a single daemon scheduler
+ * thread unless you pass your own scheduler; {@link #close()} stops the one it owns. Thread-safe.
  *
  * <p>Callbacks run on the client's dispatcher (or, after a wait, on the scheduler thread), never
  * inside {@link Call#cancel()} or {@link #close()}, which never throw what a callback or listener
@@ -67,12 +67,6 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
 
   private RetryingCallFactory(
       OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler, boolean owns) {
-    for (Interceptor i : client.interceptors()) {
-      if (i instanceof RetryInterceptor) {
-        throw new IllegalArgumentException(
-            "client already has a RetryInterceptor; every call would be retried twice");
-      }
-    }
     this.policy = policy;
     // Both clients need the Retry-After guard once: add it unless the caller already did.
     OkHttpClient guarded =
@@ -96,11 +90,11 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * A factory over {@code client} with its own scheduler (one daemon thread, made now) that runs
    * calls under {@code policy}.
    *
-   * @param client the client that sends each attempt; it must not have a RetryInterceptor
+   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
+   *     them through, once each
    * @param policy the policy: its settings, budget and listener
    * @return a new factory
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
    */
   public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy) {
     checkNotNull(client, policy);
@@ -123,12 +117,12 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * those calls fail within about 200 ms with {@code
    * IOException("RetryingCallFactory's scheduler was shut down")}.
    *
-   * @param client the client that sends each attempt; it must not have a RetryInterceptor
+   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
+   *     them through, once each
    * @param policy the policy: its settings, budget and listener
    * @param scheduler runs the delayed attempts
    * @return a factory using {@code scheduler}
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code client} already has a {@link RetryInterceptor}
    */
   public static RetryingCallFactory create(
       OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler) {
