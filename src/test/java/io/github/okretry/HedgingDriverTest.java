@@ -268,7 +268,7 @@ class HedgingDriverTest extends ScriptedTest {
   }
 
   static RetryBudget tenTokens() {
-    return RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).failureStreak(0).build();
+    return RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).build();
   }
 
   @Test
