@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * LogicalCall} as both drivers use it: a call to an origin that never published one keeps the
  * stateless path; a spent quota holds the next call until its reset; a wait that does not fit is
  * not imposed; {@code Retry-After} wins; {@code OFF} reads nothing; {@code PROBE} holds a crowd on a
- * fresh origin until its first answer.
+ * fresh origin until its first answer, each call no longer than it could wait.
  */
 @Tag("unit")
 class QuotaHooksTest {
