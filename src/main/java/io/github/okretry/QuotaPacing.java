@@ -21,7 +21,8 @@ public enum QuotaPacing {
    * As {@link #PUBLISHED}, and also: the calls to an origin this policy has not heard from go one
    * at a time until its first answer, so a crowd on a fresh origin learns the quota before
    * spending it. Costs every call a per-call state and a short lock, and a crowd on a fresh
-   * origin one round trip; an origin that answers without a quota is then free for 30 s.
+   * origin one round trip (a call held no longer than {@code maxRetryAfter} or half its time left:
+   * then it goes); an origin that answers without a quota is then free for 30 s.
    */
   PROBE
 }

@@ -655,8 +655,9 @@ public final class RetryPolicy {
      * quota is spent waits until more arrives instead of being sent to be refused. Default
      * {@link QuotaPacing#PUBLISHED}: it only delays calls the server said it would refuse, and
      * costs nothing with a server that publishes no quota. {@link QuotaPacing#PROBE} also holds a
-     * crowd's calls to a fresh origin until its first answer (one round trip), so a burst does
-     * not spend the quota before learning it; {@link QuotaPacing#OFF} reads no quota fields.
+     * crowd's calls to a fresh origin until its first answer (one round trip, at most {@code
+     * maxRetryAfter} or half a call's time left), so a burst does not spend the quota before
+     * learning it; {@link QuotaPacing#OFF} reads no quota fields.
      * {@code Retry-After} takes precedence over a quota either way.
      *
      * @param pacing how to pace by published quotas

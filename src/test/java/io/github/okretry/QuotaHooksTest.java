@@ -3,6 +3,10 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
 import okhttp3.Request;
@@ -16,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * LogicalCall} as both drivers use it: a call to an origin that never published one keeps the
  * stateless path; a spent quota holds the next call until its reset; a wait that does not fit is
  * not imposed; {@code Retry-After} wins; {@code OFF} reads nothing; {@code PROBE} holds a crowd on a
- * fresh origin until its first answer.
+ * fresh origin until its first answer, each call no longer than it could wait.
  */
 @Tag("unit")
 class QuotaHooksTest {
@@ -138,5 +142,34 @@ class QuotaHooksTest {
     time.advance(Duration.ofMillis(5));
     assertThat(first.ended(attempt, response(200, null, null), null, 0)).isSameAs(Step.RETURN);
     assertThat(second.next(null).kind()).as("no quota: the origin is free").isEqualTo(Step.Kind.SEND);
+  }
+
+  /**
+   * Issue 30 item 4: a probe's hold is one wait, however often the held call asks again. Five
+   * calls asking every 5 ms behind a first answer that does not come go together at half their 1 s
+   * (each 5 ms wait fitting alone, they were held to their deadline before, and failed unsent).
+   */
+  @Test
+  void aProbesHoldEndsAtHalfTheTimeLeftHoweverOftenTheCrowdAsks() {
+    RetryPolicy policy = policy(QuotaPacing.PROBE, Duration.ofSeconds(1));
+    LogicalCall first = StatelessAttempt.open(policy, GET, 0);
+    Attempt probe = PacingHooksTest.send(first);
+    long start = time.nanoTime();
+    List<LogicalCall> crowd = new ArrayList<>();
+    for (int i = 0; i < 5; i++) crowd.add(StatelessAttempt.open(policy, GET, 0));
+    Map<Integer, Long> sentAfterMillis = new TreeMap<>();
+    while (sentAfterMillis.size() < crowd.size() && time.nanoTime() - start < 2_000 * MS) {
+      long shortest = Long.MAX_VALUE;
+      for (int i = 0; i < crowd.size(); i++) {
+        if (sentAfterMillis.containsKey(i)) continue;
+        Step step = crowd.get(i).next(null);
+        assertThat(step.kind()).as("call " + i + " at " + (time.nanoTime() - start) / MS + " ms").isIn(Step.Kind.WAIT, Step.Kind.SEND);
+        if (step.kind() == Step.Kind.SEND) sentAfterMillis.put(i, (time.nanoTime() - start) / MS);
+        else shortest = Math.min(shortest, step.waitNanos());
+      }
+      if (shortest != Long.MAX_VALUE) time.advance(Duration.ofNanos(shortest));
+    }
+    assertThat(sentAfterMillis.values()).as("each sent, after half its 1 s").hasSize(5).containsOnly(500L);
+    assertThat(first.ended(probe, response(200, null, null), null, 0)).isSameAs(Step.RETURN);
   }
 }

@@ -39,6 +39,8 @@ public final class PacedCall {
   private long attemptSentNanos = NOT_TIMED; // set only while some origin is paced
   private @Nullable String quotaOrigin; // the origin whose quota pacer counts the attempt in flight
   private long quotaSeq = -1; // its number there; -1: not counted
+  private long quotaHeldSinceNanos = NOT_TIMED; // when its quota began to hold the attempt; NOT_TIMED: not held
+  private long quotaHoldNanos; // the longest it could wait then
 
   public PacedCall(OriginGate origins, TimeSource time) {
     this.origins = origins;
@@ -74,11 +76,13 @@ public final class PacedCall {
    * and the wait its turn would have needed): held to its latest time it would bunch with the
    * rest of the crowd there, and sent at once it would only add to the crowd the origin is
    * turning away. One turn per wait. Then, for any call, the quota its origin published ({@link
-   * QuotaPacer}): wait while it is spent, if that fits in {@code quotaMaxWaitNanos}; asked only
-   * while some origin publishes one (or probing is on).
+   * QuotaPacer}): wait while it is spent (or a probe is pending), as long as the whole hold, from
+   * its first wait for this attempt however often the call asks again, fits in the {@code
+   * quotaMaxWaitNanos} it was given then; past that the call goes and the server decides. Asked
+   * only while some origin publishes one (or probing is on).
    *
    * @param url the request's URL, whose origin's quota is asked
-   * @param quotaMaxWaitNanos the longest this call may wait for a quota to return
+   * @param quotaMaxWaitNanos the longest this call could wait for a quota now, were it not held yet
    */
   public Admission turn(HttpUrl url, long quotaMaxWaitNanos) {
     if (state == WAITING && origin != null) {
@@ -97,9 +101,21 @@ public final class PacedCall {
 
   private Admission quotaTurn(HttpUrl url, long maxWaitNanos) {
     if (quotaSeq >= 0 || !origins.pacesQuotas()) return Admission.go(); // the common case: no quota ever seen
-    long result = origins.admitQuota(url, time.nanoTime(), maxWaitNanos);
+    long now = time.nanoTime();
+    // A hold is one wait however often the call asks again (a probe pending, slow start: every
+    // 5 ms): bounded from its first wait by what the call could wait then, else short waits
+    // that each fit would add up to any length, past the deadline.
+    long left = quotaHeldSinceNanos == NOT_TIMED ? maxWaitNanos : quotaHoldNanos - (now - quotaHeldSinceNanos);
+    long result = origins.admitQuota(url, now, Math.max(0, left));
+    if (result < 0 && result != OriginGate.GO_UNCOUNTED) {
+      if (quotaHeldSinceNanos == NOT_TIMED) {
+        quotaHeldSinceNanos = now;
+        quotaHoldNanos = maxWaitNanos;
+      }
+      return Admission.waitFor(-result);
+    }
+    quotaHeldSinceNanos = NOT_TIMED;
     if (result == OriginGate.GO_UNCOUNTED) return Admission.go();
-    if (result < 0) return Admission.waitFor(-result);
     quotaSeq = result;
     quotaOrigin = OriginGate.origin(url);
     return Admission.go();
@@ -110,6 +126,7 @@ public final class PacedCall {
    * closed, deadline, gave up): a turn it holds is given back.
    */
   public void abandon() {
+    quotaHeldSinceNanos = NOT_TIMED;
     if (state == HOLDING && origin != null) origins.givenBack(origin, slotNanos, time.nanoTime());
     if (state != SENT) state = NOT_PACED;
   }
