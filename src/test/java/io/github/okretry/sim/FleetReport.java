@@ -39,8 +39,7 @@ class FleetReport {
   /** Issue 20's published-quota scenario (QuotaFleet): the table of docs/fleet.md, to {@code quota.md}. */
   @Test
   void publishedQuota() throws IOException {
-    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
-    Files.createDirectories(out);
+    Path out = outDir();
     StringBuilder md = new StringBuilder();
     md.append("| crowd | quota pacing | all through (of 100 seeds) | attempts per call: mean / worst | makespan s: mean / worst |\n");
     md.append("| --- | --- | --- | --- | --- |\n");
@@ -81,8 +80,7 @@ class FleetReport {
   /** Hedging in a fleet (issue 21): the capacity cut at two loads and a healthy tail, to {@code hedging.md}. */
   @Test
   void hedging() throws IOException {
-    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
-    Files.createDirectories(out);
+    Path out = outDir();
     StringBuilder md = new StringBuilder();
     md.append("| policy | cut, 140/s: back after the cut, seed 1 / worst of seeds 1-10 | amplification | p50 / p99 before the cut | "
         + "cut, 180/s: back within 5 s (of 10 seeds) / latest | amplification | healthy tail: p50 / p99 / p99.9 | amplification |\n");
@@ -132,8 +130,7 @@ class FleetReport {
    */
   @Test
   void timeoutCostFrontier() throws IOException {
-    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
-    Files.createDirectories(out);
+    Path out = outDir();
     StringBuilder md = new StringBuilder();
     md.append("| a retry after a timeout costs | metastable, seeds 1-20: back within 5 s (calls counted when they start / when they end) | "
         + "busy client, 100/s, 5 % of attempts time out: calls through | 20 % time out | cold start, 50 seeds: mean / min |\n");
@@ -151,13 +148,9 @@ class FleetReport {
         r = FleetScenarios.recoverySeconds(m, 15, 58);
         if (r >= 0 && r <= 5) byEnd++;
       }
-      double mean = 0;
-      long min = 50;
-      for (long seed = 1; seed <= 50; seed++) {
-        long ok = FleetScenarios.coldStart(c, seed);
-        mean += ok / 50.0;
-        min = Math.min(min, ok);
-      }
+      double[] cold = FleetScenarios.coldStartOverSeeds(c, 50);
+      double mean = cold[0];
+      long min = (long) cold[1];
       md.append(FleetScenarios.f("| %d tokens%s | %d / %d of 20 | %.1f %% | %.1f %% | %.1f / %d |%n", tokens, tokens == 10 ? " (the default)" : "",
           byStart, byEnd, 100 * FleetScenarios.flakyTimeouts(c, 0.05).successRate(), 100 * FleetScenarios.flakyTimeouts(c, 0.2).successRate(), mean, min));
     }
@@ -168,8 +161,7 @@ class FleetReport {
 
   @Test
   void report() throws IOException {
-    Path out = Path.of(System.getProperty("okretry.fleet.out", "target/fleet"));
-    Files.createDirectories(out);
+    Path out = outDir();
     StringBuilder md = new StringBuilder();
     long wall0 = System.nanoTime();
     long[] calls = {0};
@@ -183,13 +175,9 @@ class FleetReport {
       Fleet.Result q1000 = FleetScenarios.quietFleet(c, 1000, 0.1, 20, 1);
       double warm = FleetScenarios.warmFleetWhileDown(c, 200, 0.5, 40, 20, 1);
       Fleet.Result ra = FleetScenarios.quietFleetRetryAfter(c, 200, 0.5, 20, 1, 1);
-      double mean = 0;
-      long min = 50;
-      for (long seed = 1; seed <= 50; seed++) {
-        long ok = FleetScenarios.coldStart(c, seed);
-        mean += ok / 50.0;
-        min = Math.min(min, ok);
-      }
+      double[] cold = FleetScenarios.coldStartOverSeeds(c, 50);
+      double mean = cold[0];
+      long min = (long) cold[1];
       long seqMin = 50;
       for (long seed = 1; seed <= 10; seed++) seqMin = Math.min(seqMin, FleetScenarios.coldStartSequential(c, seed));
       calls[0] += q200.calls + q1000.calls + ra.calls + 8000 + 50 * 50 + 10 * 50 + 2 * 2000;
@@ -279,6 +267,11 @@ class FleetReport {
     md.append(FleetScenarios.f("%nSimulated %d logical calls in %.1f s of wall time: %.0f calls per wall second.%n", calls[0], wallSeconds, calls[0] / wallSeconds));
     Files.writeString(out.resolve("tables.md"), md.toString());
     if (Boolean.getBoolean("okretry.printTables")) System.out.println(md);
+  }
+
+  /** Where the report writes: {@code -Dokretry.fleet.out}, else {@code target/fleet}. */
+  static Path outDir() throws IOException {
+    return Files.createDirectories(Path.of(System.getProperty("okretry.fleet.out", "target/fleet")));
   }
 
   static int indexOf(double rate) {

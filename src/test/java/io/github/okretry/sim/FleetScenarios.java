@@ -64,6 +64,18 @@ public final class FleetScenarios {
     return new Fleet(new Fleet.Service().service(0.01, true).slow(rate, 2.0), Fleet.Load.of(1, 100, 60).timeout(1), 1).run(c);
   }
 
+  /** {@link #coldStart} over seeds 1..{@code seeds}: {mean, min} successes of the 50 calls. */
+  public static double[] coldStartOverSeeds(Fleet.Contender c, int seeds) {
+    double mean = 0;
+    long min = 50;
+    for (long seed = 1; seed <= seeds; seed++) {
+      long ok = coldStart(c, seed);
+      mean += ok / (double) seeds;
+      min = Math.min(min, ok);
+    }
+    return new double[] {mean, min};
+  }
+
   /** Cold start one after another: one fresh client, 50 calls in sequence, 50 % independent failure, maxRetries(14): successes. */
   public static long coldStartSequential(Fleet.Contender c, long seed) {
     Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(1, 100, 1e6).oneAfterAnother(50).maxRetries(14), seed).run(c);
