@@ -7,6 +7,7 @@ import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
+import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
@@ -232,8 +233,14 @@ final class LogicalCall {
       policy.events.succeeded(request, response, attempts);
       return Step.RETURN;
     }
-    retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
-    origin.answered(response, provenUnprocessed, retryAfterNanos);
+    long asked = RetryAfter.delayNanos(response, policy.clock);
+    // The pacer and the origin gate hear the server's Retry-After alone: the quota's own reset
+    // reaches the pacer with the quota, and closes no more than that quota's bucket.
+    origin.answered(response, provenUnprocessed, asked);
+    retryAfterNanos = asked != RetryAfter.ABSENT || !policy.originGate.readsQuotas() ? asked
+        // Without one, a spent quota's reset is when the retry can be admitted (GitHub's 403 and
+        // 429 say so, as octokit reads them): it is waited for as a Retry-After would be.
+        : QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock);
     return null;
   }
 
