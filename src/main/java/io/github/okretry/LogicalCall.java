@@ -234,13 +234,14 @@ final class LogicalCall {
       return Step.RETURN;
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
-    // The pacer and the origin gate hear the server's Retry-After alone: the quota's own reset
-    // reaches the pacer with the quota, and closes no more than that quota's bucket.
+    // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
+    // the pacer with its quota, and holds that quota's bucket, not the whole origin.
     origin.answered(response, provenUnprocessed, asked);
-    retryAfterNanos = asked != RetryAfter.ABSENT || !policy.originGate.readsQuotas() ? asked
-        // Without one, a spent quota's reset is when the retry can be admitted (GitHub's 403 and
-        // 429 say so, as octokit reads them): it is waited for as a Retry-After would be.
-        : QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock);
+    // Without one, a spent quota's reset is when a retry can be admitted (GitHub's 403 and 429
+    // say so; octokit waits for it too): it is waited for as a Retry-After would be.
+    retryAfterNanos = asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
+        ? QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock)
+        : asked;
     return null;
   }
 
