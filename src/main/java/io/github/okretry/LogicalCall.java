@@ -7,6 +7,7 @@ import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
+import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryTokenBucket.Kind;
@@ -251,8 +252,15 @@ final class LogicalCall {
       policy.events.succeeded(request, response, attempts);
       return Step.RETURN;
     }
-    retryAfterNanos = RetryAfter.delayNanos(response, policy.clock);
-    origin.answered(response, provenUnprocessed, retryAfterNanos);
+    long asked = RetryAfter.delayNanos(response, policy.clock);
+    // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
+    // the pacer with its quota, and holds that quota's bucket, not the whole origin.
+    origin.answered(response, provenUnprocessed, asked);
+    // Without one, a spent quota's reset is when a retry can be admitted (GitHub's 403 and 429
+    // say so; octokit waits for it too): it is waited for as a Retry-After would be.
+    retryAfterNanos = asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
+        ? QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock)
+        : asked;
     return null;
   }
 

@@ -103,6 +103,27 @@ public final class QuotaHeaders {
     return false;
   }
 
+  /**
+   * How long until the quota {@code response} reports spent comes back: the latest reset among the
+   * quotas it publishes with nothing remaining, in nanoseconds from {@code nowNanos} (≥ 0, at most
+   * {@link #MAX_RESET_NANOS}), or {@link RetryAfter#ABSENT} if none is spent or none of the spent
+   * ones says when. What a retried response without {@code Retry-After} waits instead of its
+   * backoff (docs/semantics.md, "Retry-After").
+   *
+   * @param nowNanos the caller's monotonic time when the response arrived
+   * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
+   */
+  public static long spentResetNanos(Response response, long nowNanos, WallClock clock) {
+    if (!mayPublish(response.headers())) return RetryAfter.ABSENT;
+    List<Quota> quotas = parse(response, nowNanos, clock);
+    long latest = RetryAfter.ABSENT;
+    for (int i = 0, n = quotas == null ? 0 : quotas.size(); i < n; i++) {
+      Quota q = quotas.get(i);
+      if (q.remaining() == 0 && q.hasReset()) latest = Math.max(latest, q.resetAfterNanos());
+    }
+    return latest;
+  }
+
   // Age is delta-seconds; a garbage one says nothing, so it does not count as cached.
   private static boolean hasPositiveAge(Headers headers) {
     String age = headers.get("Age");

@@ -12,10 +12,14 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li><b>Keys.</b> One state per (policy name or bucket id, partition key), at most {@link
  *       QuotaHeaders#MAX_QUOTAS}. A key with neither a bucket id nor a partition key (an IETF
- *       policy, the -07 Dictionary, plain {@code RateLimit-*}) gates every call to the origin; a
- *       key that has one (Discord's {@code X-RateLimit-Bucket}, GitHub's {@code
- *       X-RateLimit-Resource}, an IETF {@code pk}) gates only calls to the path that last reported
- *       it, since the client cannot tell which bucket another path draws on.
+ *       policy, the -07 Dictionary, plain {@code RateLimit-*}) gates every call to the origin. A
+ *       bucket the server names (Discord's {@code X-RateLimit-Bucket}, GitHub's {@code
+ *       X-RateLimit-Resource}) covers many paths ({@code core} is every REST path of GitHub's): a
+ *       path goes by the bucket it last reported, and a path not heard from by the bucket of the
+ *       known path nearest to it ({@link #bucketFor}); so while the origin has shown one bucket,
+ *       it gates every path. A key with an IETF {@code pk} gates only calls to the path that
+ *       last reported it: a partition may be anything (a user, a route), and another path's may
+ *       be another.
  *   <li><b>Spent.</b> Available = the server's last {@code remaining} − this client's calls in
  *       flight to the origin (as nyxx does: conservative, never optimistic). At 0 a call waits
  *       until the key's reset plus a per-window random offset in [0, one quota interval], so
@@ -54,12 +58,20 @@ public final class QuotaPacer {
   /** Answers that may overtake one another on the way back, beyond what is counted in flight. */
   static final int REORDER_SLACK = 2;
 
+  /** Paths remembered per named bucket, to tell which bucket a path not heard from draws on. */
+  static final int PATHS_PER_BUCKET = 4;
+  /** A longer path is not remembered (it goes by the nearest known one): bounds memory and each comparison. */
+  static final int MAX_PATH_CHARS = 256;
+
   /** One key's state. */
   private static final class Key {
     final @Nullable String policy;
     final @Nullable String partitionKey;
-    final boolean scoped; // gates only calls to `path`
-    @Nullable String path;
+    final boolean byPath; // a partition key: gates only calls to `path`
+    final boolean bucket; // a bucket the server names: gates the paths bucketFor gives it
+    @Nullable String path; // byPath: the path that last reported it
+    final String[] paths; // bucket: the last paths that reported it, most recent first
+    int pathCount;
     boolean heard; // some answer reported it
     long remaining;
     long infoAtNanos;
@@ -74,10 +86,17 @@ public final class QuotaPacer {
     long sharedUntilNanos;
     boolean shared;
 
-    Key(@Nullable String policy, @Nullable String partitionKey, boolean scoped) {
+    Key(@Nullable String policy, @Nullable String partitionKey, boolean byPath, boolean bucket) {
       this.policy = policy;
       this.partitionKey = partitionKey;
-      this.scoped = scoped;
+      this.byPath = byPath;
+      this.bucket = bucket;
+      this.paths = bucket ? new String[PATHS_PER_BUCKET] : NO_PATHS;
+    }
+
+    /** Kept until it lapses: another path's answer, which does not carry it, says nothing of it. */
+    boolean scoped() {
+      return byPath || bucket;
     }
 
     boolean is(Quota q) {
@@ -92,6 +111,8 @@ public final class QuotaPacer {
       return shared && nowNanos - sharedUntilNanos < 0;
     }
   }
+
+  private static final String[] NO_PATHS = new String[0];
 
   private final boolean probe;
   private final long memoryNanos;
@@ -134,9 +155,11 @@ public final class QuotaPacer {
     }
     boolean anyShared = false;
     boolean anyKey = false;
+    Key bucket = bucketFor(path);
     for (int i = 0; i < keyCount; i++) {
       Key k = keys[i];
-      if (k.scoped && !path.equals(k.path)) continue;
+      if (k.byPath && !path.equals(k.path)) continue;
+      if (k.bucket && k != bucket) continue;
       anyKey = true;
       long t = notBefore(k, nowNanos);
       if (t - notBefore > 0) notBefore = t;
@@ -209,10 +232,12 @@ public final class QuotaPacer {
   private void learn(
       Quota q, long seq, @Nullable String path, boolean refused, long retryAfterNanos, long nowNanos,
       RandomSource random) {
-    boolean scoped = q.partitionKey() != null
-        || (q.policy() != null && (q.form() == Quota.Form.X_RATELIMIT || q.form() == Quota.Form.X_RATE_LIMIT));
-    Key k = find(q, scoped, nowNanos);
-    if (scoped) k.path = path;
+    boolean byPath = q.partitionKey() != null;
+    boolean bucket = !byPath && q.policy() != null
+        && (q.form() == Quota.Form.X_RATELIMIT || q.form() == Quota.Form.X_RATE_LIMIT);
+    Key k = find(q, byPath, bucket, nowNanos);
+    if (byPath) k.path = path;
+    if (bucket && path != null) reportedBy(k, path);
     boolean known = k.heard;
     k.heard = true;
     long remaining = q.remaining();
@@ -293,7 +318,7 @@ public final class QuotaPacer {
   private void dropStale(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
-      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.scoped) keys[i] = keys[--keyCount];
+      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.scoped()) keys[i] = keys[--keyCount];
     }
   }
 
@@ -302,7 +327,81 @@ public final class QuotaPacer {
     k.sharedUntilNanos = nowNanos + memoryNanos;
   }
 
-  private Key find(Quota q, boolean scoped, long nowNanos) {
+  /**
+   * The named bucket a call to {@code path} draws on, or null if the origin named none. The one
+   * {@code path} last reported; else, for a path not heard from, the one whose remembered paths
+   * share the most leading segments with it ({@code /issues/7} goes with {@code /issues/3}, not
+   * with {@code /search/issues}); on a tie the one more paths reported, then the one heard from
+   * last. So a single bucket gates every path, and GitHub's {@code search} does not hold its
+   * {@code core} paths.
+   */
+  private @Nullable Key bucketFor(String path) {
+    Key best = null;
+    int bestSegments = 0;
+    for (int i = 0; i < keyCount; i++) {
+      Key k = keys[i];
+      if (!k.bucket) continue;
+      int segments = -1; // a bucket whose paths were all too long to keep still counts
+      for (int j = 0; j < k.pathCount; j++) {
+        String known = k.paths[j];
+        if (known.equals(path)) return k;
+        segments = Math.max(segments, commonSegments(known, path));
+      }
+      if (best == null || segments > bestSegments
+          || (segments == bestSegments && (k.pathCount > best.pathCount
+              || (k.pathCount == best.pathCount && k.infoAtNanos - best.infoAtNanos > 0)))) {
+        best = k;
+        bestSegments = segments;
+      }
+    }
+    return best;
+  }
+
+  /** {@code path} reported bucket {@code k}: remembered there first, and no longer under another bucket. */
+  private void reportedBy(Key k, String path) {
+    if (path.length() > MAX_PATH_CHARS) return;
+    for (int i = 0; i < keyCount; i++) {
+      Key other = keys[i];
+      if (other.bucket && other != k) forget(other, path);
+    }
+    forget(k, path);
+    int n = Math.min(k.pathCount, PATHS_PER_BUCKET - 1);
+    System.arraycopy(k.paths, 0, k.paths, 1, n);
+    k.paths[0] = path;
+    k.pathCount = n + 1;
+  }
+
+  private static void forget(Key k, String path) {
+    for (int j = 0; j < k.pathCount; j++) {
+      if (k.paths[j].equals(path)) {
+        System.arraycopy(k.paths, j + 1, k.paths, j, k.pathCount - j - 1);
+        k.paths[--k.pathCount] = null;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Leading path segments two different paths have in common: 1 for {@code /issues/3} and {@code
+   * /issues/7}, 0 for {@code /issues/3} and {@code /search/issues}. Paths as {@link
+   * okhttp3.HttpUrl#encodedPath()} gives them: each starts with {@code /}.
+   */
+  static int commonSegments(String a, String b) {
+    int n = Math.min(a.length(), b.length());
+    int segments = 0;
+    int i = 1;
+    for (; i < n; i++) {
+      char c = a.charAt(i);
+      if (c != b.charAt(i)) return segments;
+      if (c == '/') segments++;
+    }
+    // One is a prefix of the other: its last segment is whole if the other's ends there too.
+    String longer = a.length() >= b.length() ? a : b;
+    if (n > 1 && (i == longer.length() || longer.charAt(i) == '/')) segments++;
+    return segments;
+  }
+
+  private Key find(Quota q, boolean byPath, boolean bucket, long nowNanos) {
     for (int i = 0; i < keyCount; i++) {
       if (keys[i].is(q)) return keys[i];
     }
@@ -314,7 +413,7 @@ public final class QuotaPacer {
       }
       keys[oldest] = keys[--keyCount];
     }
-    Key k = new Key(q.policy(), q.partitionKey(), scoped);
+    Key k = new Key(q.policy(), q.partitionKey(), byPath, bucket);
     keys[keyCount++] = k;
     return k;
   }

@@ -350,16 +350,89 @@ class QuotaPacerRulesTest {
       DRAFT_DICTIONARY, -,       -,    true
       DRAFT_FIELDS,     -,       -,    true
       X_RATELIMIT,      -,       -,    true
-      X_RATELIMIT,      abc,     -,    false
+      X_RATELIMIT,      abc,     -,    true
       X_RATE_LIMIT,     -,       -,    true
-      X_RATE_LIMIT,     abc,     -,    false
+      X_RATE_LIMIT,     abc,     -,    true
       """)
-  void aKeyWithABucketOrPartitionKeyGatesOnlyThePathThatReportedIt(Quota.Form form, String policy, String pk,
-      boolean everyPath) {
+  void aKeyWithAPartitionKeyGatesOnlyThePathThatReportedItAndALoneBucketEveryPath(Quota.Form form, String policy,
+      String pk, boolean everyPath) {
     answer(-1, PATH, 0, new Quota(form, policy, pk, 0, false, 0, 0, t0, true, 5 * S));
     assertThat(-admit(0, PATH)).isEqualTo(5 * S);
     if (everyPath) assertThat(-admit(0, OTHER_PATH)).isEqualTo(5 * S);
     else assertThat(admit(0, OTHER_PATH)).isGreaterThanOrEqualTo(0);
+  }
+
+  /** GitHub's {@code X-RateLimit-Resource} (a bucket the server names) with a reset {@code resetAfter} from {@code at}. */
+  Quota bucket(String name, long at, long remaining, long resetAfter) {
+    return new Quota(Quota.Form.X_RATELIMIT, name, null, remaining, true, 10, 0, t0 + at, true, resetAfter);
+  }
+
+  @Test
+  void aBucketReportedByOnePathGatesEveryPathWhileItIsTheOnlyOne() {
+    answer(-1, "/issues/0", 0, bucket("core", 0, 0, 5 * S));
+    for (String path : List.of("/issues/0", "/issues/29", "/repos/o/r/pulls", "/")) {
+      assertThat(-admit(0, path)).as(path).isEqualTo(5 * S);
+    }
+  }
+
+  /** GitHub's shape: core answered on three REST paths, search on one; then one of them is spent. */
+  @ParameterizedTest(name = "{0} spent: {1} held {2}")
+  @CsvSource(textBlock = """
+      search, /search/issues,        true
+      search, /search/repositories,  true
+      search, /issues/7,             false
+      search, /user,                 false
+      search, /repos/o/r/pulls,      false
+      core,   /issues/0,             true
+      core,   /issues/7,             true
+      core,   /repos/o/r/pulls/3,    true
+      core,   /user,                 true
+      core,   /search/issues,        false
+      core,   /search/code,          false
+      """)
+  void withTwoBucketsAPathGoesByItsOwnElseByItsNearestKnownPath(String spent, String path, boolean held) {
+    answer(-1, "/issues/0", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(-1, "/issues/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(-1, "/repos/o/r/pulls/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(-1, "/search/issues", 0, bucket("search", 0, spent.equals("search") ? 0 : 5, 9 * S));
+    long r = admit(0, path);
+    if (held) assertThat(-r).isEqualTo(spent.equals("core") ? 5 * S : 9 * S);
+    else assertThat(r).isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void aPathThatReportsAnotherBucketMovesToIt() {
+    answer(-1, "/a/1", 0, bucket("one", 0, 0, 5 * S));
+    answer(-1, "/b/1", 0, bucket("two", 0, 5, 5 * S));
+    assertThat(-admit(0, "/a/1")).isEqualTo(5 * S);
+    answer(-1, "/a/1", 0, bucket("two", 0, 5, 5 * S));
+    assertThat(admit(0, "/a/1")).as("now under two").isGreaterThanOrEqualTo(0);
+    assertThat(admit(0, "/a/2")).as("one has no path left: the nearest is /a/1, under two").isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void aBucketRemembersItsLastFourPathsAndAPathTooLongToKeepStillGoesByItsNearest() {
+    for (int i = 0; i < 6; i++) answer(-1, "/core/" + i, 0, bucket("core", 0, 5, 5 * S));
+    answer(-1, "/search/x", 0, bucket("search", 0, 0, 9 * S));
+    answer(-1, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS), 0, bucket("search", 0, 0, 9 * S));
+    assertThat(admit(0, "/core/0")).as("forgotten, but nearest to core's").isGreaterThanOrEqualTo(0);
+    assertThat(-admit(0, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS))).isEqualTo(9 * S);
+  }
+
+  @ParameterizedTest(name = "{0} ~ {1}: {2}")
+  @CsvSource(textBlock = """
+      /issues/3,      /issues/7,        1
+      /issues/3,      /search/issues,   0
+      /a/b/c,         /a/b/d,           2
+      /a/b,           /a/b/c,           2
+      /a/bc,          /a/b,             1
+      /a/,            /a/b,             1
+      /,              /a,               0
+      /a,             /a,               1
+      """)
+  void commonSegmentsCountsWholeLeadingSegments(String a, String b, int segments) {
+    assertThat(QuotaPacer.commonSegments(a, b)).isEqualTo(segments);
+    assertThat(QuotaPacer.commonSegments(b, a)).isEqualTo(segments);
   }
 
   @Test

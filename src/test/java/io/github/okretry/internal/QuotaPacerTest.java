@@ -227,11 +227,16 @@ class QuotaPacerTest {
   }
 
   @Test
-  void aBucketGatesOnlyThePathThatReportedIt() {
-    gate.quotaAnswered(null, -1, response(URL, 200, "X-RateLimit-Remaining: 0 | X-RateLimit-Reset-After: 5 | X-RateLimit-Bucket: abc"),
+  void aBucketGatesThePathsItCoversAsGitHubsCoreAndSearchDo() {
+    gate.quotaAnswered(null, -1, response(URL, 200, "X-RateLimit-Remaining: 0 | X-RateLimit-Reset-After: 5 | X-RateLimit-Resource: core"),
         false, RetryAfter.ABSENT, 0);
     assertThat(-admit(0)).isGreaterThanOrEqualTo(5 * S);
-    assertThat(gate.admitQuota(HttpUrl.get("https://api.test/other"), 0, FAR)).as("another route").isGreaterThanOrEqualTo(0);
+    assertThat(-gate.admitQuota(HttpUrl.get("https://api.test/other"), 0, FAR)).as("the only bucket: every path").isGreaterThanOrEqualTo(5 * S);
+    HttpUrl search = HttpUrl.get("https://api.test/search/issues?q=x");
+    gate.quotaAnswered(null, -1, response(search, 200, "X-RateLimit-Remaining: 9 | X-RateLimit-Reset-After: 60 | X-RateLimit-Resource: search"),
+        false, RetryAfter.ABSENT, 0);
+    assertThat(gate.admitQuota(HttpUrl.get("https://api.test/search/code"), 0, FAR)).as("search's").isGreaterThanOrEqualTo(0);
+    assertThat(-gate.admitQuota(HttpUrl.get("https://api.test/other/1"), 0, FAR)).as("still core's").isGreaterThanOrEqualTo(5 * S);
   }
 
   @Test
