@@ -19,10 +19,11 @@ public final class Main {
     AtomicInteger attempts = new AtomicInteger();
     OkHttpClient client =
         new OkHttpClient.Builder()
-            // failureStreak(0): retry this fresh process's first errors (by default it needs a
-            // success first); the RetryBudget class on the module path is checked too.
+            // unlimited(): the second call's retry comes after the first call's, with no success
+            // between them, which the default budget would refuse (one call's retries since the
+            // last success); the RetryBudget class on the module path is checked too.
             .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(1)
-                .retryBudget(RetryBudget.builder().failureStreak(0).build()).build()))
+                .retryBudget(RetryBudget.unlimited()).build()))
             .addInterceptor(chain -> { // inside the retry loop: sees every attempt
               attempts.incrementAndGet();
               return chain.proceed(chain.request());
