@@ -33,8 +33,8 @@ public enum GiveUpReason {
   BUDGET_EXHAUSTED,
   /**
    * The call's {@link RetryBudget} paid, since a call of its last succeeded, as many retries as
-   * one failing call may make ({@code maxRetries}; a retry that waits out a {@code Retry-After}
-   * counts half), and pays no more until one succeeds: a server that has only failed since gets no
+   * one failing call may make ({@code maxRetries}; a retry that waits out a 503's {@code
+   * Retry-After} counts half, a rate limiter's 429 nothing), and pays no more until one succeeds: a server that has only failed since gets no
    * more than one call's retries from this process. Under {@link
    * RetryBudget.Builder#retryBeforeFirstSuccess retryBeforeFirstSuccess(false)}, also a retry
    * after an error before the budget's first success.

@@ -45,6 +45,7 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
+  private Kind retryKind = Kind.ERROR; // what a retry of the last attempt would follow, for its price
   private @Nullable Kind retryPaid; // the kind of retry the budget paid for and that is not sent yet
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
@@ -226,11 +227,10 @@ final class LogicalCall {
     if (decision.isRetry()) {
       // Paid now, before it is announced; given back if it is not sent (refundUnsentRetry). A
       // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
-      Kind kind = throttled ? Kind.RETRY_AFTER : e instanceof SocketTimeoutException ? Kind.TIMEOUT : Kind.ERROR;
-      Payment paid = policy.budget.payForRetry(kind, maxRetries, policy.time.nanoTime());
+      Payment paid = policy.budget.payForRetry(retryKind, maxRetries, policy.time.nanoTime());
       if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
       if (paid == Payment.NO_RECENT_SUCCESS) decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
-      if (paid == Payment.PAID) retryPaid = kind;
+      if (paid == Payment.PAID) retryPaid = retryKind;
     }
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
@@ -261,6 +261,11 @@ final class LogicalCall {
     retryAfterNanos = asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
         ? QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock)
         : asked;
+    // Its price (RetryBudget): a client paced by a working server (a 429, a spent quota) is
+    // throttled; a 503 that says when, unavailable; anything else, an error.
+    retryKind = retryAfterNanos == RetryAfter.ABSENT ? Kind.ERROR
+        : asked == RetryAfter.ABSENT || response.code() == 429 ? Kind.THROTTLED
+        : provenUnprocessed ? Kind.RETRY_AFTER : Kind.ERROR;
     return null;
   }
 
@@ -268,6 +273,7 @@ final class LogicalCall {
   private @Nullable Step classify(Attempt attempt, IOException e, @Nullable GiveUpReason cut) {
     origin.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
     retryAfterNanos = RetryAfter.ABSENT;
+    retryKind = e instanceof SocketTimeoutException ? Kind.TIMEOUT : Kind.ERROR;
     if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
       return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
     }

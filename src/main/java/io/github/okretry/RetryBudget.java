@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  *       succeeds (a response that shows the server working: below 500, not 408 or 429), it pays
  *       for retries until they add up to one call's {@code maxRetries}, and then for none until a
  *       call succeeds again ({@link GiveUpReason#NO_RECENT_SUCCESS}). A retry that waits out a
- *       429/503 {@code Retry-After} counts half. A new budget starts as if it had just seen a
+ *       503's {@code Retry-After} counts half; one that waits out a 429's, or a spent published
+ *       quota's reset, is not counted (the server works, and paces this client). A new budget starts as if it had just seen a
  *       success, so a new client retries its first failing call fully; a process whose server
  *       dies adds at most one call's retries to the load however many calls it makes, which is
  *       what keeps a fleet of quiet processes near the least load any per-process rule allows
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Tokens.</b> Each call whose first attempt succeeds deposits {@link
  *       Builder#percentCanRetry} of a token, each retry withdraws its cost (one token; ten after a
  *       timeout, the sign of a server too slow to answer, where retries turn an overload into an
- *       outage; half for a retry that waits out a {@code Retry-After}), and when neither the balance nor a small
+ *       outage; half for a retry that waits out a {@code Retry-After} or a quota's reset), and when neither the balance nor a small
  *       time-based reserve ({@link Builder#minRetriesPerSecond}) can pay, the failure is returned
  *       without retrying ({@link GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full
  *       ({@link Builder#maxTokens}, default 100), so a fresh client can ride out a burst of
@@ -218,9 +219,9 @@ public final class RetryBudget {
     }
 
     /**
-     * The most tokens the balance holds, and what a new budget starts with: the extra attempts a
-     * server that fails everything sees before the budget holds (twice as many retries if each
-     * honours a {@code Retry-After}). Default 100.
+     * The most tokens the balance holds, and what a new budget starts with: the retries it can
+     * pay before deposits and the reserve matter (a token each; ten after a timeout, half after a
+     * {@code Retry-After} or a spent quota's reset). Default 100.
      *
      * @param maxTokens the largest saved balance, in [1, 1 000 000]
      * @return this builder

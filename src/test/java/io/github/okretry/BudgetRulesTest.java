@@ -127,6 +127,23 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
+  void aRateLimitersRefusalIsRetriedEvenAfterOneCallsRetriesWithoutASuccess() throws IOException {
+    // A 429 with Retry-After is a working server pacing this client: its retry waits as told and
+    // costs half a token, but is not counted (a burst meets a limiter's refusals after its
+    // successes). A 503's is: unavailable.
+    RetryBudget budget = RetryBudget.create();
+    script.status(503).status(503).status(503).status(503) // one call's retries, none succeeded
+        .status(429, "Retry-After", "1").status(429, "Retry-After", "1").status(200)
+        .status(503, "Retry-After", "1").status(200);
+    Call.Factory client = client(retry().retryBudget(budget));
+    assertThat(code(client, get())).isEqualTo(503);
+    assertThat(code(client, get())).as("throttled twice, then through").isEqualTo(200);
+    assertThat(budget.availableTokens()).isEqualTo(100 - 3 - 2 * 0.5);
+    assertThat(code(client, get())).as("a success since: a 503's Retry-After is honoured").isEqualTo(200);
+    assertThat(events.lines("gaveUp")).containsExactly("gaveUp 4 RETRIES_EXHAUSTED HTTP 503");
+  }
+
+  @Test
   void theStrictRuleReturnsANewClientsFirstErrorAtOnceButHonoursARetryAfter() throws IOException {
     script.status(503).status(503, "Retry-After", "1").status(200).fail(new ConnectException("refused")).status(200);
     RetryBudget strict = RetryBudget.builder().retryBeforeFirstSuccess(false).build();

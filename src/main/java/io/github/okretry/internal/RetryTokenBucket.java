@@ -123,8 +123,13 @@ public final class RetryTokenBucket {
     ERROR,
     /** A timeout: the server may still be working on the request, and may be overloaded. */
     TIMEOUT,
-    /** A 429/503 with a {@code Retry-After} the retry waits out: the server said when. */
-    RETRY_AFTER
+    /** A 503 with a {@code Retry-After} the retry waits out: the server is unavailable, and said when. */
+    RETRY_AFTER,
+    /**
+     * A 429 with a {@code Retry-After}, or a refusal whose published quota is spent, waited out
+     * to its reset: the server is working and paces this client; the pacers space such retries.
+     */
+    THROTTLED
   }
 
   /** What {@link #payForRetry} did. */
@@ -143,8 +148,9 @@ public final class RetryTokenBucket {
   /**
    * Pays for one retry about to be scheduled. Since the last success (any call's, {@link #deposit}
    * or {@link #succeeded}), retries are paid only up to one failing call's worth: {@code
-   * maxRetries} retries after errors, or twice as many that wait out a 429/503 {@code
-   * Retry-After}, which cost half; then none until a success. Each also takes its cost from the
+   * maxRetries} retries after errors or timeouts, or twice as many that wait out a 503 {@code
+   * Retry-After}; then none until a success. A throttled retry ({@link Kind#THROTTLED}) is not
+   * counted. Each also takes its cost from the
    * balance, or else from the reserve. Take back with {@link #refund} a retry that is not sent.
    *
    * @param kind what the retry follows
@@ -152,11 +158,10 @@ public final class RetryTokenBucket {
    * @param nowNanos the monotonic time, for the reserve's refill
    */
   public Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
-    boolean honoursRetryAfter = kind == Kind.RETRY_AFTER;
-    if (!retryBeforeFirstSuccess && !honoursRetryAfter && !succeeded) return Payment.NO_RECENT_SUCCESS;
-    long halves = honoursRetryAfter ? 1 : 2;
+    if (!retryBeforeFirstSuccess && !serverSaidWhen(kind) && !succeeded) return Payment.NO_RECENT_SUCCESS;
+    long halves = halves(kind);
     long limit = 2L * maxRetries;
-    for (long n = sinceSuccessHalves.get(); ; n = sinceSuccessHalves.get()) {
+    for (long n = sinceSuccessHalves.get(); halves > 0; n = sinceSuccessHalves.get()) {
       if (n + halves > limit) return Payment.NO_RECENT_SUCCESS; // stays there until a success
       if (sinceSuccessHalves.compareAndSet(n, n + halves)) break;
     }
@@ -166,18 +171,30 @@ public final class RetryTokenBucket {
   }
 
   private long cost(Kind kind) {
-    return kind == Kind.RETRY_AFTER ? retryAfterCostMilli : kind == Kind.TIMEOUT ? timeoutCostMilli : retryCostMilli;
+    return serverSaidWhen(kind) ? retryAfterCostMilli : kind == Kind.TIMEOUT ? timeoutCostMilli : retryCostMilli;
+  }
+
+  private static boolean serverSaidWhen(Kind kind) {
+    return kind == Kind.RETRY_AFTER || kind == Kind.THROTTLED;
+  }
+
+  /**
+   * What a retry of {@code kind} counts since the last success, in halves. A throttled client's
+   * retries count nothing: the server works, and its pacing bounds them (a burst against a rate
+   * limiter meets its refusals after its successes, and would otherwise lose all but a few).
+   */
+  private static long halves(Kind kind) {
+    return kind == Kind.THROTTLED ? 0 : kind == Kind.RETRY_AFTER ? 1 : 2;
   }
 
   /** A retry {@link #payForRetry} paid for is not sent after all: its cost and its count are given back. */
   public void refund(Kind kind) {
-    boolean honoursRetryAfter = kind == Kind.RETRY_AFTER;
     long cost = cost(kind);
     // Back to the balance even if the reserve paid: a small gift, never past the capacity.
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + cost))) break;
     }
-    uncount(honoursRetryAfter ? 1 : 2);
+    uncount(halves(kind));
   }
 
   private void uncount(long halves) {

@@ -123,6 +123,20 @@ class RetryTokenBucketTest {
   }
 
   @Test
+  void aThrottledRetryIsNotCountedButPaysHalf() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 100_000, 100_000, 0, 1_000, 10_000, 500, true);
+    for (int i = 0; i < 3; i++) bucket.payForRetry(Kind.ERROR, 3, 0);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
+    for (int i = 0; i < 50; i++) assertThat(bucket.payForRetry(Kind.THROTTLED, 3, 0)).as("a server pacing this client").isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).isEqualTo(100_000 - 3_000 - 50 * 500);
+    bucket.refund(Kind.THROTTLED);
+    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("its refund gives back no count").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(bucket.balanceMilli()).isEqualTo(100_000 - 3_000 - 49 * 500);
+    assertThat(bucket.payForRetry(Kind.TIMEOUT, 5, 0)).isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).as("a timeout costs its own price").isEqualTo(100_000 - 3_000 - 49 * 500 - 10_000);
+  }
+
+  @Test
   void theStrictRulePaysNoRetryAfterAnErrorBeforeTheFirstSuccess() {
     RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 1_000, 500, false);
     for (int i = 0; i < 100; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
