@@ -8,9 +8,11 @@ import okhttp3.Response;
  * logs. Every method has an empty default, so implement only what you need.
  *
  * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
- * called on the thread executing the call (for {@link RetryingCallFactory}, the thread running
- * the current step; for a cancel during a wait, the thread that canceled), so they must be quick,
- * and thread-safe when the policy is shared. An exception thrown by a listener is logged and otherwise ignored: it
+ * called on the thread executing the call: for {@link RetryInterceptor} the calling thread; for
+ * {@link RetryingCallFactory}'s {@code enqueue} the thread running the current step (the enqueuing
+ * thread for the first, then OkHttp's dispatcher or the factory's scheduler), and for a cancel or
+ * close during a wait the client's dispatcher, never the thread that canceled. So they must be
+ * quick, and thread-safe when the policy is shared. An exception thrown by a listener is logged and otherwise ignored: it
  * never changes the call's outcome. Requests that OkHttp sends by itself underneath the
  * interceptor are reported by {@link #onNetworkRequest}.
  *
@@ -82,8 +84,9 @@ public interface RetryListener {
    * The call ends on a failure after {@code attempts} attempts; the caller receives the last
    * response or exception.
    *
-   * @param attempts attempts made; 0 when {@link GiveUpReason#ORIGIN_THROTTLED} stopped the call
-   *     before its first
+   * @param attempts attempts made; 0 when the call ended before its first was sent: its origin
+   *     refused it ({@link GiveUpReason#ORIGIN_THROTTLED}, or a turn that would come too late), or
+   *     it was canceled, interrupted or out of time while it waited to start
    * @param lastFailure the same kind of short description as in {@link #onRetryScheduled}
    * @param request the request as sent, including any idempotency key header
    * @param reason why no further attempt is made

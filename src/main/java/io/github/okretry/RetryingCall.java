@@ -118,8 +118,8 @@ final class RetryingCall implements Call {
   }
 
   /**
-   * Runs the call, calling back exactly once on another thread: on OkHttp's dispatcher, or on the
-   * factory's scheduler after a wait.
+   * Runs the call, calling back exactly once on the client's dispatcher (on the thread at hand only
+   * if the dispatcher was shut down, as OkHttp calls back when its executor rejects a call).
    *
    * @throws NullPointerException if {@code callback} is null (before anything is sent)
    * @throws IllegalStateException if the call was already executed

@@ -43,7 +43,7 @@ import okio.AsyncTimeout;
  * none, so two layers never multiply their attempts. The factory owns a single daemon scheduler
  * thread unless you pass your own scheduler; {@link #close()} stops the one it owns. Thread-safe.
  *
- * <p>Callbacks run on the client's dispatcher (or, after a wait, on the scheduler thread), never
+ * <p>Callbacks run on the client's dispatcher (also after a wait on the scheduler), never
  * inside {@link Call#cancel()} or {@link #close()}, which never throw what a callback or listener
  * throws. An {@link Error} or unchecked exception thrown by a predicate or listener ends the call
  * as OkHttp ends a call whose interceptor throws: the callback, if it has not run, gets {@code

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * flight also {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call. The driver acts on
  * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
  * the {@link Attempt} itself (one per call, reused by each attempt), RETURN one constant for all;
- * only failure paths and waits allocate a step. Only {@link Attempt} extends it.
+ * only failure paths and waits allocate a step ({@code CallOverheadBenchmark}'s {@code
+ * okretry-call-timeout} measures a success with per-call state). Only {@link Attempt} extends it.
  */
 class Step {
 

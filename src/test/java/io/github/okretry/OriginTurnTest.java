@@ -4,8 +4,6 @@ import static io.github.okretry.PacingHooksTest.response;
 import static io.github.okretry.PacingHooksTest.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.okretry.internal.OriginGate;
-import io.github.okretry.internal.RetryAfter;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import okhttp3.Request;
@@ -26,39 +24,23 @@ class OriginTurnTest {
   static final long MS = 1_000_000L;
   static final long FAR = PacingHooksTest.FAR;
   static final String ORIGIN = PacingHooksTest.ORIGIN;
-  static final long LONG_RETRY_AFTER = PacingHooksTest.LONG_RETRY_AFTER;
 
   final FakeTime time = new FakeTime();
   final Request request = PacingHooksTest.get("https://a.test/");
 
-  /** Spread 0 (waits are exact), a 3 s ceiling on Retry-After, {@code deadline}, no evidence rule. */
+  /** Spread 0 (waits are exact), a 3 s ceiling on Retry-After, {@code deadline}. */
   RetryPolicy.Builder policy(Duration deadline) {
     return RetryPolicy.builder().timeSource(time).retryAfterSpread(0).maxRetries(5)
         .maxRetryAfter(Duration.ofSeconds(3)).deadline(deadline);
   }
 
-  /**
-   * As PacingHooksTest.teach: the origin's pacer learns turns {@code gapMs} apart, the last one
-   * taken and admitted now, and another call holds the next.
-   */
-  void teachACrowd(RetryPolicy policy, long gapMs) {
-    long now = time.nanoTime();
-    long base = now - 2 * gapMs * MS;
-    OriginGate gate = policy.originGate;
-    gate.used(ORIGIN, gate.reserve(ORIGIN, base, FAR, FAR), base);
-    gate.released(ORIGIN, base, true, RetryAfter.ABSENT, LONG_RETRY_AFTER, base + MS);
-    gate.released(ORIGIN, base + gapMs * 4 / 5 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, base + 2 * MS);
-    gate.used(ORIGIN, gate.reserve(ORIGIN, now, FAR, FAR), now);
-    gate.released(ORIGIN, now, true, RetryAfter.ABSENT, LONG_RETRY_AFTER, now);
-    gate.reserve(ORIGIN, now, FAR, FAR);
-  }
-
-  /** A call answered 429 with Retry-After: 1, waited that second, and asks behind a crowd with turns 2 s apart. */
+  /** A call answered 429 with Retry-After: 1, waited that second, and asks behind a crowd with turns far apart. */
   Step askBehindACrowd(RetryPolicy policy, LogicalCall call) {
     Step decision = call.ended(send(call), response(request, 429, "1"), null, 0);
     assertThat(decision.waitNanos()).as("the server's second, exactly").isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teachACrowd(policy, 10_000); // turns 2 s apart (the rate cap): its own would be 4 s from now
+    long interval = PacingHooksTest.paceOrigin(policy.originGate, ORIGIN, time.nanoTime(), 8_000, true);
+    assertThat(2 * interval).as("its own turn, after the other call's, past both limits below").isGreaterThan(3_000 * MS);
     return call.next(null);
   }
 
@@ -91,12 +73,12 @@ class OriginTurnTest {
     LogicalCall call = LogicalCall.start(policy, request, 0);
     call.ended(send(call), response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
-    teachACrowd(policy, 400); // the other call's turn 400 ms from now
-    assertThat(call.next(null).waitNanos()).as("its turn, after the other call's").isEqualTo(800 * MS);
+    long interval = PacingHooksTest.paceOrigin(policy.originGate, ORIGIN, time.nanoTime(), 320, true);
+    assertThat(call.next(null).waitNanos()).as("its turn, after the other call's").isEqualTo(2 * interval);
     // Meanwhile another call's answer closes the origin for 30 s, longer than this one may wait.
     long now = time.nanoTime();
     policy.originGate.close(request.url(), now, now + 30_000 * MS, 503);
-    time.advance(Duration.ofMillis(800));
+    time.advance(Duration.ofNanos(2 * interval));
     Step step = call.next(null);
     assertThat(step.kind()).isEqualTo(Step.Kind.RETURN);
     assertThat(step.responseOr(null).code()).isEqualTo(503);

@@ -58,25 +58,32 @@ class PacingHooksTest {
   static final long FAR = Long.MAX_VALUE / 4;
 
   /**
-   * The pacer of {@code origin} learns a {@code gapMs} gap, someone takes the turn at now and is
-   * admitted, and, if {@code crowd}, another call holds the next turn, {@code gapMs} from now: a
-   * retry asking now waits behind it. Alone, a retry would go within its own spread.
+   * Makes {@code origin}'s pacer space its turns, as a crowd's refusals do: it admitted a turn,
+   * refused the next {@code refusedAfterMs} later, and admitted the last one now. How far apart
+   * that spaces turns is {@code OriginPacerTest}'s subject; this returns the interval as the pacer
+   * hands it out. With {@code crowd}, another call then holds the next turn, one interval from now,
+   * so a retry asking now waits behind it; alone, a retry goes within its own spread.
    */
-  void teach(RetryInterceptor retry, String origin, long gapMs, boolean crowd) {
-    long now = time.nanoTime();
-    long base = now - 2 * gapMs * MS;
-    OriginGate gate = retry.policy().originGate;
+  static long paceOrigin(OriginGate gate, String origin, long now, long refusedAfterMs, boolean crowd) {
+    long base = now - 2 * refusedAfterMs * MS;
     gate.used(origin, gate.reserve(origin, base, FAR, FAR), base);
     gate.released(origin, base, true, RetryAfter.ABSENT, LONG_RETRY_AFTER, base + MS);
-    // Refused 0.8 × gapMs after an admitted one: turns go 0.8 × 1.25 = gapMs apart.
-    gate.released(origin, base + gapMs * 4 / 5 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, base + 2 * MS);
+    gate.released(origin, base + refusedAfterMs * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, base + 2 * MS);
     gate.used(origin, gate.reserve(origin, now, FAR, FAR), now);
     gate.released(origin, now, true, RetryAfter.ABSENT, LONG_RETRY_AFTER, now);
-    if (crowd) gate.reserve(origin, now, FAR, FAR);
+    long next = gate.reserve(origin, now, FAR, FAR); // the next turn, taken by another call
+    if (!crowd) gate.givenBack(origin, next, now);
+    assertThat(next - now).as("the origin's turns are spaced").isPositive();
+    return next - now;
   }
 
-  void teach(RetryInterceptor retry, String origin, long gapMs) {
-    teach(retry, origin, gapMs, true);
+  long paceOrigin(RetryInterceptor retry, String origin, long refusedAfterMs, boolean crowd) {
+    return paceOrigin(retry.policy().originGate, origin, time.nanoTime(), refusedAfterMs, crowd);
+  }
+
+  /** Turns a few hundred ms apart, another call holding the next. */
+  long paceACrowd(RetryInterceptor retry, String origin) {
+    return paceOrigin(retry, origin, 320, true);
   }
 
   @Test
@@ -91,16 +98,13 @@ class PacingHooksTest {
     assertThat(budget.availableTokens()).as("a retry that honours Retry-After costs half").isEqualTo(99.5);
 
     time.advance(Duration.ofSeconds(1));
-    teach(retry, "https://b.test:443", 400); // B's pacer: turns 400 ms apart, another call's next
+    long interval = paceACrowd(retry, "https://b.test:443"); // another call holds B's next turn
     Step turn = call.next(null);
-    assertThat(turn.waitNanos()).as("the turn after the other call's at B").isEqualTo(800 * MS);
-    time.advance(Duration.ofMillis(800));
+    assertThat(turn.waitNanos()).as("the turn after the other call's at B").isEqualTo(2 * interval);
+    time.advance(Duration.ofNanos(turn.waitNanos()));
     attempt = send(call);
     assertThat(call.ended(attempt, response(toB, 200, null), null, 0)).isSameAs(Step.RETURN);
-    // The admitted turn, 800 ms after the last admitted one, was back to back with it (hi = 800
-    // ms): B's turns now go min(hi, lo × 1.25 = 400 ms) × 1.1 (PACING_MARGIN) apart.
     long now = time.nanoTime();
-    assertThat(retry.policy().originGate.reserve("https://b.test:443", now, FAR, FAR)).isEqualTo(now + 440 * MS);
     assertThat(retry.policy().originGate.reserve("https://a.test:443", now, FAR, FAR))
         .as("A was never paced").isEqualTo(now);
   }
@@ -114,17 +118,19 @@ class PacingHooksTest {
     Step decision = call.ended(attempt, response(request, 503, "1"), null, 0);
     assertThat(decision.waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, "https://a.test:443", 10_000); // turns 2 s apart (the rate cap), another call's next
+    long interval = paceOrigin(retry, ORIGIN, 8_000, true); // turns far apart, another call's next
     // 4 s deadline: 1 s Retry-After leaves 3 s, of which the wait may take half: at most 2.5 s.
-    // Its turn (4 s from now) is later: held to 2.5 s it would bunch with every other such call,
-    // sent now it would only add to the crowd the origin turns away.
+    // Its turn, after the other call's, is later: held to 2.5 s it would bunch with every other
+    // such call, sent now it would only add to the crowd the origin turns away.
+    assertThat(2 * interval).as("its turn would come past its latest time").isGreaterThan(2_500 * MS);
     Step step = call.next(null);
     assertThat(step.kind()).isEqualTo(Step.Kind.RETURN);
     Response local = step.responseOr(null);
     assertThat(local.code()).isEqualTo(503);
-    assertThat(local.header("Retry-After")).isEqualTo("4");
+    assertThat(local.header("Retry-After")).as("the wait its turn needed, in whole seconds rounded up")
+        .isEqualTo(Long.toString((2 * interval + 999_999_999L) / 1_000_000_000L));
     long now = time.nanoTime();
-    assertThat(nextTurn(retry, now)).as("it took no turn: the next follows the other call's").isEqualTo(now + 4_000 * MS);
+    assertThat(nextTurn(retry, now)).as("it took no turn: the next follows the other call's").isEqualTo(now + 2 * interval);
   }
 
   @Test
@@ -135,7 +141,7 @@ class PacingHooksTest {
     Attempt attempt = send(call);
     assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, ORIGIN, 10_000, false); // turns 2 s apart, the last one now, nobody waiting
+    paceOrigin(retry, ORIGIN, 8_000, false); // turns far apart, the last one now, nobody waiting
     send(call);
   }
 
@@ -149,7 +155,7 @@ class PacingHooksTest {
     assertThat(decision.kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(budget.availableTokens()).isEqualTo(99.0);
     time.advance(Duration.ofNanos(decision.waitNanos()));
-    teach(retry, "https://a.test:443", 10_000);
+    paceOrigin(retry, ORIGIN, 8_000, true);
     send(call);
   }
 
@@ -176,45 +182,60 @@ class PacingHooksTest {
   }
 
   static final String ORIGIN = "https://a.test:443";
+  static final String OTHER_ORIGIN = "https://b.test:443";
   static final long LONG_RETRY_AFTER = 60_000 * MS;
 
   /** What the origin's pacer hands out next at {@code nowNanos}: the turn of a retry asking then. */
   long nextTurn(RetryInterceptor retry, long nowNanos) {
-    return retry.policy().originGate.reserve(ORIGIN, nowNanos, FAR, FAR);
+    return nextTurn(retry, ORIGIN, nowNanos);
+  }
+
+  long nextTurn(RetryInterceptor retry, String origin, long nowNanos) {
+    return retry.policy().originGate.reserve(origin, nowNanos, FAR, FAR);
+  }
+
+  /** The origin refused a paced turn at {@code atNanos}. */
+  void refused(RetryInterceptor retry, String origin, long atNanos) {
+    retry.policy().originGate.released(origin, atNanos, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, atNanos + MS);
   }
 
   /**
    * A call that is not paced reports its send to the pacers of a paced origin and, once admitted,
    * its admission: a crowd's refused turn then counts its gap from that admission, not from the
-   * crowd's own last one.
+   * crowd's own last one. The same refusal on another origin, with no such call, counts the longer
+   * gap and so spaces turns wider.
    */
   @Test
   void aCallThatIsNotPacedReportsWhenItWasSentAndAdmitted() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
-    teach(retry, ORIGIN, 400, false); // lo 320 ms; the last turn, admitted, now
+    long interval = paceOrigin(retry, ORIGIN, 320, false); // the last turn, admitted, now
+    paceOrigin(retry, OTHER_ORIGIN, 320, false);
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
     LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
     Attempt attempt = send(other);
     assertThat(other.ended(attempt, response(attempt.request(), 200, null), null, 0)).isSameAs(Step.RETURN);
-    // A turn refused 360 ms after the other call's admission (460 ms after the crowd's last one).
-    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
-    assertThat(nextTurn(retry, sent + 1)).as("lo 360 ms: turns 450 ms apart").isEqualTo(taught + 450 * MS);
+    refused(retry, ORIGIN, sent + 360 * MS); // 360 ms after the other call's admission, 460 after the crowd's
+    refused(retry, OTHER_ORIGIN, sent + 360 * MS); // 460 ms after the crowd's, the only admission there
+    long afterReport = nextTurn(retry, ORIGIN, sent + 1) - taught;
+    long withoutReport = nextTurn(retry, OTHER_ORIGIN, sent + 1) - taught;
+    assertThat(afterReport).as("the refusal taught the pacer").isGreaterThan(interval)
+        .as("from the shorter gap, after the other call's admission").isLessThan(withoutReport);
   }
 
   @Test
   void aTurnRefusedWhileACallThatIsNotPacedIsInFlightTeachesNothing() throws IOException {
     RetryInterceptor retry = retry(Duration.ofSeconds(20));
-    teach(retry, ORIGIN, 400, false);
+    long interval = paceOrigin(retry, ORIGIN, 320, false);
     long taught = time.nanoTime();
     time.advance(Duration.ofMillis(100));
     long sent = time.nanoTime();
     LogicalCall other = LogicalCall.start(retry.policy(), get("https://a.test/other"), 0);
     send(other); // sent, not answered yet
-    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
-    assertThat(nextTurn(retry, sent + 1)).as("still 400 ms apart: the refusal may be the other call's doing")
-        .isEqualTo(taught + 400 * MS);
+    refused(retry, ORIGIN, sent + 360 * MS);
+    assertThat(nextTurn(retry, sent + 1)).as("as far apart as before: the refusal may be the other call's doing")
+        .isEqualTo(taught + interval);
   }
 
   @Test
@@ -225,15 +246,16 @@ class PacingHooksTest {
     Attempt attempt = send(call);
     assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, ORIGIN, 400); // lo 320 ms; the last turn, admitted, now; another call's next
-    assertThat(call.next(null).waitNanos()).isEqualTo(800 * MS);
-    time.advance(Duration.ofMillis(800));
+    long interval = paceACrowd(retry, ORIGIN); // the last turn, admitted, now; another call's next
+    Step turn = call.next(null);
+    assertThat(turn.waitNanos()).isEqualTo(2 * interval);
+    time.advance(Duration.ofNanos(turn.waitNanos()));
     attempt = send(call);
     assertThat(call.ended(attempt, response(request, 429, "1"), null, 0).kind()).isEqualTo(Step.Kind.WAIT);
-    // Refused 800 ms after the last admission: lo 800 ms, turns 800 × 1.25 = 1 000 ms apart,
-    // which is also the most the Retry-Afters that taught it allow.
+    // Refused two intervals after the last admission: turns now go further apart, but never
+    // further than the Retry-After (1 s) of the refusal that taught it.
     long now = time.nanoTime();
-    assertThat(nextTurn(retry, now)).isEqualTo(now + 1_000 * MS);
+    assertThat(nextTurn(retry, now) - now).isGreaterThan(interval).isLessThanOrEqualTo(1_000 * MS);
   }
 
   @Test
@@ -245,20 +267,21 @@ class PacingHooksTest {
     Attempt attempt = send(call);
     call.ended(attempt, response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, ORIGIN, 400);
-    assertThat(call.next(null).waitNanos()).isEqualTo(800 * MS);
-    time.advance(Duration.ofMillis(800));
+    long interval = paceOrigin(retry, ORIGIN, 640, true); // turns further apart than its backoff
+    Step turn = call.next(null);
+    assertThat(turn.waitNanos()).isEqualTo(2 * interval);
+    time.advance(Duration.ofNanos(turn.waitNanos()));
+    long lastTurn = time.nanoTime();
     attempt = send(call);
     Step backoff = call.ended(attempt, null, new SocketTimeoutException("timeout"), 0);
-    assertThat(backoff.waitNanos()).as("an exception: backoff, not pacing").isEqualTo(400 * MS);
+    assertThat(backoff.waitNanos()).as("an exception: backoff (200 ms × 2 for retry 2), not pacing").isEqualTo(400 * MS);
     time.advance(Duration.ofNanos(backoff.waitNanos()));
     long sent = time.nanoTime();
-    attempt = send(call);
-    call.ended(attempt, response(request, 200, null), null, 0);
-    // Its admission counts as another call's: a turn refused 360 ms later teaches lo = 360 ms.
-    retry.policy().originGate.released(ORIGIN, sent + 360 * MS, false, LONG_RETRY_AFTER, LONG_RETRY_AFTER, sent + 361 * MS);
-    long lastTurn = sent - 400 * MS; // the turn that ended in the exception
-    assertThat(nextTurn(retry, sent + 1)).isEqualTo(lastTurn + 450 * MS);
+    attempt = send(call); // at once, though another call still holds a turn ahead
+    // In flight, it counts as a call that is not paced: a refusal now teaches nothing.
+    refused(retry, ORIGIN, sent + 360 * MS);
+    assertThat(interval).isGreaterThan(backoff.waitNanos());
+    assertThat(nextTurn(retry, sent + 1)).as("the next turn, one interval after its own").isEqualTo(lastTurn + interval);
   }
 
   /** A call the origin-wide gate held joins the crowd: once the gate opens it takes a turn. */
@@ -273,9 +296,10 @@ class PacingHooksTest {
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
     assertThat(call.next(null).waitNanos()).isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    teach(retry, ORIGIN, 400);
-    assertThat(call.next(null).waitNanos()).as("the gate is open: the turn after the other call's").isEqualTo(800 * MS);
-    time.advance(Duration.ofMillis(800));
+    long interval = paceACrowd(retry, ORIGIN);
+    Step turn = call.next(null);
+    assertThat(turn.waitNanos()).as("the gate is open: the turn after the other call's").isEqualTo(2 * interval);
+    time.advance(Duration.ofNanos(turn.waitNanos()));
     send(call);
   }
 }

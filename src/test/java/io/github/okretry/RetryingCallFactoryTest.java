@@ -37,8 +37,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The non-blocking factory: asynchronous retries wait on a scheduler, not on a dispatcher thread
  * or a host slot; the same rules as the interceptor; closing, canceling, a throwing predicate and
- * a dead dispatcher each end a call with exactly one callback. Its deadline: {@link
- * DeadlineIntegrationTest} and {@link CallTimeoutTest}.
+ * a dead dispatcher each end a call with exactly one callback, on real sockets and threads. The
+ * same promises that need neither (tags, a callback that throws, a close during a wait or an
+ * attempt, a call canceled before it starts) are {@link AsyncLoopTest}'s, on fake time. Its
+ * deadline: {@link DeadlineIntegrationTest} and {@link CallTimeoutTest}.
  */
 @Tag("integration")
 class RetryingCallFactoryTest {
@@ -171,18 +173,6 @@ class RetryingCallFactoryTest {
   }
 
   @Test
-  void closingTheFactoryEndsCallsWaitingToRetry() throws Exception {
-    calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
-    Outcome outcome = new Outcome();
-    calls.newCall(new Request.Builder().url(server.url("/busy")).build()).enqueue(outcome);
-    while (server.getRequestCount() < 1) Thread.sleep(5);
-    Thread.sleep(300); // now waiting out Retry-After: 30
-    calls.close();
-    assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOf(IOException.class)
-        .satisfies(e -> assertThat(((IOException) e).getMessage()).contains("closed"));
-  }
-
-  @Test
   void aThrowingPredicateStillDeliversAFailureToTheCallback() throws Exception {
     calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryOnResponse(r -> {
       throw new IllegalStateException("predicate bug");
@@ -192,34 +182,6 @@ class RetryingCallFactoryTest {
     assertThat(outcome.result.get(5, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
     Thread.sleep(100);
     assertThat(client.connectionPool().connectionCount()).isEqualTo(client.connectionPool().idleConnectionCount());
-  }
-
-  @Test
-  void aCallCanceledBeforeEnqueueFailsOnAnotherThreadAndTellsTheListener() throws Exception {
-    List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-    calls = RetryingCallFactory.create(client, RetryPolicy.builder().listener(new RetryListener() {
-      @Override
-      public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-        events.add(reason + " " + lastFailure);
-      }
-    }).build());
-    Call call = calls.newCall(new Request.Builder().url(server.url("/ok")).build());
-    call.cancel();
-    Thread caller = Thread.currentThread();
-    CompletableFuture<Thread> callbackThread = new CompletableFuture<>();
-    call.enqueue(new Callback() {
-      @Override
-      public void onFailure(Call c, IOException e) {
-        callbackThread.complete(Thread.currentThread());
-      }
-
-      @Override
-      public void onResponse(Call c, Response r) {
-        r.close();
-      }
-    });
-    assertThat(callbackThread.get(5, TimeUnit.SECONDS)).isNotSameAs(caller);
-    assertThat(events).containsExactly("CANCELED IOException: Canceled");
   }
 
   @Test
@@ -337,16 +299,6 @@ class RetryingCallFactoryTest {
     }
 
     @Test
-    void aTagIsComputedOnceAndThenReadBack() {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
-      Call call = calls.newCall(to("/ok"));
-      assertThat(call.tag(String.class)).isNull();
-      assertThat(call.tag(String.class, () -> "first")).isEqualTo("first");
-      assertThat(call.tag(String.class, () -> "second")).isEqualTo("first");
-      assertThat(call.tag(String.class)).isEqualTo("first");
-    }
-
-    @Test
     void cancelEndsTheAttemptInFlight() throws Exception {
       serve(new MockResponse.Builder().body("late").build());
       calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
@@ -392,29 +344,6 @@ class RetryingCallFactoryTest {
     }
 
     @Test
-    void aCallbackThatThrowsIsLoggedAndItsResponseClosed() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
-      IOException thrown = new IOException("callback bug");
-      CountDownLatch called = new CountDownLatch(1);
-      calls.newCall(to("/ok")).enqueue(new Callback() {
-        @Override
-        public void onFailure(Call call, IOException e) {}
-
-        @Override
-        public void onResponse(Call call, Response response) throws IOException {
-          called.countDown();
-          throw thrown;
-        }
-      });
-      assertThat(called.await(5, TimeUnit.SECONDS)).isTrue();
-      assertThat(allConnectionsIdle()).isTrue();
-      assertThat(log.warnings()).singleElement().satisfies(w -> {
-        assertThat(w.message()).startsWith("Callback.onResponse threw");
-        assertThat(w.thrown()).isSameAs(thrown);
-      });
-    }
-
-    @Test
     void aHostileRetryAfterIsSaturatedOnTheFactorysClients() throws Exception {
       serve(null);
       calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
@@ -427,26 +356,6 @@ class RetryingCallFactoryTest {
   /** Closing the factory, and the scheduler the retries wait on. */
   @Nested
   class Scheduling {
-    @Test
-    void anAttemptInFlightWhenTheFactoryClosesIsNotRetried() throws Exception {
-      serve(new MockResponse.Builder().code(503).addHeader("Retry-After", "5").body("busy").build());
-      ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
-      try {
-        calls = RetryingCallFactory.create(client, RetryPolicy.builder().build(), own);
-        Outcome outcome = new Outcome();
-        calls.newCall(to("/slow")).enqueue(outcome);
-        awaitRequests(1);
-        calls.close();
-        release.countDown();
-        assertThat(outcome.result.get(2, TimeUnit.SECONDS)).isInstanceOfSatisfying(IOException.class,
-            e -> assertThat(e).hasMessage("RetryingCallFactory is closed"));
-        assertThat(server.getRequestCount()).isEqualTo(1);
-        assertThat(own.isShutdown()).as("a scheduler the caller passed keeps running").isFalse();
-      } finally {
-        own.shutdownNow();
-      }
-    }
-
     @Test
     void aSchedulerThatRefusesTheRetryEndsTheCall() throws Exception {
       serve(null);

@@ -72,18 +72,6 @@ class StepTest {
   }
 
   @Test
-  void theStepsOfASuccessAreConstants() {
-    LogicalCall call = LogicalCall.start(policy().build(), get, 0);
-    Step send = call.next(null);
-    assertThat(call.ended(send.attempt(), response(200), null, 0)).isSameAs(Step.RETURN);
-    LogicalCall other = LogicalCall.start(policy().build(), get, 0);
-    Step first = other.next(null);
-    other.ended(first.attempt(), response(503), null, 0);
-    time.advance(Duration.ofMillis(100));
-    assertThat(other.next(null)).as("one SEND per call, reused by each attempt").isSameAs(first).isSameAs(first.attempt());
-  }
-
-  @Test
   void theLastFailureIsThrownWithTheEarlierOnesSuppressed() {
     LogicalCall call = LogicalCall.start(policy().maxRetries(1).build(), get, 0);
     IOException first = new SocketTimeoutException("first");

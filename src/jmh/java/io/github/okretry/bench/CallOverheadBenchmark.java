@@ -46,11 +46,16 @@ public class CallOverheadBenchmark {
   /**
    * Named {@code library}, not {@code variant}, so {@code -p variant=…} narrows only the loopback
    * benchmark. {@code bare-call-timeout} is OkHttp with a 10 s {@code callTimeout}, the reference
-   * for {@code okretry-deadline}: both arm one okio watchdog timer per call.
+   * for {@code okretry-deadline}: both arm one okio watchdog timer per call. It is also the
+   * reference for {@code okretry-call-timeout}, okretry under that call timeout, which keeps
+   * per-call state from the first attempt (a {@code LogicalCall} and its one {@code Attempt}):
+   * the steps of its success allocate nothing more (a SEND is that {@code Attempt}, reused by
+   * every attempt; a RETURN one constant). So what it adds over {@code bare-call-timeout}, less
+   * what {@code okretry} adds over {@code bare}, is that state alone.
    */
   @Param({
     "bare", "bare-call-timeout", "noop-interceptor", "okretry-add", "okretry", "okretry-deadline",
-    "okretry-listener",
+    "okretry-listener", "okretry-call-timeout",
     "failsafe", "failsafe+key", "resilience4j", "resilience4j+key"
   })
   public String library;

@@ -80,6 +80,7 @@ public final class Peers {
       case "okretry":
       case "okretry-deadline":
       case "okretry-listener":
+      case "okretry-call-timeout":
         {
           io.github.okretry.RetryPolicy.Builder retry =
               io.github.okretry.RetryPolicy.builder()
@@ -93,7 +94,10 @@ public final class Peers {
           if (variant.equals("okretry-listener")) retry.listener(new io.github.okretry.RetryListener() {});
           // As the README installs it: the interceptor, plus its network interceptor that guards
           // OkHttp against an out-of-range Retry-After (one more chain copy per network request).
-          OkHttpClient client = finish(RetryInterceptor.create(retry.build()).install(base.newBuilder()), answer);
+          OkHttpClient.Builder builder = base.newBuilder();
+          // A call timeout: okretry keeps per-call state (a LogicalCall) from the first attempt.
+          if (variant.equals("okretry-call-timeout")) builder.callTimeout(Duration.ofSeconds(10));
+          OkHttpClient client = finish(RetryInterceptor.create(retry.build()).install(builder), answer);
           return request -> client.newCall(request).execute();
         }
       case "failsafe":

@@ -9,7 +9,7 @@ import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one interceptor knows per origin (scheme, host, port): the opt-in origin-wide {@code
+ * What one policy's calls know per origin (scheme, host, port): the opt-in origin-wide {@code
  * Retry-After} gate, which holds every call to an origin that refused a call with a 429/503
  * {@code Retry-After} until the time it named, and the {@link OriginPacer} that spreads this
  * client's retries waiting on the origin.

@@ -10,7 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public interface RandomSource {
 
-  /** {@link ThreadLocalRandom}: no contention between the calls of a shared interceptor. */
+  /** {@link ThreadLocalRandom}: no contention between the calls of a shared policy. */
   RandomSource THREAD_LOCAL =
       new RandomSource() {
         @Override

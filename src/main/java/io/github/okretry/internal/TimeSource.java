@@ -9,9 +9,14 @@ import okhttp3.EventListener;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one seam through which okretry reads time and waits, after Guava's {@code SleepingStopwatch}:
- * production code uses {@link #SYSTEM}; tests use a fake whose clock advances when it "sleeps", so
- * a whole retry timeline is asserted without real waiting.
+ * The seam through which okretry's decisions read time and the blocking driver waits, after
+ * Guava's {@code SleepingStopwatch}: production code uses {@link #SYSTEM}; tests use a fake whose
+ * clock advances when it "sleeps", so a whole retry timeline is asserted without real waiting.
+ *
+ * <p>Outside it, on real time: the async driver waits on the factory's scheduler (which a test
+ * replaces with a fake one), {@code DeadlineWatch} cancels on okio's watchdog, and okio deadlines
+ * are read against {@link System#nanoTime()} ({@link CallTimeouts}, and {@code RetryingCall.execute}
+ * telling whether OkHttp's call timeout fired).
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */

@@ -90,8 +90,8 @@ public final class Tuning {
   // ---- Per-origin state (OriginGate) ----
 
   /**
-   * The most origins whose gate and pacing one interceptor remembers; past it the least recently
-   * used is forgotten. About 200 bytes each.
+   * The most origins whose gate and pacing one policy remembers (its {@link OriginGate}, shared by
+   * every driver given the policy); past it the least recently used is forgotten. About 200 bytes each.
    */
   public static final int MAX_ORIGINS = 1024;
 

@@ -1,7 +1,6 @@
 package io.github.okretry.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import okhttp3.Protocol;
@@ -18,13 +17,6 @@ import org.junit.jupiter.api.Test;
 @Tag("unit")
 class AdmissionTest {
   static final long S = 1_000_000_000L;
-
-  @Test
-  void aWaitMayBeZeroButNotNegative() {
-    assertThat(Admission.waitFor(0).kind()).isEqualTo(Admission.Kind.WAIT);
-    assertThat(Admission.waitFor(0).waitNanos()).isZero();
-    assertThatThrownBy(() -> Admission.waitFor(-1)).isInstanceOf(IllegalArgumentException.class).hasMessage("waitNanos < 0: -1");
-  }
 
   @Test
   void onlyAThrottledAdmissionCarriesTheOriginsStatus() {
