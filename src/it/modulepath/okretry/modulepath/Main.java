@@ -19,10 +19,10 @@ public final class Main {
     AtomicInteger attempts = new AtomicInteger();
     OkHttpClient client =
         new OkHttpClient.Builder()
-            // failureStreak(0): retry this fresh process's first errors (by default it needs a
-            // success first); the RetryBudget class on the module path is checked too.
+            // No budget: the default one pays for one failing call's retries until a success, and
+            // both calls here fail first (the RetryBudget class on the module path is checked too).
             .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(1)
-                .retryBudget(RetryBudget.builder().failureStreak(0).build()).build()))
+                .retryBudget(RetryBudget.unlimited()).build()))
             .addInterceptor(chain -> { // inside the retry loop: sees every attempt
               attempts.incrementAndGet();
               return chain.proceed(chain.request());
