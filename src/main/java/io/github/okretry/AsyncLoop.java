@@ -59,8 +59,8 @@ final class AsyncLoop implements Callback {
     this.call = call;
     this.callback = callback;
     this.logical =
-        LogicalCall.start(
-            call.factory.policy, call.factory.policy.keys.stamp(call.request), CallTimeouts.nanosAllowed(call.timeout));
+        LogicalCall.start(call.factory.policy, call.factory.policy.keys.stamp(call.request),
+            CallTimeouts.nanosAllowed(call.timeout), call.factory.hedging);
   }
 
   /** A wait is over: from now on a cancel acts on the next attempt, not on the wait. */

@@ -21,10 +21,10 @@ import org.jspecify.annotations.Nullable;
  * never goes, costs nothing and was never reported. At most one is pending: the next is due a
  * delay after this one went.
  *
- * <p>Made only for a call whose policy hedges and whose request is safe to send twice, so a call
- * without hedging pays nothing for it. No I/O; its side effects are the budget a hedge withdraws
- * from ({@link #departs}) and the policy's per-origin latencies and refusals it records. Like its
- * call, not thread-safe.
+ * <p>Made only for a call of a factory that hedges and whose request is safe to send twice, so a
+ * call without hedging pays nothing for it. No I/O; its side effects are the budget a hedge
+ * withdraws from ({@link #departs}) and the factory's per-origin latencies and refusals it records
+ * ({@link Shared}). Like its call, not thread-safe.
  */
 final class Hedging {
 
@@ -32,7 +32,7 @@ final class Hedging {
   private final int maxHedges;
   private final long fixedDelayNanos; // 0: adaptive
   private final long floorNanos;
-  private final OriginLatencies origins; // the policy's: refusals, answers and their latencies
+  private final OriginLatencies origins; // the factory's: refusals, answers and their latencies
 
   private int inFlight; // attempts of this round not ended yet
   private int sent; // hedges sent this round
@@ -43,23 +43,38 @@ final class Hedging {
   // one left behind in a queue by an earlier round can never pass for this round's.
   private @Nullable Attempt pending;
 
-  private Hedging(LogicalCall call, RetryPolicy policy) {
+  /**
+   * What the calls of one {@link RetryingCallFactory} share for hedging: its {@link HedgingPolicy},
+   * and what it learns of each origin (refusals, and the latencies of answers). Thread-safe.
+   */
+  static final class Shared {
+    final HedgingPolicy policy;
+    final OriginLatencies origins;
+
+    Shared(HedgingPolicy policy) {
+      this.policy = policy;
+      // A fixed delay learns no percentile, but the table's refusals and answers serve it too.
+      this.origins = new OriginLatencies(policy.percentile() > 0 ? policy.percentile() : Tuning.HEDGE_PERCENTILE);
+    }
+  }
+
+  private Hedging(LogicalCall call, Shared shared) {
     this.call = call;
-    this.maxHedges = policy.settings.maxHedges;
-    this.fixedDelayNanos = policy.settings.hedgeDelayNanos;
-    this.floorNanos = policy.settings.hedgeFloorNanos;
-    this.origins = policy.hedgeOrigins;
+    this.maxHedges = shared.policy.maxHedges();
+    this.fixedDelayNanos = shared.policy.delayNanos();
+    this.floorNanos = shared.policy.floorNanos();
+    this.origins = shared.origins;
   }
 
   /**
-   * The hedging state of {@code call}, or null if it is never hedged: its policy does not hedge,
-   * or its request is not safe to have twice in flight (not idempotent and keyless, or a body
-   * that cannot be written twice), or it may make only one attempt.
+   * The hedging state of {@code call}, or null if it is never hedged: its factory does not hedge
+   * ({@code shared} null), or its request is not safe to have twice in flight (not idempotent and
+   * keyless, or a body that cannot be written twice), or it may make only one attempt.
    */
-  static @Nullable Hedging of(LogicalCall call, RetryPolicy policy, RepeatSafety repeat, int maxRetries) {
+  static @Nullable Hedging of(LogicalCall call, @Nullable Shared shared, RepeatSafety repeat, int maxRetries) {
     // Twice in flight is safe only if sending it twice is (idempotent, body repeatable) with no proof needed.
-    if (policy.hedgeOrigins == null || !repeat.safeToRepeat(false) || maxRetries < 1) return null;
-    return new Hedging(call, policy);
+    if (shared == null || !repeat.safeToRepeat(false) || maxRetries < 1) return null;
+    return new Hedging(call, shared);
   }
 
   /** {@code primary} was sent at {@code nowNanos}: a new round, with nothing else in flight. */
@@ -96,7 +111,7 @@ final class Hedging {
   /**
    * The hedge to hand to the driver at {@code nowNanos}, numbered {@code number} if it goes, or
    * null, checked in this order: one is armed and its delay is over; {@code origin} does not push
-   * back (is not refusing or pacing calls, and has not refused a call of this policy lately: else
+   * back (is not refusing or pacing calls, and has not refused a call of this factory lately: else
    * this call never hedges again); the call {@code mayAttempt} again (within its attempts and its
    * deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
    */

@@ -78,30 +78,18 @@ public final class IdempotencyKey {
     return NONE;
   }
 
-  /**
-   * True for {@link #none()}.
-   *
-   * @return true for {@link #none()}
-   */
-  public boolean isNone() {
+  /** True for {@link #none()}. */
+  boolean isNone() {
     return value == null && !generate;
   }
 
-  /**
-   * True for {@link #generate()}.
-   *
-   * @return true for {@link #generate()}
-   */
-  public boolean isGenerated() {
+  /** True for {@link #generate()}. */
+  boolean isGenerated() {
     return generate;
   }
 
-  /**
-   * The caller's key from {@link #of(String)}; null for {@link #generate()} and {@link #none()}.
-   *
-   * @return the caller's key, or null
-   */
-  public @Nullable String value() {
+  /** The caller's key from {@link #of(String)}; null for {@link #generate()} and {@link #none()}. */
+  @Nullable String value() {
     return value;
   }
 

@@ -38,7 +38,7 @@ final class LogicalCall {
   final RepeatSafety repeat;
   final boolean needsTracker;
   private final OriginTurn origin; // its standing with the origins it calls: gate, crowd, quota
-  private final @Nullable Hedging hedging; // null unless its policy hedges and the request may be twice in flight
+  private final @Nullable Hedging hedging; // null unless its factory hedges and the request may be twice in flight
 
   private int attempts;
   private long previousDelayNanos;
@@ -51,23 +51,32 @@ final class LogicalCall {
   private Kind retryKind = Kind.ERROR; // what a retry of the last attempt would follow, for its price
   private @Nullable Kind retryPaid; // the kind of retry the budget paid for and that is not sent yet
 
-  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline) {
+  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline,
+      Hedging.@Nullable Shared hedges) {
     this.policy = policy;
     this.request = request;
     this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
     this.deadline = deadline;
     this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
     this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
-    this.previousDelayNanos = policy.baseDelayNanos();
+    this.previousDelayNanos = policy.settings.baseDelayNanos;
     this.origin = new OriginTurn(policy, request.url());
-    this.hedging = Hedging.of(this, policy, repeat, maxRetries);
+    this.hedging = Hedging.of(this, hedges, repeat, maxRetries);
   }
 
-  /** A logical call for {@code request}, always with its state (the async driver's, a simulator's). */
+  /** A logical call for {@code request} that is never hedged, always with its state. */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos) {
+    return start(policy, request, callTimeoutNanos, null);
+  }
+
+  /**
+   * A logical call for {@code request}, always with its state (the async driver's, a simulator's),
+   * hedged as its factory's {@code hedges} say (null: never).
+   */
+  static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos, Hedging.@Nullable Shared hedges) {
     RetryOverrides o = RequestTags.overrides(request);
     long ownNanos = RetryOverrides.deadlineNanos(o, policy);
-    return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos));
+    return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos), hedges);
   }
 
   /**
@@ -78,7 +87,7 @@ final class LogicalCall {
   static LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
     RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
-    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0));
+    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0), null);
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;

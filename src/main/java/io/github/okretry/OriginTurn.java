@@ -36,7 +36,7 @@ final class OriginTurn {
    * #refusedFor} says why).
    */
   Admission admit(long nowNanos, long remainingNanos) {
-    if (policy.originWideRetryAfter()) {
+    if (policy.settings.originWideRetryAfter) {
       OriginGate.Closed closed = policy.originGate.check(url, nowNanos);
       if (closed != null) return heldAtGate(closed, nowNanos, remainingNanos);
     }
@@ -54,7 +54,7 @@ final class OriginTurn {
   /** The origin asked every caller to wait: wait with it, or be throttled if this call cannot. */
   private Admission heldAtGate(OriginGate.Closed closed, long nowNanos, long remainingNanos) {
     long wait = closed.notBeforeNanos() - nowNanos;
-    if (wait > policy.maxRetryAfterNanos() || wait >= remainingNanos) {
+    if (wait > policy.settings.maxRetryAfterNanos || wait >= remainingNanos) {
       paced.abandon(); // a turn it may hold is given back
       refusedFor = GiveUpReason.ORIGIN_THROTTLED;
       return Admission.throttled(closed.code(), wait);
@@ -73,7 +73,7 @@ final class OriginTurn {
     long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
     // A turn past its latest time ends the call for the reason that time stands for.
     pastLatest =
-        latest >= policy.maxRetryAfterNanos() ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
+        latest >= policy.settings.maxRetryAfterNanos ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
     paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
   }
 
@@ -99,12 +99,12 @@ final class OriginTurn {
    */
   void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
     paced.answered(response, refused, retryAfterNanos);
-    if (response != null && refused && retryAfterNanos != RetryAfter.ABSENT && policy.originWideRetryAfter()) {
+    if (response != null && refused && retryAfterNanos != RetryAfter.ABSENT && policy.settings.originWideRetryAfter) {
       // Never close the origin for longer than any call would wait: a hostile "68 years" would
       // otherwise lock every call out long after the server recovered. The origin closed is
       // the one that answered: after a redirect, not the one first asked.
       long now = policy.time.nanoTime();
-      long closedFor = Math.min(retryAfterNanos, policy.maxRetryAfterNanos());
+      long closedFor = Math.min(retryAfterNanos, policy.settings.maxRetryAfterNanos);
       policy.originGate.close(response.request().url(), now, now + closedFor, response.code());
     }
   }

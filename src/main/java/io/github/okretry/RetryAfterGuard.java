@@ -44,6 +44,6 @@ final class RetryAfterGuard implements Interceptor {
 
   @Override
   public String toString() {
-    return "RetryInterceptor.networkInterceptor()";
+    return "RetryAfterGuard";
   }
 }

@@ -82,16 +82,6 @@ public final class RetryBudget {
   }
 
   /**
-   * A budget with the defaults: one failing call's retries since the last success, 100 tokens to
-   * start with, 20% of calls may retry once failures persist, a reserve of 10 retries per second.
-   *
-   * @return a budget with the defaults
-   */
-  public static RetryBudget create() {
-    return builder().build();
-  }
-
-  /**
    * No budget: every retry the policy allows happens.
    *
    * @return no budget: every retry the policy allows happens
@@ -101,21 +91,14 @@ public final class RetryBudget {
   }
 
   /**
-   * A builder with the defaults listed on its methods.
+   * A builder with the defaults listed on its methods: one failing call's retries since the last
+   * success, 100 tokens to start with, 20% of calls may retry once failures persist, a reserve of
+   * 10 retries per second. {@code builder().build()} is the budget each policy gets by default.
    *
    * @return a builder with the defaults listed on its methods
    */
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * True for {@link #unlimited()}.
-   *
-   * @return true for {@link #unlimited()}
-   */
-  public boolean isUnlimited() {
-    return unlimited;
   }
 
   /**

@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * the last exception with earlier ones attached as {@linkplain Throwable#getSuppressed()
  * suppressed} (at most 9: the first 3, a marker counting those left out, the last 5).
  *
- * <p>Immutable and thread-safe; share one per client. Add it with {@link
- * OkHttpClient.Builder#addInterceptor}, or {@link #install}: as a network interceptor it throws
- * {@link IllegalStateException}.
+ * <p>Immutable and thread-safe; share one per client. Add it with {@link #install}, which also
+ * adds the network interceptor that guards OkHttp from a hostile {@code Retry-After}; added with
+ * {@link OkHttpClient.Builder#addInterceptor} alone it works without that guard, and as a network
+ * interceptor it throws {@link IllegalStateException}.
  *
  * <p>Two okretry layers on one call do not multiply their attempts. The first a call meets governs
  * it; a {@code RetryInterceptor} inside it (later in the same client's interceptors, say added
@@ -66,67 +67,50 @@ public final class RetryInterceptor implements Interceptor {
   }
 
   /**
-   * An interceptor with every default: 3 retries, 200 ms base, 10 s cap, Full Jitter.
+   * An interceptor with every default: 3 retries, 200 ms base, 10 s cap, Full Jitter, its own
+   * budget; the policy of {@code RetryPolicy.builder().build()}.
    *
    * @return a new interceptor with its own policy and budget
    */
   public static RetryInterceptor create() {
-    return create(RetryPolicy.create());
+    return create(RetryPolicy.builder().build());
   }
 
   /**
-   * An interceptor that runs calls under {@code policy}, sharing its budget with every other
-   * user of that policy.
+   * An interceptor that runs calls under {@code policy}, sharing its budget and per-origin state
+   * with every other user of that policy. Any policy will do: hedging, which one chain on one
+   * thread cannot do, is not a setting of the policy but of a {@link RetryingCallFactory}.
    *
    * @param policy the policy to apply
    * @return a new interceptor
    * @throws NullPointerException if {@code policy} is null
-   * @throws IllegalArgumentException if {@code policy} hedges ({@link
-   *     RetryPolicy.Builder#hedgeAfter}): an interceptor runs one chain on one thread and cannot
-   *     have two attempts in flight; {@link RetryingCallFactory} hedges, in {@code execute()} too
    */
   public static RetryInterceptor create(RetryPolicy policy) {
     if (policy == null) throw new NullPointerException("policy == null");
-    if (policy.hedges()) {
-      throw new IllegalArgumentException(
-          "RetryInterceptor cannot hedge (one chain, one thread): use RetryingCallFactory, whose execute() hedges too; policy hedges: "
-              + (policy.hedgePercentile() > 0 ? "hedgeAdaptively" : "hedgeAfter " + policy.hedgeDelayNanos() + " ns"));
-    }
     return new RetryInterceptor(policy);
   }
 
-  /**
-   * The policy this interceptor applies.
-   *
-   * @return the policy
-   */
-  public RetryPolicy policy() {
+  /** The policy this interceptor applies. */
+  RetryPolicy policy() {
     return policy;
   }
 
   /**
-   * The interceptor that okretry's features which must see every network request need: it
-   * protects OkHttp from a hostile {@code Retry-After} (OkHttp 5 throws {@link
-   * NumberFormatException} on a 503 whose numeric {@code Retry-After} exceeds an int) by
-   * saturating such values, which keeps their meaning. Add it with {@link
-   * OkHttpClient.Builder#addNetworkInterceptor}, or use {@link #install}.
-   *
-   * @return the network interceptor, stateless and shareable
-   */
-  public Interceptor networkInterceptor() {
-    return RetryAfterGuard.INSTANCE;
-  }
-
-  /**
-   * Adds this interceptor as an application interceptor and {@link #networkInterceptor()} as a
-   * network interceptor to {@code builder}: the recommended setup. Each is added only if {@code
-   * builder} lacks it, so installing twice (or into the {@code newBuilder()} of a client that has
-   * them) adds nothing more.
+   * Adds this interceptor to {@code builder} as an application interceptor, and with it the
+   * network interceptor okretry needs to see every network request: it protects OkHttp from a
+   * hostile {@code Retry-After} (OkHttp 5 throws {@link NumberFormatException} on a 503 whose
+   * numeric {@code Retry-After} exceeds an int) by saturating such values, which keeps their
+   * meaning. Each is added only if {@code builder} lacks it, so installing twice (or into the
+   * {@code newBuilder()} of a client that has them) adds nothing more. This interceptor goes
+   * after the application interceptors already added: add those that must run once per logical
+   * call first, those that must see every attempt after.
    *
    * @param builder the client builder to add both interceptors to
    * @return {@code builder}, for chaining
+   * @throws NullPointerException if {@code builder} is null
    */
   public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
+    if (builder == null) throw new NullPointerException("builder == null");
     // Either may be there already (install() twice, a builder from newBuilder()): once is enough.
     if (!builder.interceptors().contains(this)) builder.addInterceptor(this);
     if (!builder.networkInterceptors().contains(RetryAfterGuard.INSTANCE)) {

@@ -37,7 +37,7 @@ public interface RetryListener {
   /**
    * Attempt {@code attempt} is a hedge: the same request sent again while earlier attempts of the
    * call are still in flight and unanswered, {@code afterNanos} after the latest of them was sent
-   * ({@link RetryPolicy.Builder#hedgeAfter}). A retry follows a failure; a hedge follows silence.
+   * (a {@link RetryingCallFactory} with a {@link HedgingPolicy}). A retry follows a failure; a hedge follows silence.
    * Reported just before that attempt's {@link #onAttemptStarted}, so counting these events
    * counts hedges, and the attempts started minus one minus the hedges counts retries. Reported
    * when the hedge leaves OkHttp's dispatcher, on the thread that runs it: a hedge still queued

@@ -15,16 +15,14 @@ import org.jspecify.annotations.Nullable;
  *     .build();
  * }</pre>
  *
- * <p>Anything not set keeps the policy's value, and its getter returns null: null here means
- * "not overridden", never "none" (a policy's {@link RetryPolicy#deadlineNanos()} uses 0 for no
- * deadline, as OkHttp's timeouts do). A per-request deadline replaces the policy's deadline;
- * OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are immutable.
+ * <p>Anything not set keeps the policy's value; {@code maxRetries(0)} makes exactly one attempt. A
+ * per-request deadline replaces the policy's deadline (it sets one: it cannot remove the
+ * policy's); OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are
+ * immutable, with {@code equals} by value.
  */
 public final class RetryOverrides {
 
-  private static final RetryOverrides NO_RETRIES = builder().maxRetries(0).build();
-
-  // Read through the two statics below (the one place overrides are applied), without boxing.
+  // Read through the two statics below, the one place overrides are applied.
   private final int maxRetries; // -1: not set
   private final long deadlineNanos; // 0: not set
 
@@ -35,12 +33,12 @@ public final class RetryOverrides {
 
   /** The retries {@code overrides} allow, or {@code policy}'s if they set none (or are null). */
   static int maxRetries(@Nullable RetryOverrides overrides, RetryPolicy policy) {
-    return overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.maxRetries();
+    return overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.settings.maxRetries;
   }
 
   /** okretry's own deadline: {@code overrides}' if set, else {@code policy}'s; 0 for none. */
   static long deadlineNanos(@Nullable RetryOverrides overrides, RetryPolicy policy) {
-    return overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.deadlineNanos();
+    return overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.settings.deadlineNanos;
   }
 
   /**
@@ -50,36 +48,6 @@ public final class RetryOverrides {
    */
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * Overrides that make exactly one attempt.
-   *
-   * @return overrides that make exactly one attempt
-   */
-  public static RetryOverrides noRetries() {
-    return NO_RETRIES;
-  }
-
-  /**
-   * The overridden retry count (not counting the first attempt), or null if not overridden, in
-   * which case the policy's {@link RetryPolicy#maxRetries()} applies.
-   *
-   * @return the retry count, 0 or more, or null if not overridden
-   */
-  public @Nullable Integer maxRetries() {
-    return maxRetries < 0 ? null : maxRetries;
-  }
-
-  /**
-   * The overridden deadline for the whole logical call, or null if not overridden, in which case
-   * the policy's {@link RetryPolicy#deadlineNanos()} applies (and its 0, no deadline). Never 0:
-   * an override sets a deadline, it cannot remove the policy's.
-   *
-   * @return the deadline in nanoseconds, positive, or null if not overridden
-   */
-  public @Nullable Long deadlineNanos() {
-    return deadlineNanos == 0 ? null : deadlineNanos;
   }
 
   @Override
@@ -94,9 +62,11 @@ public final class RetryOverrides {
     return 31 * maxRetries + (int) (deadlineNanos ^ (deadlineNanos >>> 32));
   }
 
+  /** What is overridden, with null for what is not. */
   @Override
   public String toString() {
-    return "RetryOverrides{maxRetries=" + maxRetries() + ", deadlineNanos=" + deadlineNanos() + "}";
+    return "RetryOverrides{maxRetries=" + (maxRetries < 0 ? null : maxRetries)
+        + ", deadlineNanos=" + (deadlineNanos == 0 ? null : deadlineNanos) + "}";
   }
 
   /** Builds {@link RetryOverrides}. Not thread-safe; {@link #build()} takes a snapshot. */

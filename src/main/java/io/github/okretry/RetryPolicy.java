@@ -6,7 +6,6 @@ import io.github.okretry.internal.Durations;
 import io.github.okretry.internal.KeyGenerator;
 import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.OriginGate;
-import io.github.okretry.internal.OriginLatencies;
 import io.github.okretry.internal.RandomSource;
 import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SuppressSignatureCheck;
@@ -25,8 +24,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What okretry does with a call: which failures it retries, how long it waits, how it keeps a
  * repeated request safe, and how it protects the server. One immutable value, built once and
- * shared by the two ways of running calls, {@link RetryInterceptor} (blocking) and {@link
- * RetryingCallFactory} (waits without a thread):
+ * taken as it is by both ways of running calls, {@link RetryInterceptor} (blocking) and {@link
+ * RetryingCallFactory} (waits without a thread; it may also hedge, by a {@link HedgingPolicy}):
  *
  * <pre>{@code
  * RetryPolicy policy = RetryPolicy.builder()
@@ -37,12 +36,13 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>The settings are fixed at {@link Builder#build()}; every setting's default is on its setter
- * on {@link Builder}. A policy also holds the state that its calls share by design: the
- * {@link RetryBudget}, and a bounded per-origin table that paces retries waiting on an origin's
- * {@code Retry-After} and, when enabled, holds the origin-wide gate. Both are thread-safe. So one
- * policy should serve one client (or several that call the same servers), and {@link
- * #toBuilder()} variations share the budget but not the origin table. Per request, {@link
- * RetryOverrides} and {@link IdempotencyKey} tags change what a policy allows.
+ * on {@link Builder}, and {@link #toString()} shows them. A policy also holds the state that its
+ * calls share by design: the {@link RetryBudget}, and a bounded per-origin table that paces
+ * retries waiting on an origin's {@code Retry-After} and, when enabled, holds the origin-wide
+ * gate. Both are thread-safe. So one policy should serve one client (or several that call the
+ * same servers); each {@code build()} makes a policy with its own table, and its own budget
+ * unless given one to share. Per request, {@link RetryOverrides} and {@link IdempotencyKey} tags
+ * change what a policy allows.
  */
 public final class RetryPolicy {
 
@@ -59,7 +59,6 @@ public final class RetryPolicy {
   final IdempotencyKeys keys;
   final Events events;
   final OriginGate originGate; // per-origin state: the opt-in gate, and the pacing of crowds
-  final @Nullable OriginLatencies hedgeOrigins; // per-origin refusals and recent answers: only if hedging
 
   RetryPolicy(Settings settings) {
     this.settings = settings;
@@ -67,7 +66,7 @@ public final class RetryPolicy {
     this.time = settings.time;
     this.clock = settings.clock;
     this.random = settings.random;
-    this.budget = settings.budget != null ? settings.budget : RetryBudget.create();
+    this.budget = settings.budget != null ? settings.budget : RetryBudget.builder().build();
     this.rules =
         new RetryRules(
             new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier, settings.jitter),
@@ -84,10 +83,6 @@ public final class RetryPolicy {
     this.events = new Events(settings.listener);
     this.originGate = new OriginGate(Tuning.MAX_ORIGINS, settings.quotaPacing != QuotaPacing.OFF,
         settings.quotaPacing == QuotaPacing.PROBE, settings.clock, settings.random);
-    this.hedgeOrigins =
-        settings.hedgeDelayNanos > 0 || settings.hedgePercentile > 0
-            ? new OriginLatencies(settings.hedgePercentile > 0 ? settings.hedgePercentile : Tuning.HEDGE_PERCENTILE)
-            : null;
   }
 
   /**
@@ -100,193 +95,9 @@ public final class RetryPolicy {
   }
 
   /**
-   * A policy with every default: 3 retries, 200 ms base delay, 10 s cap, Full Jitter, its own
-   * budget.
-   *
-   * @return a new policy
+   * Every setting but the predicates, listener and seams, with durations in nanoseconds and 0 for
+   * no deadline; for logs.
    */
-  public static RetryPolicy create() {
-    return builder().build();
-  }
-
-  /**
-   * A builder holding this policy's settings, for making a variation of it. The variation shares
-   * this policy's {@link RetryBudget} unless given another.
-   *
-   * @return a new builder
-   */
-  public Builder toBuilder() {
-    return new Builder(this);
-  }
-
-  /**
-   * Retries after the first attempt; a call makes at most {@code maxRetries() + 1} attempts.
-   *
-   * @return retries after the first attempt, 0 or more
-   */
-  public int maxRetries() {
-    return settings.maxRetries;
-  }
-
-  /**
-   * The wait before retry 1 (its upper bound when jittered).
-   *
-   * @return the base delay in nanoseconds
-   */
-  public long baseDelayNanos() {
-    return settings.baseDelayNanos;
-  }
-
-  /**
-   * The cap on any single computed wait.
-   *
-   * @return the cap in nanoseconds
-   */
-  public long maxDelayNanos() {
-    return settings.maxDelayNanos;
-  }
-
-  /**
-   * Growth of the wait cap per retry.
-   *
-   * @return the multiplier, above 1
-   */
-  public double multiplier() {
-    return settings.multiplier;
-  }
-
-  /**
-   * How each wait is drawn from its cap.
-   *
-   * @return the jitter
-   */
-  public Jitter jitter() {
-    return settings.jitter;
-  }
-
-  /**
-   * The deadline of each whole logical call, or 0 for none (as OkHttp's timeouts use 0).
-   *
-   * @return the deadline in nanoseconds, or 0 for none
-   */
-  public long deadlineNanos() {
-    return settings.deadlineNanos;
-  }
-
-  /**
-   * The longest {@code Retry-After} honored.
-   *
-   * @return the ceiling in nanoseconds
-   */
-  public long maxRetryAfterNanos() {
-    return settings.maxRetryAfterNanos;
-  }
-
-  /**
-   * The largest random upward spread of a {@code Retry-After}, as a fraction of it.
-   *
-   * @return the fraction, in [0, 1]
-   */
-  public double retryAfterSpread() {
-    return settings.retryAfterSpread;
-  }
-
-  /**
-   * The HTTP status codes retried, sorted.
-   *
-   * @return an unmodifiable set of status codes
-   */
-  public Set<Integer> retryStatuses() {
-    return retryStatuses;
-  }
-
-  /**
-   * The name of the idempotency key header.
-   *
-   * @return the header name
-   */
-  public String idempotencyKeyHeader() {
-    return settings.idempotencyKeyHeader;
-  }
-
-  /**
-   * The budget this policy's calls draw their retries from.
-   *
-   * @return the budget, shared by every call under this policy
-   */
-  public RetryBudget retryBudget() {
-    return budget;
-  }
-
-  /**
-   * The listener told about every call.
-   *
-   * @return the listener, {@link RetryListener#NONE} by default
-   */
-  public RetryListener listener() {
-    return settings.listener;
-  }
-
-  /**
-   * Whether a 429/503 {@code Retry-After} holds back every call to its origin.
-   *
-   * @return true if origin-wide Retry-After is on
-   */
-  public boolean originWideRetryAfter() {
-    return settings.originWideRetryAfter;
-  }
-
-  /**
-   * Whether calls are paced by the quota servers publish.
-   *
-   * @return the quota pacing, {@link QuotaPacing#PUBLISHED} by default
-   */
-  public QuotaPacing quotaPacing() {
-    return settings.quotaPacing;
-  }
-
-  /**
-   * The fixed hedge delay ({@link Builder#hedgeAfter(long, TimeUnit)}), or 0 for none.
-   *
-   * @return the delay in nanoseconds, or 0 if hedging is off or adaptive
-   */
-  public long hedgeDelayNanos() {
-    return settings.hedgeDelayNanos;
-  }
-
-  /**
-   * The percentile of the adaptive hedge delay ({@link Builder#hedgeAdaptively(double, long,
-   * TimeUnit)}), or 0 for none.
-   *
-   * @return the percentile in (0, 1), or 0 if hedging is off or fixed
-   */
-  public double hedgePercentile() {
-    return settings.hedgePercentile;
-  }
-
-  /**
-   * The floor of the adaptive hedge delay, or 0 if hedging is not adaptive.
-   *
-   * @return the floor in nanoseconds, or 0
-   */
-  public long hedgeFloorNanos() {
-    return settings.hedgePercentile > 0 ? settings.hedgeFloorNanos : 0;
-  }
-
-  /**
-   * The most hedges a logical call has in flight beside its attempt (default 1), if hedging is on.
-   *
-   * @return hedges in flight at most, 1 or more
-   */
-  public int maxHedges() {
-    return settings.maxHedges;
-  }
-
-  /** True if calls of this policy may be hedged (only by {@link RetryingCallFactory}). */
-  boolean hedges() {
-    return settings.hedgeDelayNanos > 0 || settings.hedgePercentile > 0;
-  }
-
   @Override
   public String toString() {
     Settings s = settings;
@@ -295,14 +106,7 @@ public final class RetryPolicy {
         + s.jitter + ", deadlineNanos=" + s.deadlineNanos + ", maxRetryAfterNanos="
         + s.maxRetryAfterNanos + ", retryAfterSpread=" + s.retryAfterSpread + ", retryStatuses="
         + retryStatuses + ", idempotencyKeyHeader=" + s.idempotencyKeyHeader + ", budget=" + budget
-        + ", originWideRetryAfter=" + s.originWideRetryAfter + ", quotaPacing=" + s.quotaPacing
-        + (hedges()
-            ? (s.hedgePercentile > 0
-                    ? ", hedgePercentile=" + s.hedgePercentile + ", hedgeFloorNanos=" + s.hedgeFloorNanos
-                    : ", hedgeDelayNanos=" + s.hedgeDelayNanos)
-                + ", maxHedges=" + s.maxHedges
-            : "")
-        + "}";
+        + ", originWideRetryAfter=" + s.originWideRetryAfter + ", quotaPacing=" + s.quotaPacing + "}";
   }
 
   /**
@@ -320,10 +124,6 @@ public final class RetryPolicy {
 
     Builder() {
       s = new Settings();
-    }
-
-    Builder(RetryPolicy policy) {
-      s = new Settings(policy.settings);
     }
 
     /**
@@ -424,16 +224,18 @@ public final class RetryPolicy {
 
     /**
      * A deadline for each whole logical call (all attempts and waits), measured on a monotonic
-     * clock from when okretry first sees the call. Default: none, though OkHttp's {@code
-     * callTimeout} always bounds the call. Per request, {@link RetryOverrides} replaces it.
+     * clock from when okretry first sees the call; 0 means none, as for OkHttp's timeouts.
+     * Default 0: none, though OkHttp's {@code callTimeout} always bounds the call. Per request,
+     * {@link RetryOverrides} replaces it.
      *
-     * @param amount the time allowed for all attempts and waits, positive, at most 24 hours
+     * @param amount the time allowed for all attempts and waits, at most 24 hours, or 0 for none
      * @param unit the unit of {@code amount}
      * @return this builder
-     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     * @throws NullPointerException if {@code unit} is null
+     * @throws IllegalArgumentException if it is negative or over 24 hours
      */
     public Builder deadline(long amount, TimeUnit unit) {
-      s.deadlineNanos = Durations.checkedNanos("deadline", amount, unit);
+      s.deadlineNanos = Durations.checkedNanosOrNone("deadline", amount, unit);
       return this;
     }
 
@@ -441,24 +243,15 @@ public final class RetryPolicy {
      * A deadline for each whole logical call, as a {@link Duration}; see {@link #deadline(long,
      * TimeUnit)}.
      *
-     * @param deadline the time allowed for all attempts and waits, positive, at most 24 hours
+     * @param deadline the time allowed for all attempts and waits, at most 24 hours, or zero for
+     *     none
      * @return this builder
      * @throws NullPointerException if {@code deadline} is null
-     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
+     * @throws IllegalArgumentException if it is negative or over 24 hours
      */
     @SuppressSignatureCheck
     public Builder deadline(Duration deadline) {
-      s.deadlineNanos = Durations.checkedNanos("deadline", deadline);
-      return this;
-    }
-
-    /**
-     * Removes the deadline. The default.
-     *
-     * @return this builder
-     */
-    public Builder noDeadline() {
-      s.deadlineNanos = 0;
+      s.deadlineNanos = Durations.checkedNanosOrNone("deadline", deadline);
       return this;
     }
 
@@ -623,8 +416,9 @@ public final class RetryPolicy {
     }
 
     /**
-     * The budget that bounds retries across calls. Default: a fresh {@link RetryBudget#create()}
-     * per policy built; share one instance between policies, or {@link RetryBudget#unlimited()}.
+     * The budget that bounds retries across calls. Default: a fresh budget with the defaults of
+     * {@link RetryBudget#builder()} per policy built; share one instance between policies, or
+     * {@link RetryBudget#unlimited()}.
      *
      * @param budget the budget to draw retries from
      * @return this builder
@@ -669,137 +463,6 @@ public final class RetryPolicy {
       return this;
     }
 
-    /**
-     * Hedges calls after a fixed delay: once an attempt of a call has had no answer for {@code
-     * amount}, the same request is sent again beside it, the first acceptable answer wins and the
-     * other attempt is canceled (its response, if any, closed). Off by default. Replaces an
-     * adaptive delay set before.
-     *
-     * <p>Only {@link RetryingCallFactory} hedges (its {@code enqueue} and {@code execute}); a
-     * {@link RetryInterceptor} refuses a policy that hedges, since one chain on one thread
-     * cannot run two attempts at once. Only requests that are safe to send twice are hedged: an
-     * idempotent method or one carrying an idempotency key (every hedge carries the same key),
-     * with a body that can be written again (never a one-shot or duplex body, never a keyless
-     * POST). A hedge is an attempt: it counts against {@link #maxRetries} and is paid for from
-     * the {@link RetryBudget} like a retry; a call that sent one pays nothing back into it. No
-     * hedge goes to an origin that is refusing or pacing (after this call saw a 429 or 503, or
-     * a {@code Retry-After}, or while the origin's gate is closed or a crowd is paced on it), nor
-     * past the call's deadline, which hedges and retries share.
-     *
-     * @param amount how long an attempt may go unanswered before a hedge, positive, at most 24 hours
-     * @param unit the unit of {@code amount}
-     * @return this builder
-     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
-     */
-    public Builder hedgeAfter(long amount, TimeUnit unit) {
-      s.hedgeDelayNanos = Durations.checkedNanos("hedgeAfter", amount, unit);
-      s.hedgePercentile = 0;
-      return this;
-    }
-
-    /**
-     * Hedges calls after a fixed delay, as a {@link Duration}; see {@link #hedgeAfter(long,
-     * TimeUnit)}.
-     *
-     * @param delay how long an attempt may go unanswered before a hedge, positive, at most 24 hours
-     * @return this builder
-     * @throws NullPointerException if {@code delay} is null
-     * @throws IllegalArgumentException if it is zero, negative or over 24 hours
-     */
-    @SuppressSignatureCheck
-    public Builder hedgeAfter(Duration delay) {
-      s.hedgeDelayNanos = Durations.checkedNanos("hedgeAfter", delay);
-      s.hedgePercentile = 0;
-      return this;
-    }
-
-    /**
-     * Hedges calls after a delay learned from the origin: twice the {@code percentile} of the
-     * latencies of its recent answers (the last 128 attempts to that origin that answered, under
-     * this policy), and never sooner than {@code floor}. Twice, so that only attempts clearly
-     * slower than the body of the distribution are hedged, and a service that is uniformly slow
-     * is not hedged at all. Until an origin has answered 20 attempts (its warm-up) its calls are
-     * not hedged. Otherwise as {@link #hedgeAfter(long, TimeUnit)}, which this replaces. Off by
-     * default; {@link #hedgeAdaptively()} takes p90 and 10 ms.
-     *
-     * @param percentile the percentile of recent latencies, in (0, 1), such as 0.9
-     * @param floor the shortest delay, positive, at most 24 hours
-     * @param unit the unit of {@code floor}
-     * @return this builder
-     * @throws IllegalArgumentException if {@code percentile} is not in (0, 1), or {@code floor} is
-     *     zero, negative or over 24 hours
-     */
-    public Builder hedgeAdaptively(double percentile, long floor, TimeUnit unit) {
-      long floorNanos = Durations.checkedNanos("hedgeFloor", floor, unit);
-      s.hedgePercentile = checkedPercentile(percentile);
-      s.hedgeFloorNanos = floorNanos;
-      s.hedgeDelayNanos = 0;
-      return this;
-    }
-
-    /**
-     * Hedges calls after a delay learned from the origin, its floor a {@link Duration}; see
-     * {@link #hedgeAdaptively(double, long, TimeUnit)}.
-     *
-     * @param percentile the percentile of recent latencies, in (0, 1), such as 0.9
-     * @param floor the shortest delay, positive, at most 24 hours
-     * @return this builder
-     * @throws NullPointerException if {@code floor} is null
-     * @throws IllegalArgumentException if {@code percentile} is not in (0, 1), or {@code floor} is
-     *     zero, negative or over 24 hours
-     */
-    @SuppressSignatureCheck
-    public Builder hedgeAdaptively(double percentile, Duration floor) {
-      long floorNanos = Durations.checkedNanos("hedgeFloor", floor);
-      s.hedgePercentile = checkedPercentile(percentile);
-      s.hedgeFloorNanos = floorNanos;
-      s.hedgeDelayNanos = 0;
-      return this;
-    }
-
-    /**
-     * Hedges calls after a delay learned from the origin with the defaults: twice the p90 of its
-     * recent answers, at least 10 ms. See {@link #hedgeAdaptively(double, long, TimeUnit)}.
-     *
-     * @return this builder
-     */
-    public Builder hedgeAdaptively() {
-      return hedgeAdaptively(Tuning.HEDGE_PERCENTILE, Tuning.HEDGE_FLOOR_NANOS, TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Turns hedging off (fixed or adaptive). The default.
-     *
-     * @return this builder
-     */
-    public Builder noHedging() {
-      s.hedgeDelayNanos = 0;
-      s.hedgePercentile = 0;
-      return this;
-    }
-
-    /**
-     * The most hedges a call has in flight beside its attempt, each sent one hedge delay after the
-     * one before: at most {@code maxHedges + 1} attempts of a call run at once. Default 1. Used
-     * only when hedging is on.
-     *
-     * @param maxHedges hedges in flight at most, in [1, 5]
-     * @return this builder
-     * @throws IllegalArgumentException if {@code maxHedges} is not in [1, 5]
-     */
-    public Builder maxHedges(int maxHedges) {
-      if (maxHedges < 1 || maxHedges > 5) throw new IllegalArgumentException("maxHedges not in [1, 5]: " + maxHedges);
-      s.maxHedges = maxHedges;
-      return this;
-    }
-
-    private static double checkedPercentile(double percentile) {
-      if (!(percentile > 0 && percentile < 1)) {
-        throw new IllegalArgumentException("hedgePercentile must be in (0, 1): " + percentile);
-      }
-      return percentile;
-    }
-
     /** Test seam: monotonic time and sleeping. */
     Builder timeSource(TimeSource time) {
       s.time = notNull(time, "time");
@@ -835,7 +498,7 @@ public final class RetryPolicy {
     public RetryPolicy build() {
       OkHttpVersion.check(); // here, with a clear message, not NoSuchMethodError on a retry
       Settings snapshot = new Settings(s);
-      if (snapshot.budget == null) snapshot.budget = RetryBudget.create();
+      if (snapshot.budget == null) snapshot.budget = RetryBudget.builder().build();
       return new RetryPolicy(snapshot);
     }
   }

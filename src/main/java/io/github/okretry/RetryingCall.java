@@ -49,7 +49,7 @@ final class RetryingCall implements Call {
   }
 
   /**
-   * Runs the call on the calling thread. Under a policy that hedges, the attempts run as {@link
+   * Runs the call on the calling thread. If the factory hedges, the attempts run as {@link
    * #enqueue} runs them (a hedge needs a second call in flight, which one blocked chain cannot
    * have) and this thread waits for the outcome; an interrupt cancels the call and throws {@link
    * InterruptedIOException} with the flag restored.
@@ -57,7 +57,7 @@ final class RetryingCall implements Call {
   @Override
   public Response execute() throws IOException {
     if (!executed.compareAndSet(false, true)) throw new IllegalStateException("Already Executed");
-    if (factory.policy.hedges()) return executeHedged();
+    if (factory.hedging != null) return executeHedged();
     Call call = factory.blockingClient.newCall(request);
     call.timeout().timeout(timeout.timeoutNanos(), TimeUnit.NANOSECONDS);
     if (timeout.hasDeadline()) call.timeout().deadlineNanoTime(timeout.deadlineNanoTime());

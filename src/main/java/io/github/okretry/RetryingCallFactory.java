@@ -12,6 +12,7 @@ import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okio.AsyncTimeout;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Call.Factory} that retries like {@link RetryInterceptor} without holding a thread
@@ -26,14 +27,14 @@ import okio.AsyncTimeout;
  * the interceptor does. Same {@link RetryPolicy}: idempotency keys, deadline, budget and listener.
  *
  * <pre>{@code
- * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.create());
+ * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
  * calls.newCall(request).enqueue(callback);
  * }</pre>
  *
- * <p>Under a policy that hedges ({@link RetryPolicy.Builder#hedgeAfter}), a safe request that has
- * gone unanswered for the hedge delay is sent again as a second OkHttp call beside the first; the
- * first acceptable answer is delivered and the other call canceled. {@link Call#execute()} hedges
- * too: it then runs the attempts as {@code enqueue} does and blocks for the outcome. A hedge waits
+ * <p>Given a {@link HedgingPolicy}, a safe request that has gone unanswered for the hedge delay
+ * is sent again as a second OkHttp call beside the first; the first acceptable answer is
+ * delivered and the other call canceled. {@link Call#execute()} hedges too: it then runs the
+ * attempts as {@code enqueue} does and blocks for the outcome. A hedge waits
  * in the client's dispatcher like any call (at most {@code maxRequestsPerHost} to a host at once,
  * 5 by default) and is paid for and reported only when it leaves it: one still queued when its
  * call is answered is never sent. To hedge a burst, give the dispatcher room for the hedges.
@@ -52,6 +53,8 @@ import okio.AsyncTimeout;
 public final class RetryingCallFactory implements Call.Factory, Closeable {
 
   final RetryPolicy policy;
+  /** The hedging policy and what the factory learns of each origin for it; null: no hedging. */
+  final Hedging.@Nullable Shared hedging;
   final OkHttpClient attemptClient;
   final OkHttpClient blockingClient;
   final ScheduledExecutorService scheduler;
@@ -65,9 +68,10 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   private final AtomicBoolean schedulerWatched = new AtomicBoolean();
   private volatile boolean closed;
 
-  private RetryingCallFactory(
-      OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler, boolean owns) {
+  private RetryingCallFactory(OkHttpClient client, RetryPolicy policy, @Nullable HedgingPolicy hedging,
+      ScheduledExecutorService scheduler, boolean owns) {
     this.policy = policy;
+    this.hedging = hedging != null ? new Hedging.Shared(hedging) : null;
     // Both clients need the Retry-After guard once: add it unless the caller already did.
     OkHttpClient guarded =
         client.networkInterceptors().contains(RetryAfterGuard.INSTANCE)
@@ -88,7 +92,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
 
   /**
    * A factory over {@code client} with its own scheduler (one daemon thread, made now) that runs
-   * calls under {@code policy}.
+   * calls under {@code policy}, without hedging.
    *
    * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
    *     them through, once each
@@ -98,24 +102,32 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    */
   public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy) {
     checkNotNull(client, policy);
-    ScheduledThreadPoolExecutor scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "okretry scheduler");
-              t.setDaemon(true);
-              return t;
-            });
-    scheduler.setRemoveOnCancelPolicy(true); // a canceled call's pending retry is dropped at once
-    return new RetryingCallFactory(client, policy, scheduler, true);
+    return new RetryingCallFactory(client, policy, null, ownScheduler(), true);
   }
 
   /**
-   * A factory over {@code client} that schedules retries on {@code scheduler}, which must run
-   * tasks promptly (each only enqueues an OkHttp call) and which {@link #close()} leaves running.
-   * If {@code scheduler} terminates (say after {@code shutdownNow()}) while calls wait on it,
-   * those calls fail within about 200 ms with {@code
-   * IOException("RetryingCallFactory's scheduler was shut down")}.
+   * A factory over {@code client} with its own scheduler (one daemon thread, made now) that runs
+   * calls under {@code policy} and hedges them by {@code hedging}.
+   *
+   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
+   *     them through, once each
+   * @param policy the policy: its settings, budget and listener
+   * @param hedging when to send a hedge beside an unanswered attempt
+   * @return a new factory
+   * @throws NullPointerException if an argument is null
+   */
+  public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging) {
+    checkNotNull(client, policy);
+    if (hedging == null) throw new NullPointerException("hedging == null");
+    return new RetryingCallFactory(client, policy, hedging, ownScheduler(), true);
+  }
+
+  /**
+   * A factory over {@code client} that runs calls under {@code policy}, without hedging, and
+   * schedules retries on {@code scheduler}, which must run tasks promptly (each only enqueues an
+   * OkHttp call) and which {@link #close()} leaves running. If {@code scheduler} terminates (say
+   * after {@code shutdownNow()}) while calls wait on it, those calls fail within about 200 ms
+   * with {@code IOException("RetryingCallFactory's scheduler was shut down")}.
    *
    * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
    *     them through, once each
@@ -128,7 +140,41 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
       OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler) {
     checkNotNull(client, policy);
     if (scheduler == null) throw new NullPointerException("scheduler == null");
-    return new RetryingCallFactory(client, policy, scheduler, false);
+    return new RetryingCallFactory(client, policy, null, scheduler, false);
+  }
+
+  /**
+   * A factory over {@code client} that runs calls under {@code policy}, hedges them by {@code
+   * hedging}, and schedules retries and hedges on {@code scheduler}, as {@link
+   * #create(OkHttpClient, RetryPolicy, ScheduledExecutorService)} does.
+   *
+   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
+   *     them through, once each
+   * @param policy the policy: its settings, budget and listener
+   * @param hedging when to send a hedge beside an unanswered attempt
+   * @param scheduler runs the delayed attempts and the hedge timers
+   * @return a factory using {@code scheduler}
+   * @throws NullPointerException if an argument is null
+   */
+  public static RetryingCallFactory create(
+      OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging, ScheduledExecutorService scheduler) {
+    checkNotNull(client, policy);
+    if (hedging == null) throw new NullPointerException("hedging == null");
+    if (scheduler == null) throw new NullPointerException("scheduler == null");
+    return new RetryingCallFactory(client, policy, hedging, scheduler, false);
+  }
+
+  private static ScheduledExecutorService ownScheduler() {
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "okretry scheduler");
+              t.setDaemon(true);
+              return t;
+            });
+    scheduler.setRemoveOnCancelPolicy(true); // a canceled call's pending retry is dropped at once
+    return scheduler;
   }
 
   private static void checkNotNull(OkHttpClient client, RetryPolicy policy) {

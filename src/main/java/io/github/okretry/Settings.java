@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Every setting of a {@link RetryPolicy} as a plain field with its default: the builder's working
  * copy, and the private snapshot each policy keeps (nobody changes a snapshot, which is what makes
- * the policy immutable). Declared once here, so a new setting is one field, one setter in {@link
- * RetryPolicy.Builder} and, if public, one getter in {@link RetryPolicy}.
+ * the policy immutable). Declared once here, so a new setting is one field and one setter in
+ * {@link RetryPolicy.Builder} (and a term of {@link RetryPolicy#toString()}).
  */
 final class Settings {
   int maxRetries = 3;
@@ -37,10 +37,6 @@ final class Settings {
   @Nullable RetryBudget budget; // null until build(): then a fresh default budget
   boolean originWideRetryAfter;
   QuotaPacing quotaPacing = QuotaPacing.PUBLISHED;
-  long hedgeDelayNanos; // 0: no fixed hedge delay
-  double hedgePercentile; // 0: no adaptive hedge delay
-  long hedgeFloorNanos;
-  int maxHedges = 1;
 
   // Test seams, set through RetryPolicy.Builder's package-private methods.
   TimeSource time = TimeSource.SYSTEM;
@@ -67,13 +63,9 @@ final class Settings {
     quoteIdempotencyKey = other.quoteIdempotencyKey;
     generateIdempotencyKeys = other.generateIdempotencyKeys;
     listener = other.listener;
-    budget = other.budget; // shared, not copied: a variation draws on the same budget
+    budget = other.budget; // shared, not copied: policies built from one builder given a budget share it
     originWideRetryAfter = other.originWideRetryAfter;
     quotaPacing = other.quotaPacing;
-    hedgeDelayNanos = other.hedgeDelayNanos;
-    hedgePercentile = other.hedgePercentile;
-    hedgeFloorNanos = other.hedgeFloorNanos;
-    maxHedges = other.maxHedges;
     time = other.time;
     clock = other.clock;
     random = other.random;

@@ -343,7 +343,7 @@ class AppCodeTest {
 
     @Test
     void anErrorThrownByTheCallbackItselfGetsNoSecondCallback() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       AssertionError error = new AssertionError("callback bug");
       Recorder callback = new Recorder() {
         @Override
@@ -378,7 +378,7 @@ class AppCodeTest {
   class TheCall {
     @Test
     void enqueueOfNullThrowsAtTheCallSiteBeforeAnythingIsSent() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Call call = calls.newCall(to("/ok"));
       assertThatThrownBy(() -> call.enqueue(null)).isInstanceOf(NullPointerException.class).hasMessage("callback == null");
       assertThatThrownBy(() -> call.addEventListener(null)).isInstanceOf(NullPointerException.class)
@@ -394,7 +394,7 @@ class AppCodeTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"plain OkHttp", "execute", "enqueue"})
     void isCanceledAfterTheCallTimeoutFired(String path) throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.create());
+      calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Call call = path.equals("plain OkHttp") ? client.newCall(to("/stalled")) : calls.newCall(to("/stalled"));
       call.timeout().timeout(300, TimeUnit.MILLISECONDS);
       Recorder callback = new Recorder();

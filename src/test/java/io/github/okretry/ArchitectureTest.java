@@ -33,7 +33,7 @@ class ArchitectureTest {
   };
   static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "Step", "Attempt", "Seen", "Hedging"};
   static final String[] POLICY = {
-    "RetryPolicy", "Settings", "RetryBudget", "RetryOverrides",
+    "RetryPolicy", "Settings", "HedgingPolicy", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
     "Jitter", "QuotaPacing", "Events", "RequestTags"
   };

@@ -39,7 +39,7 @@ class BudgetBookkeepingTest extends ScriptedTest {
   void aRetrysSuccessIsEvidenceForTheNextRetry() throws IOException {
     // maxRetries(1): one retry since the last success. The third call's retry is allowed only
     // because the second call's retry succeeded.
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     script.status(200)
         .fail(new ConnectException("first")).status(200)
         .fail(new ConnectException("second")).status(200);

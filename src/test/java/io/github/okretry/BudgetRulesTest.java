@@ -131,7 +131,7 @@ class BudgetRulesTest extends ScriptedTest {
     // A 429 with Retry-After is a working server pacing this client: its retry waits as told and
     // costs half a token, but is not counted (a burst meets a limiter's refusals after its
     // successes). A 503's is: unavailable.
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     script.status(503).status(503).status(503).status(503) // one call's retries, none succeeded
         .status(429, "Retry-After", "1").status(429, "Retry-After", "1").status(200)
         .status(503, "Retry-After", "1").status(200);
@@ -158,7 +158,7 @@ class BudgetRulesTest extends ScriptedTest {
 
   @Test
   void aRetryAfterATimeoutCostsTenTokens() throws IOException {
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     script.fail(new SocketTimeoutException("timeout")).status(200).fail(new ConnectException("refused")).status(200);
     Call.Factory client = client(retry().retryBudget(budget));
     assertThat(code(client, get())).isEqualTo(200);
@@ -169,7 +169,7 @@ class BudgetRulesTest extends ScriptedTest {
 
   @Test
   void aRetryCanceledDuringItsWaitCostsNothing() {
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     script.status(503).thenAlways(200);
     Call call = client(retry().retryBudget(budget)).newCall(get());
     time.duringNextWait(call::cancel);
@@ -184,7 +184,7 @@ class BudgetRulesTest extends ScriptedTest {
     // During the wait before the call's retry, another call's 503 closes the origin for 30 s,
     // longer than the call has left: it ends at the gate with a local response, nothing sent,
     // and the token its retry was paid is given back.
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     script.status(503).status(503, "Retry-After", "30");
     Call.Factory client = client(retry().retryBudget(budget).originWideRetryAfter(true).deadline(Duration.ofSeconds(5)));
     time.duringNextWait(() -> anotherCallSucceeds(client));

@@ -264,7 +264,7 @@ class CrowdTest {
       server.setDispatcher(failing);
       server.start();
       TestClock clock = new TestClock();
-      RetryBudget budget = RetryBudget.create();
+      RetryBudget budget = RetryBudget.builder().build();
       AtomicIntegerArray attempts = new AtomicIntegerArray(seconds * perSecond);
       RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .timeSource(clock)

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * on the fake clock. What the per-call decisions are is {@link HedgingTest}'s; here: the timer,
  * the second call, the winner delivered once, the loser canceled, no task left behind; several
  * hedges in one round, a round whose attempts all fail and the new round that hedges again, a
- * factory closed before the hedge was due, and {@code execute()} under a policy that hedges, which
+ * factory closed before the hedge was due, and {@code execute()} on a factory that hedges, which
  * runs the attempts as {@code enqueue()} does and blocks for the outcome.
  */
 @Tag("unit")
@@ -50,17 +50,19 @@ class HedgingDriverTest extends ScriptedTest {
   /** When the callback ran, on the fake clock. */
   long deliveredAt;
 
-  RetryPolicy.Builder hedging() {
-    return retry().hedgeAfter(50, TimeUnit.MILLISECONDS);
-  }
+  /** The factories' hedging: after 50 ms unless a test says otherwise. */
+  HedgingPolicy hedges = HedgingPolicy.after(50, TimeUnit.MILLISECONDS);
 
   RetryingCallFactory factory(RetryPolicy.Builder policy, ExecutorService dispatch, HttpUrl origin) {
     OkHttpClient client =
         LeakCheck.track(new OkHttpClient.Builder().dispatcher(new Dispatcher(dispatch)).addInterceptor(script).build());
-    RetryPolicy built = policy.build();
-    // The origin answered before: a fixed delay hedges only an origin that has (HedgingTest).
-    built.hedgeOrigins.record(origin, 5 * MS);
-    return RetryingCallFactory.create(client, built, scheduler);
+    return known(RetryingCallFactory.create(client, policy.build(), hedges, scheduler), origin);
+  }
+
+  /** {@code factory}, {@code origin} having answered it before: a fixed delay hedges only an origin that has (HedgingTest). */
+  static RetryingCallFactory known(RetryingCallFactory factory, HttpUrl origin) {
+    factory.hedging.origins.record(origin, 5 * MS);
+    return factory;
   }
 
   Call call(RetryingCallFactory factory, Request request) {
@@ -123,7 +125,7 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(2, 5L);
     script.thenAlways(200);
     long start = time.nanoTime();
-    Call call = call(hedging(), get());
+    Call call = call(retry(), get());
     enqueue(call);
     scheduler.runFor(Duration.ofMillis(54));
     assertThat(outcomes).as("nothing before the hedge answers").isEmpty();
@@ -147,7 +149,7 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(1, 49L);
     script.thenAlways(200);
     long start = time.nanoTime();
-    enqueue(call(hedging(), get()));
+    enqueue(call(retry(), get()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(1);
     assertThat(script.attempts()).isEqualTo(1);
@@ -160,7 +162,7 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(1, 60L);
     latencyMillis.put(2, 1000L);
     script.thenAlways(200);
-    enqueue(call(hedging(), get()));
+    enqueue(call(retry(), get()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(1);
     assertThat(canceledAttempts.get()).isEqualTo(1);
@@ -172,7 +174,7 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(1, 52L);
     latencyMillis.put(2, 10L);
     script.fail(new IOException("reset")).thenAlways(200);
-    enqueue(call(hedging(), get()));
+    enqueue(call(retry(), get()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(2);
     assertThat(events.lines("retry")).isEmpty();
@@ -183,7 +185,7 @@ class HedgingDriverTest extends ScriptedTest {
   void aKeylessPostIsNeverHedged() {
     latencyMillis.put(1, 1000L);
     script.thenAlways(200);
-    enqueue(call(hedging().generateIdempotencyKeys(false), post()));
+    enqueue(call(retry().generateIdempotencyKeys(false), post()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(1);
     assertThat(script.attempts()).isEqualTo(1);
@@ -194,7 +196,7 @@ class HedgingDriverTest extends ScriptedTest {
   void aKeyedPostIsHedgedWithTheSameKey() {
     latencyMillis.put(1, 1000L);
     script.thenAlways(200);
-    enqueue(call(hedging(), post()));
+    enqueue(call(retry(), post()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(2);
     List<String> keys = script.requests().stream().map(r -> r.header("Idempotency-Key")).distinct().toList();
@@ -206,7 +208,7 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(1, 10L);
     latencyMillis.put(2, 1000L);
     script.status(503).thenAlways(200);
-    enqueue(call(hedging(), get()));
+    enqueue(call(retry(), get()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(2);
     assertThat(script.attempts()).isEqualTo(2);
@@ -219,7 +221,7 @@ class HedgingDriverTest extends ScriptedTest {
     script.thenAlways(200);
     RetryBudget empty = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).build();
     empty.tryWithdraw(time.nanoTime()); // spends the one token
-    enqueue(call(hedging().retryBudget(empty), get()));
+    enqueue(call(retry().retryBudget(empty), get()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(1);
     assertThat(script.attempts()).isEqualTo(1);
@@ -230,7 +232,7 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(1, 1000L);
     latencyMillis.put(2, 1000L);
     script.thenAlways(200);
-    Call call = call(hedging(), get());
+    Call call = call(retry(), get());
     enqueue(call);
     scheduler.runFor(Duration.ofMillis(60));
     assertThat(events.lines("hedge")).hasSize(1);
@@ -245,7 +247,7 @@ class HedgingDriverTest extends ScriptedTest {
   void aCancelBeforeTheHedgeDropsItsTimer() {
     latencyMillis.put(1, 1000L);
     script.thenAlways(200);
-    Call call = call(hedging(), get());
+    Call call = call(retry(), get());
     enqueue(call);
     scheduler.runFor(Duration.ofMillis(10));
     call.cancel();
@@ -262,9 +264,8 @@ class HedgingDriverTest extends ScriptedTest {
     Dispatcher dispatcher = new Dispatcher(new SlowDispatch(scheduler, latencyMillis));
     dispatcher.setMaxRequestsPerHost(maxRequestsPerHost);
     OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().dispatcher(dispatcher).addInterceptor(script).build());
-    RetryPolicy policy = hedging().retryBudget(budget).build();
-    policy.hedgeOrigins.record(get().url(), 5 * MS);
-    return RetryingCallFactory.create(client, policy, scheduler);
+    RetryPolicy policy = retry().retryBudget(budget).build();
+    return known(RetryingCallFactory.create(client, policy, hedges, scheduler), get().url());
   }
 
   static RetryBudget tenTokens() {
@@ -335,9 +336,8 @@ class HedgingDriverTest extends ScriptedTest {
     dispatcher.setMaxRequestsPerHost(1);
     OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().dispatcher(dispatcher).addInterceptor(script).build());
     RetryPolicy policy = hedgingThenRetrying().retryBudget(budget).build();
-    policy.hedgeOrigins.record(get().url(), 5 * MS);
     long start = time.nanoTime();
-    enqueue(call(RetryingCallFactory.create(client, policy, scheduler), get()));
+    enqueue(call(known(RetryingCallFactory.create(client, policy, hedges, scheduler), get().url()), get()));
     scheduler.runUntilIdle();
     Object outcome = delivered();
     assertThat(events.lines()).containsExactly(
@@ -349,23 +349,15 @@ class HedgingDriverTest extends ScriptedTest {
     assertThat(scheduler.pending()).isZero();
   }
 
-  @Test
-  void theInterceptorRefusesAPolicyThatHedges() {
-    RetryPolicy policy = hedging().build();
-    assertThatThrownBy(() -> RetryInterceptor.create(policy))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("RetryingCallFactory");
-  }
-
   static Request post() {
     return new Request.Builder().url("http://example.test/pay").post(RequestBody.create("{}", MediaType.get("application/json"))).build();
   }
 
   // Several hedges, rounds that all fail, a closed factory, cancel, and execute() under hedging.
 
-  /** Hedges at 50 ms; retries without jitter after 100, 200, ... ms. */
+  /** Retries without jitter after 100, 200, ... ms; the factory hedges at 50 ms. */
   RetryPolicy.Builder hedgingThenRetrying() {
-    return hedging().jitter(Jitter.NONE).baseDelay(100, TimeUnit.MILLISECONDS);
+    return retry().jitter(Jitter.NONE).baseDelay(100, TimeUnit.MILLISECONDS);
   }
 
   /** Runs each task at once on the calling thread: an attempt is answered inside its enqueue(). */
@@ -383,7 +375,8 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(3, 5L);
     script.thenAlways(200);
     long start = time.nanoTime();
-    enqueue(call(hedgingThenRetrying().maxHedges(2), new SlowDispatch(scheduler, latencyMillis)));
+    hedges = hedges.maxHedges(2);
+    enqueue(call(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis)));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(3);
     assertThat(events.lines("hedge")).containsExactly("hedge 2 after 50 ms", "hedge 3 after 50 ms");

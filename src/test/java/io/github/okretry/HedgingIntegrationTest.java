@@ -44,9 +44,7 @@ class HedgingIntegrationTest {
     return LeakCheck.track(new OkHttpClient.Builder().connectionPool(new ConnectionPool()).readTimeout(Duration.ofSeconds(10)).build());
   }
 
-  static RetryPolicy hedging() {
-    return RetryPolicy.builder().hedgeAfter(100, TimeUnit.MILLISECONDS).build();
-  }
+  static final HedgingPolicy AFTER_100_MS = HedgingPolicy.after(100, TimeUnit.MILLISECONDS);
 
   /** Answers {@code /warm} at once; of the others, the first after {@code slowMillis}, the rest at once. */
   static Dispatcher firstSlow(long slowMillis) {
@@ -74,7 +72,7 @@ class HedgingIntegrationTest {
   void theHedgeAnswersTheLoserIsCanceledAndNoConnectionOrTimerIsLeft() throws Exception {
     OkHttpClient client = client();
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls = RetryingCallFactory.create(client, hedging())) {
+        RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build(), AFTER_100_MS)) {
       server.setDispatcher(firstSlow(3_000));
       server.start();
       warm(calls, server);
@@ -99,7 +97,7 @@ class HedgingIntegrationTest {
     OkHttpClient client = client();
     try (MockWebServer server = new MockWebServer();
         RetryingCallFactory calls = RetryingCallFactory.create(client,
-            RetryPolicy.builder().hedgeAfter(100, TimeUnit.MILLISECONDS).deadline(300, TimeUnit.MILLISECONDS).build())) {
+            RetryPolicy.builder().deadline(300, TimeUnit.MILLISECONDS).build(), AFTER_100_MS)) {
       server.setDispatcher(new Dispatcher() {
         @Override
         public MockResponse dispatch(RecordedRequest request) {
@@ -133,7 +131,7 @@ class HedgingIntegrationTest {
     OkHttpClient client = client();
     SplittableRandom random = new SplittableRandom(21);
     AtomicInteger hedges = new AtomicInteger();
-    RetryPolicy policy = RetryPolicy.builder().hedgeAfter(5, TimeUnit.MILLISECONDS).retryBudget(RetryBudget.unlimited())
+    RetryPolicy policy = RetryPolicy.builder().retryBudget(RetryBudget.unlimited())
         .listener(new RetryListener() {
           @Override
           public void onHedgeStarted(Request request, int attempt, long afterNanos) {
@@ -141,7 +139,7 @@ class HedgingIntegrationTest {
           }
         }).build();
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        RetryingCallFactory calls = RetryingCallFactory.create(client, policy, HedgingPolicy.after(5, TimeUnit.MILLISECONDS))) {
       server.setDispatcher(new Dispatcher() {
         final AtomicInteger n = new AtomicInteger();
 
@@ -205,7 +203,8 @@ class HedgingIntegrationTest {
     AtomicInteger hedgesStarted = new AtomicInteger();
     AtomicInteger hedgesOnTheNetwork = new AtomicInteger();
     Set<String> hedgeAttempts = ConcurrentHashMap.newKeySet();
-    RetryPolicy policy = RetryPolicy.builder().hedgeAfter(50, TimeUnit.MILLISECONDS).maxHedges(http2 ? 3 : 1)
+    HedgingPolicy hedging = HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(http2 ? 3 : 1);
+    RetryPolicy policy = RetryPolicy.builder()
         .listener(new RetryListener() {
           @Override
           public void onHedgeStarted(Request request, int attempt, long afterNanos) {
@@ -230,7 +229,7 @@ class HedgingIntegrationTest {
     java.util.logging.Level level = okhttp.getLevel();
     okhttp.setLevel(java.util.logging.Level.WARNING);
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls = RetryingCallFactory.create(client, policy)) {
+        RetryingCallFactory calls = RetryingCallFactory.create(client, policy, hedging)) {
       if (http2) server.setProtocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
       server.setDispatcher(new Dispatcher() {
         @Override

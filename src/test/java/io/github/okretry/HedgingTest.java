@@ -1,10 +1,13 @@
 package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -16,6 +19,7 @@ import okio.BufferedSink;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The per-call hedging decisions of {@link LogicalCall} ({@link Hedging}), driven by hand on fake
@@ -33,7 +37,16 @@ class HedgingTest {
 
   RetryPolicy.Builder policy() {
     return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
-        .random(() -> 0L).keyGenerator(() -> "k1").listener(events).hedgeAfter(50, TimeUnit.MILLISECONDS);
+        .random(() -> 0L).keyGenerator(() -> "k1").listener(events);
+  }
+
+  /** What a factory's calls share for hedging, one factory per policy here. */
+  final Map<RetryPolicy, Hedging.Shared> factories = new IdentityHashMap<>();
+
+  /** The hedging of {@code policy}'s factory: after 50 ms, unless {@link #known} was given another. */
+  Hedging.@Nullable Shared factory(RetryPolicy policy) {
+    if (!factories.containsKey(policy)) factories.put(policy, new Hedging.Shared(HedgingPolicy.after(50, TimeUnit.MILLISECONDS)));
+    return factories.get(policy);
   }
 
   Response response(Request request, int code, String... headers) {
@@ -46,21 +59,28 @@ class HedgingTest {
   }
 
   /**
-   * {@code builder}'s policy, its origin {@code https://a.test} having answered once already: a
-   * fixed delay hedges only an origin that has answered.
+   * {@code builder}'s policy, its factory hedging after 50 ms, its origin {@code https://a.test}
+   * having answered once already: a fixed delay hedges only an origin that has answered.
    */
   RetryPolicy known(RetryPolicy.Builder builder) {
+    return known(builder, HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+  }
+
+  /** As {@link #known(RetryPolicy.Builder)}, its factory hedging by {@code hedging} (null: none). */
+  RetryPolicy known(RetryPolicy.Builder builder, @Nullable HedgingPolicy hedging) {
     RetryPolicy p = builder.build();
-    if (p.hedgeOrigins != null) p.hedgeOrigins.record(get.url(), 5 * MS);
+    Hedging.Shared shared = hedging != null ? new Hedging.Shared(hedging) : null;
+    factories.put(p, shared);
+    if (shared != null) shared.origins.record(get.url(), 5 * MS);
     p.budget.returned(200, 1); // that answer was a success (RetryBudget)
     return p;
   }
 
-  final java.util.Map<LogicalCall, Attempt> firsts = new java.util.IdentityHashMap<>();
+  final Map<LogicalCall, Attempt> firsts = new IdentityHashMap<>();
 
   /** A call whose first attempt is in flight, its hedge armed as a driver arms it. */
   LogicalCall sent(RetryPolicy policy, Request request) {
-    LogicalCall call = LogicalCall.start(policy, request, 0);
+    LogicalCall call = LogicalCall.start(policy, request, 0, factory(policy));
     Step first = call.next(null);
     assertThat(first.kind()).isEqualTo(Step.Kind.SEND);
     firsts.put(call, first.attempt());
@@ -164,7 +184,7 @@ class HedgingTest {
     advanceMillis(50);
     assertThat(hedged(call)).isNull();
     assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
-    assertThat(sent(policy().build(), get).hedgeDelayNanos()).as("another policy: its own table").isZero();
+    assertThat(sent(policy().build(), get).hedgeDelayNanos()).as("another factory: its own table").isZero();
   }
 
   @Test
@@ -175,7 +195,7 @@ class HedgingTest {
 
   @Test
   void maxHedgesInFlightEachADelayAfterTheLast() {
-    LogicalCall call = sent(known(policy().maxHedges(2)), get);
+    LogicalCall call = sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
     advanceMillis(50);
     assertThat(hedged(call).number).isEqualTo(2);
     assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
@@ -196,7 +216,7 @@ class HedgingTest {
     @Test
     void dueItIsNothingYetLeavingItIsPaidCountedAndReported() {
       RetryBudget budget = RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).build();
-      LogicalCall call = sent(known(policy().maxHedges(2).retryBudget(budget)), get);
+      LogicalCall call = sent(known(policy().retryBudget(budget), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
       double tokens = budget.availableTokens();
       advanceMillis(50);
       Attempt hedge = call.hedge();
@@ -313,8 +333,8 @@ class HedgingTest {
     }
 
     @Test
-    void notWhenThePolicyDoesNotHedge() {
-      assertThat(sent(known(policy().noHedging()), get).hedgeDelayNanos()).isZero();
+    void notWhenTheFactoryDoesNotHedge() {
+      assertThat(sent(known(policy(), null), get).hedgeDelayNanos()).isZero();
     }
 
     Request request(String method, RequestBody body) {
@@ -348,7 +368,7 @@ class HedgingTest {
   class NeverWhileTheOriginPushesBack {
     @Test
     void notAfterThisCallSawA503() {
-      LogicalCall call = sent(known(policy().maxHedges(2)), get);
+      LogicalCall call = sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
       Attempt first = first(call);
       advanceMillis(50);
       Attempt hedge = hedged(call);
@@ -442,7 +462,9 @@ class HedgingTest {
   @Nested
   class Adaptive {
     RetryPolicy adaptive() {
-      return policy().hedgeAdaptively(0.9, 10, TimeUnit.MILLISECONDS).build();
+      RetryPolicy p = policy().build();
+      factories.put(p, new Hedging.Shared(HedgingPolicy.adaptive(0.9, 10, TimeUnit.MILLISECONDS)));
+      return p;
     }
 
     /** One call to the origin that answers 200 after {@code ms}. */
@@ -502,37 +524,47 @@ class HedgingTest {
   }
 
   @Nested
-  class Settings {
+  class Values {
     @Test
-    void defaultsAndGetters() {
-      RetryPolicy off = RetryPolicy.create();
-      assertThat(off.hedgeDelayNanos()).isZero();
-      assertThat(off.hedgePercentile()).isZero();
-      assertThat(off.hedgeFloorNanos()).isZero();
-      assertThat(off.maxHedges()).isEqualTo(1);
-      RetryPolicy fixed = RetryPolicy.builder().hedgeAfter(Duration.ofMillis(50)).maxHedges(2).build();
-      assertThat(fixed.hedgeDelayNanos()).isEqualTo(50 * MS);
-      assertThat(fixed.maxHedges()).isEqualTo(2);
-      assertThat(fixed.toString()).contains("hedgeDelayNanos=50000000", "maxHedges=2");
-      RetryPolicy adaptive = RetryPolicy.builder().hedgeAdaptively().build();
-      assertThat(adaptive.hedgePercentile()).isEqualTo(0.9);
-      assertThat(adaptive.hedgeFloorNanos()).isEqualTo(10 * MS);
-      assertThat(adaptive.hedgeDelayNanos()).as("the last of the two forms set wins").isZero();
-      assertThat(adaptive.toBuilder().hedgeAfter(1, TimeUnit.SECONDS).build().hedgePercentile()).isZero();
-      assertThat(adaptive.toBuilder().noHedging().build().toString()).doesNotContain("hedge");
+    void fixedAndAdaptiveWithTheirDefaults() {
+      HedgingPolicy fixed = HedgingPolicy.after(Duration.ofMillis(50));
+      assertThat(fixed).isEqualTo(HedgingPolicy.after(50, TimeUnit.MILLISECONDS))
+          .hasSameHashCodeAs(HedgingPolicy.after(50_000, TimeUnit.MICROSECONDS));
+      assertThat(fixed.delayNanos()).isEqualTo(50 * MS);
+      assertThat(fixed.percentile()).isZero();
+      assertThat(fixed.maxHedges()).isEqualTo(1);
+      assertThat(fixed.toString()).isEqualTo("HedgingPolicy{delayNanos=50000000, maxHedges=1}");
+      HedgingPolicy adaptive = HedgingPolicy.adaptive();
+      assertThat(adaptive).isEqualTo(HedgingPolicy.adaptive(0.9, Duration.ofMillis(10)));
+      assertThat(adaptive.delayNanos()).isZero();
+      assertThat(adaptive.percentile()).isEqualTo(0.9);
+      assertThat(adaptive.floorNanos()).isEqualTo(10 * MS);
+      assertThat(adaptive.toString()).isEqualTo("HedgingPolicy{percentile=0.9, floorNanos=10000000, maxHedges=1}");
+      assertThat(adaptive).isNotEqualTo(fixed).isNotEqualTo(HedgingPolicy.adaptive(0.5, 10, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void maxHedgesReturnsACopy() {
+      HedgingPolicy one = HedgingPolicy.after(50, TimeUnit.MILLISECONDS);
+      HedgingPolicy two = one.maxHedges(2);
+      assertThat(one.maxHedges()).isEqualTo(1);
+      assertThat(two.maxHedges()).isEqualTo(2);
+      assertThat(two.delayNanos()).isEqualTo(50 * MS);
+      assertThat(two).isNotEqualTo(one).isEqualTo(one.maxHedges(2));
+      assertThat(two.toString()).isEqualTo("HedgingPolicy{delayNanos=50000000, maxHedges=2}");
     }
 
     @Test
     void badValuesAreRefusedNamingTheSetting() {
-      RetryPolicy.Builder b = RetryPolicy.builder();
-      ScriptedTest.assertRejectedNaming(() -> b.hedgeAfter(0, TimeUnit.MILLISECONDS), "hedgeAfter", "0");
-      ScriptedTest.assertRejectedNaming(() -> b.hedgeAfter(Duration.ofHours(25)), "hedgeAfter", "");
-      ScriptedTest.assertRejectedNaming(() -> b.hedgeAdaptively(1.0, 10, TimeUnit.MILLISECONDS), "hedgePercentile", "1.0");
-      ScriptedTest.assertRejectedNaming(() -> b.hedgeAdaptively(0.9, Duration.ZERO), "hedgeFloor", "");
-      ScriptedTest.assertRejectedNaming(() -> b.maxHedges(0), "maxHedges", "0");
-      ScriptedTest.assertRejectedNaming(() -> b.maxHedges(6), "maxHedges", "6");
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.hedgeAfter(null))
-          .isInstanceOf(NullPointerException.class);
+      HedgingPolicy h = HedgingPolicy.after(50, TimeUnit.MILLISECONDS);
+      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.after(0, TimeUnit.MILLISECONDS), "hedge delay", "0 MILLISECONDS");
+      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.after(Duration.ofHours(25)), "hedge delay", "PT25H");
+      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.adaptive(1.0, 10, TimeUnit.MILLISECONDS), "hedge percentile", "1.0");
+      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.adaptive(0.9, Duration.ZERO), "hedge floor", "PT0S");
+      ScriptedTest.assertRejectedNaming(() -> h.maxHedges(0), "maxHedges", "0");
+      ScriptedTest.assertRejectedNaming(() -> h.maxHedges(6), "maxHedges", "6");
+      assertThatThrownBy(() -> HedgingPolicy.after(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("hedge delay");
+      assertThatThrownBy(() -> HedgingPolicy.after(1, null)).isInstanceOf(NullPointerException.class).hasMessageContaining("hedge delay");
     }
   }
 }

@@ -31,18 +31,24 @@ class LogicalCallTest {
         .headers(Headers.of(headers)).body(ResponseBody.create("", (MediaType) null)).build();
   }
 
-  /** Hedges after 50 ms, retries a 500 too; its origin has answered once, and a call succeeded. */
-  RetryPolicy hedging() {
+  /** Retries a 500 too; its origin has answered once, and a call succeeded. */
+  RetryPolicy policy() {
     RetryPolicy p = RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
-        .random(() -> 0L).retryOnStatus(500).hedgeAfter(50, TimeUnit.MILLISECONDS).build();
-    p.hedgeOrigins.record(get.url(), 5 * MS);
+        .random(() -> 0L).retryOnStatus(500).build();
     p.budget.returned(200, 1);
     return p;
   }
 
+  /** A factory's hedging after 50 ms, its origin having answered once. */
+  Hedging.Shared hedging() {
+    Hedging.Shared h = new Hedging.Shared(HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+    h.origins.record(get.url(), 5 * MS);
+    return h;
+  }
+
   /** The call's first attempt answered {@code first}; after the retry's wait, may its retry be hedged? */
   long hedgeDelayOfTheRetryAfter(Response first) {
-    LogicalCall call = LogicalCall.start(hedging(), get, 0);
+    LogicalCall call = LogicalCall.start(policy(), get, 0, hedging());
     Step send = call.next(null);
     assertThat(call.hedgeDelayNanos()).as("the first round may be hedged").isEqualTo(50 * MS);
     Step wait = call.ended(send.attempt(), first, null, 0);

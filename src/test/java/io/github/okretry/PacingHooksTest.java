@@ -27,7 +27,7 @@ class PacingHooksTest {
   static final long MS = 1_000_000L;
 
   final FakeTime time = new FakeTime();
-  final RetryBudget budget = RetryBudget.create();
+  final RetryBudget budget = RetryBudget.builder().build();
 
   RetryInterceptor retry(Duration deadline) {
     return RetryInterceptor.create(RetryPolicy.builder()

@@ -122,9 +122,9 @@ class QuietFleetRealServerTest {
 
   @Test
   void aQuietFleetSendsOneCallsRetriesPerProcessAndTheStrictRuleNone() throws Exception {
-    Run fresh = fleet(RetryBudget::create, 0, 20_000);
+    Run fresh = fleet(() -> RetryBudget.builder().build(), 0, 20_000);
     Run strict = fleet(() -> RetryBudget.builder().retryBeforeFirstSuccess(false).build(), 0, 20_000);
-    Run warm = fleet(RetryBudget::create, 8_000, 28_000);
+    Run warm = fleet(() -> RetryBudget.builder().build(), 8_000, 28_000);
     if (Boolean.getBoolean("okretry.printTables")) {
       System.out.printf("real server, %d clients x one GET per 2 s; requests per call over the calls made while it fails:%n", CLIENTS);
       System.out.printf("  fresh, dead for 20 s, default:                  %d calls, %d requests: %.2fx%n", fresh.calls(), fresh.requests(), fresh.perCall());

@@ -152,7 +152,7 @@ class QuotaResetRetryTest extends ScriptedTest {
 
   @Test
   void a429WaitingForItsResetCostsHalfATokenAsARetryAfterDoes() throws IOException {
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     script.status(429, "RateLimit", "\"default\";r=0;t=1").status(200);
     assertThat(code(client(retry().retryAfterSpread(0).retryBudget(budget)), "/a")).isEqualTo(200);
     assertThat(budget.availableTokens()).isEqualTo(99.5);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
+import okhttp3.OkHttpClient;
 import okhttp3.Response;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The blocking driver's loop, on fake time with scripted outcomes: the first attempt at once,
  * waits only after a failure, at most {@code maxRetries + 1} attempts, the last failure returned
- * as it is with no final wait; and the first attempt a call makes without per-call state.
+ * as it is with no final wait; the first attempt a call makes without per-call state; and any
+ * valid policy taken.
  */
 @Tag("unit")
 class RetryInterceptorTest extends ScriptedTest {
@@ -136,6 +138,25 @@ class RetryInterceptorTest extends ScriptedTest {
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
           .isInstanceOf(IOException.class).hasCause(bug);
       assertThat(script.closed(1)).as("the unread response is closed").isTrue();
+    }
+  }
+
+  /** Hedging is the factory's: no valid policy is refused by the interceptor, not even one a hedging factory runs. */
+  @Nested
+  class AnyPolicy {
+    @Test
+    void theInterceptorTakesEveryPolicyEvenOneAHedgingFactoryRuns() throws IOException {
+      RetryPolicy policy = RetryPolicy.builder().timeSource(time).maxRetries(2).deadline(5, TimeUnit.SECONDS)
+          .retryOnStatus(500).originWideRetryAfter(true).quotaPacing(QuotaPacing.PROBE).build();
+      script.status(500).status(200);
+      try (RetryingCallFactory hedged = RetryingCallFactory.create(new OkHttpClient(), policy, HedgingPolicy.adaptive())) {
+        RetryInterceptor retry = RetryInterceptor.create(policy);
+        try (Response r = script.client(retry).newCall(get()).execute()) {
+          assertThat(r.code()).isEqualTo(200);
+        }
+        assertThat(hedged.policy).isSameAs(policy);
+      }
+      assertThat(script.attempts()).isEqualTo(2);
     }
   }
 }

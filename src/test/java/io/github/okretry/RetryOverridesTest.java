@@ -54,7 +54,7 @@ class RetryOverridesTest extends ScriptedTest {
     void noRetriesAndATightDeadlineEachEndTheCallAfterOneAttempt() throws IOException {
       script.status(503).status(503);
       Call.Factory client = client(quietRetry().jitter(Jitter.NONE).maxRetries(5));
-      assertThat(code(client, with(RetryOverrides.noRetries()))).isEqualTo(503);
+      assertThat(code(client, with(RetryOverrides.builder().maxRetries(0).build()))).isEqualTo(503);
       assertThat(script.attempts()).isEqualTo(1);
       // A per-request deadline replaces the interceptor's: base delay 200 ms does not fit in 150 ms.
       assertThat(code(client, with(RetryOverrides.builder().deadline(Duration.ofMillis(150)).build()))).isEqualTo(503);
@@ -84,18 +84,21 @@ class RetryOverridesTest extends ScriptedTest {
   @Nested
   class Values {
     @Test
-    void overridesReportWhatTheySetAndNullOtherwise() {
+    void overridesApplyWhatTheySetAndThePolicysValueOtherwise() {
+      RetryPolicy policy = RetryPolicy.builder().maxRetries(4).deadline(9, TimeUnit.SECONDS).build();
       RetryOverrides o = RetryOverrides.builder().maxRetries(2).deadline(1500, TimeUnit.MILLISECONDS).build();
-      assertThat(o.maxRetries()).isEqualTo(2);
-      assertThat(o.deadlineNanos()).isEqualTo(1_500_000_000L);
+      assertThat(RetryOverrides.maxRetries(o, policy)).isEqualTo(2);
+      assertThat(RetryOverrides.deadlineNanos(o, policy)).isEqualTo(1_500_000_000L);
       assertThat(o).isEqualTo(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
           .hasSameHashCodeAs(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
-          .isNotEqualTo(RetryOverrides.noRetries()).isNotEqualTo("RetryOverrides");
+          .isNotEqualTo(RetryOverrides.builder().maxRetries(0).build()).isNotEqualTo("RetryOverrides");
       assertThat(o.toString()).isEqualTo("RetryOverrides{maxRetries=2, deadlineNanos=1500000000}");
-      assertThat(RetryOverrides.builder().build().maxRetries()).isNull();
-      assertThat(RetryOverrides.builder().build().deadlineNanos()).isNull();
-      assertThat(RetryOverrides.noRetries().maxRetries()).isEqualTo(0);
-      assertThat(RetryOverrides.builder().maxRetries(0).build().maxRetries()).isEqualTo(0);
+      RetryOverrides none = RetryOverrides.builder().build();
+      assertThat(none.toString()).isEqualTo("RetryOverrides{maxRetries=null, deadlineNanos=null}");
+      assertThat(RetryOverrides.maxRetries(none, policy)).isEqualTo(4);
+      assertThat(RetryOverrides.deadlineNanos(none, policy)).isEqualTo(9_000_000_000L);
+      assertThat(RetryOverrides.maxRetries(null, policy)).isEqualTo(4);
+      assertThat(RetryOverrides.maxRetries(RetryOverrides.builder().maxRetries(0).build(), policy)).isEqualTo(0);
       assertThat(RetryOverrides.builder().maxRetries(1).build().hashCode())
           .isNotEqualTo(RetryOverrides.builder().maxRetries(2).build().hashCode());
     }

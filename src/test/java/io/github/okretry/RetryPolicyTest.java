@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Settings and the one builder: the public {@link RetryPolicy} value and {@link
  * RetryPolicy.Builder}, which both drivers take. Defaults, validation when a value is set (a message naming the setting and the value),
- * the {@code (long, TimeUnit)} and {@code Duration} forms, {@code build()} snapshots and {@code
- * toBuilder()} variations, and the drivers made from one policy. Per-request overrides: {@link
+ * the {@code (long, TimeUnit)} and {@code Duration} forms, {@code build()} snapshots, and the
+ * drivers made from one policy. Per-request overrides: {@link
  * RetryOverridesTest}; keys: {@link IdempotencyKeyTest}.
  */
 @Tag("unit")
@@ -47,22 +47,25 @@ class RetryPolicyTest extends ScriptedTest {
   class Defaults {
     @Test
     void defaultsInNanoseconds() {
-      RetryPolicy p = RetryPolicy.create();
-      assertThat(p.maxRetries()).isEqualTo(3);
-      assertThat(p.baseDelayNanos()).isEqualTo(200 * MS);
-      assertThat(p.maxDelayNanos()).isEqualTo(10 * S);
-      assertThat(p.multiplier()).isEqualTo(2.0);
-      assertThat(p.jitter()).isEqualTo(Jitter.FULL);
-      assertThat(p.deadlineNanos()).as("0 means none, as OkHttp's timeouts").isZero();
-      assertThat(p.maxRetryAfterNanos()).isEqualTo(60 * S);
-      assertThat(p.retryAfterSpread()).isEqualTo(0.5);
-      assertThat(p.retryStatuses()).containsExactly(429, 503);
-      assertThat(p.idempotencyKeyHeader()).isEqualTo("Idempotency-Key");
-      assertThat(p.listener()).isSameAs(RetryListener.NONE);
-      assertThat(p.originWideRetryAfter()).isFalse();
-      assertThat(p.quotaPacing()).isEqualTo(QuotaPacing.PUBLISHED);
-      assertThat(p.retryBudget().isUnlimited()).isFalse();
-      assertThat(p.toString()).contains("maxRetries=3", "retryStatuses=[429, 503]");
+      RetryPolicy p = RetryPolicy.builder().build();
+      assertThat(p.settings.maxRetries).isEqualTo(3);
+      assertThat(p.settings.baseDelayNanos).isEqualTo(200 * MS);
+      assertThat(p.settings.maxDelayNanos).isEqualTo(10 * S);
+      assertThat(p.settings.multiplier).isEqualTo(2.0);
+      assertThat(p.settings.jitter).isEqualTo(Jitter.FULL);
+      assertThat(p.settings.deadlineNanos).as("0 means none, as OkHttp's timeouts").isZero();
+      assertThat(p.settings.maxRetryAfterNanos).isEqualTo(60 * S);
+      assertThat(p.settings.retryAfterSpread).isEqualTo(0.5);
+      assertThat(p.retryStatuses).containsExactly(429, 503);
+      assertThat(p.settings.idempotencyKeyHeader).isEqualTo("Idempotency-Key");
+      assertThat(p.settings.listener).isSameAs(RetryListener.NONE);
+      assertThat(p.settings.originWideRetryAfter).isFalse();
+      assertThat(p.settings.quotaPacing).isEqualTo(QuotaPacing.PUBLISHED);
+      assertThat(p.budget.availableTokens()).as("its own budget, with the defaults").isEqualTo(100);
+      assertThat(p.toString()).isEqualTo("RetryPolicy{maxRetries=3, baseDelayNanos=200000000, maxDelayNanos=10000000000,"
+          + " multiplier=2.0, jitter=FULL, deadlineNanos=0, maxRetryAfterNanos=60000000000, retryAfterSpread=0.5,"
+          + " retryStatuses=[429, 503], idempotencyKeyHeader=Idempotency-Key, budget=" + p.budget
+          + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
     }
 
     @Test
@@ -86,7 +89,7 @@ class RetryPolicyTest extends ScriptedTest {
           bad("zero base delay", () -> RetryPolicy.builder().baseDelay(Duration.ZERO), "baseDelay", "PT0S"),
           bad("negative base delay", () -> RetryPolicy.builder().baseDelay(Duration.ofMillis(-5)), "baseDelay", "-0.005"),
           bad("overlong max delay", () -> RetryPolicy.builder().maxDelay(Duration.ofDays(2)), "maxDelay", "PT48H"),
-          bad("zero deadline", () -> RetryPolicy.builder().deadline(Duration.ZERO), "deadline", "PT0S"),
+          bad("negative deadline", () -> RetryPolicy.builder().deadline(Duration.ofSeconds(-2)), "deadline", "PT-2S"),
           bad("negative max Retry-After", () -> RetryPolicy.builder().maxRetryAfter(Duration.ofSeconds(-1)), "maxRetryAfter", "-1"),
           bad("multiplier 1", () -> RetryPolicy.builder().multiplier(1.0), "multiplier", "1.0"),
           bad("multiplier 0.5", () -> RetryPolicy.builder().multiplier(0.5), "multiplier", "0.5"),
@@ -111,6 +114,8 @@ class RetryPolicyTest extends ScriptedTest {
           .isInstanceOf(IllegalArgumentException.class).hasMessage("maxDelay must be positive: -3 MILLISECONDS");
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(25, TimeUnit.HOURS))
           .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most 24 hours: 25 HOURS");
+      assertThatThrownBy(() -> RetryPolicy.builder().deadline(-1, TimeUnit.SECONDS))
+          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be 0 (none) or positive: -1 SECONDS");
       assertThatThrownBy(() -> RetryPolicy.builder().maxRetryAfter(Long.MAX_VALUE, TimeUnit.DAYS))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetryAfter");
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(Duration.ofHours(24).plusNanos(1)))
@@ -139,15 +144,15 @@ class RetryPolicyTest extends ScriptedTest {
         assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(bad)).as("[%s]", bad)
             .isInstanceOf(IllegalArgumentException.class);
       }
-      assertThat(RetryPolicy.builder().idempotencyKeyHeader("!~").build().idempotencyKeyHeader()).isEqualTo("!~");
+      assertThat(RetryPolicy.builder().idempotencyKeyHeader("!~").build().settings.idempotencyKeyHeader).isEqualTo("!~");
     }
 
     @Test
     void edgeValuesAreAccepted() {
-      assertThat(RetryPolicy.builder().maxRetries(0).build().maxRetries()).isZero();
-      assertThat(RetryPolicy.builder().baseDelay(Duration.ofHours(24)).build().baseDelayNanos()).isEqualTo(24 * 3600 * S);
+      assertThat(RetryPolicy.builder().maxRetries(0).build().settings.maxRetries).isZero();
+      assertThat(RetryPolicy.builder().baseDelay(Duration.ofHours(24)).build().settings.baseDelayNanos).isEqualTo(24 * 3600 * S);
       RetryPolicy maxBelowBase = RetryPolicy.builder().baseDelay(Duration.ofSeconds(5)).maxDelay(Duration.ofSeconds(1)).build();
-      assertThat(maxBelowBase.maxDelayNanos()).isEqualTo(S);
+      assertThat(maxBelowBase.settings.maxDelayNanos).isEqualTo(S);
     }
   }
 
@@ -162,13 +167,15 @@ class RetryPolicyTest extends ScriptedTest {
           .baseDelay(Duration.ofNanos(1_500_000)).maxDelay(Duration.ofSeconds(3))
           .deadline(Duration.ofMinutes(2)).maxRetryAfter(Duration.ofSeconds(90)).build();
       for (RetryPolicy p : List.of(units, durations)) {
-        assertThat(p.baseDelayNanos()).isEqualTo(1_500_000);
-        assertThat(p.maxDelayNanos()).isEqualTo(3 * S);
-        assertThat(p.deadlineNanos()).isEqualTo(120 * S);
-        assertThat(p.maxRetryAfterNanos()).isEqualTo(90 * S);
+        assertThat(p.settings.baseDelayNanos).isEqualTo(1_500_000);
+        assertThat(p.settings.maxDelayNanos).isEqualTo(3 * S);
+        assertThat(p.settings.deadlineNanos).isEqualTo(120 * S);
+        assertThat(p.settings.maxRetryAfterNanos).isEqualTo(90 * S);
       }
-      assertThat(RetryPolicy.builder().deadline(1, TimeUnit.HOURS).noDeadline().build().deadlineNanos()).isZero();
-      assertThat(RetryPolicy.builder().deadline(24, TimeUnit.HOURS).build().deadlineNanos())
+      // 0 means none, as OkHttp's timeouts: a deadline set before is removed.
+      assertThat(RetryPolicy.builder().deadline(1, TimeUnit.HOURS).deadline(0, TimeUnit.SECONDS).build().settings.deadlineNanos).isZero();
+      assertThat(RetryPolicy.builder().deadline(Duration.ofHours(1)).deadline(Duration.ZERO).build().settings.deadlineNanos).isZero();
+      assertThat(RetryPolicy.builder().deadline(24, TimeUnit.HOURS).build().settings.deadlineNanos)
           .as("24 hours is the longest allowed").isEqualTo(TimeUnit.HOURS.toNanos(24));
     }
   }
@@ -176,25 +183,25 @@ class RetryPolicyTest extends ScriptedTest {
   @Nested
   class Snapshots {
     @Test
-    void policyBuildTakesASnapshotAndVariationsShareTheBudget() {
+    void policyBuildTakesASnapshotWithItsOwnBudgetUnlessGivenOne() {
       RetryPolicy.Builder builder = RetryPolicy.builder().maxRetries(1).retryOnStatus(502);
       RetryPolicy first = builder.build();
       builder.maxRetries(7).retryOnStatus(504);
       RetryPolicy second = builder.build();
-      assertThat(first.maxRetries()).isEqualTo(1);
-      assertThat(first.retryStatuses()).containsExactly(429, 502, 503);
-      assertThat(second.retryStatuses()).containsExactly(429, 502, 503, 504);
-      assertThat(second.retryBudget()).as("each build() of a builder without a budget gets its own")
-          .isNotSameAs(first.retryBudget());
-      RetryPolicy variation = first.toBuilder().deadline(3, TimeUnit.SECONDS).build();
-      assertThat(variation.retryBudget()).isSameAs(first.retryBudget());
-      assertThat(variation.maxRetries()).isEqualTo(1);
-      assertThat(first.deadlineNanos()).isZero();
-      assertThatThrownBy(() -> first.retryStatuses().add(500)).isInstanceOf(UnsupportedOperationException.class);
+      assertThat(first.settings.maxRetries).isEqualTo(1);
+      assertThat(first.retryStatuses).containsExactly(429, 502, 503);
+      assertThat(second.retryStatuses).containsExactly(429, 502, 503, 504);
+      assertThat(second.budget).as("each build() of a builder without a budget gets its own")
+          .isNotSameAs(first.budget);
+      RetryBudget shared = RetryBudget.unlimited();
+      builder.retryBudget(shared);
+      assertThat(builder.build().budget).as("a budget given is shared").isSameAs(builder.build().budget).isSameAs(shared);
+      assertThat(first.settings.deadlineNanos).isZero();
+      assertThatThrownBy(() -> first.retryStatuses.add(500)).isInstanceOf(UnsupportedOperationException.class);
     }
 
     @Test
-    void everySettingIsSnapshottedAndToBuilderRoundTrips() {
+    void everySettingIsSnapshotted() {
       RetryListener listener = new RetryListener() {};
       RetryBudget budget = RetryBudget.unlimited();
       RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(5).baseDelay(Duration.ofMillis(7))
@@ -203,29 +210,23 @@ class RetryPolicyTest extends ScriptedTest {
           .listener(listener).retryBudget(budget).originWideRetryAfter(true);
       RetryPolicy a = b.build();
       // Reusing the builder is safe: changing it afterwards leaves the policy it built alone.
-      b.maxRetries(1).noDeadline().retryOnStatus(502).retryAfterSpread(1).originWideRetryAfter(false);
-      assertThat(a.maxRetries()).isEqualTo(5);
-      assertThat(a.baseDelayNanos()).isEqualTo(7 * MS);
-      assertThat(a.maxDelayNanos()).isEqualTo(3 * S);
-      assertThat(a.multiplier()).isEqualTo(3);
-      assertThat(a.jitter()).isEqualTo(Jitter.EQUAL);
-      assertThat(a.deadlineNanos()).isEqualTo(9 * S);
-      assertThat(a.maxRetryAfterNanos()).isEqualTo(4 * S);
-      assertThat(a.retryAfterSpread()).isEqualTo(0.25);
-      assertThat(a.retryStatuses()).containsExactly(429, 500, 503);
-      assertThat(a.idempotencyKeyHeader()).isEqualTo("X-K");
-      assertThat(a.listener()).isSameAs(listener);
-      assertThat(a.retryBudget()).isSameAs(budget);
-      assertThat(a.originWideRetryAfter()).isTrue();
-      assertThat(RetryPolicy.builder().quotaPacing(QuotaPacing.PROBE).build().toBuilder().build().quotaPacing())
-          .as("toBuilder keeps it").isEqualTo(QuotaPacing.PROBE);
-      // toBuilder() round-trips: every setting comes back (toString lists the public ones).
-      RetryPolicy copy = a.toBuilder().build();
-      assertThat(copy).isNotSameAs(a);
-      assertThat(copy.toString()).isEqualTo(a.toString());
-      assertThat(copy.listener()).isSameAs(listener);
-      assertThat(b.build().deadlineNanos()).isZero();
-      assertThat(b.build().retryStatuses()).containsExactly(429, 500, 502, 503);
+      b.maxRetries(1).deadline(Duration.ZERO).retryOnStatus(502).retryAfterSpread(1).originWideRetryAfter(false);
+      assertThat(a.settings.maxRetries).isEqualTo(5);
+      assertThat(a.settings.baseDelayNanos).isEqualTo(7 * MS);
+      assertThat(a.settings.maxDelayNanos).isEqualTo(3 * S);
+      assertThat(a.settings.multiplier).isEqualTo(3);
+      assertThat(a.settings.jitter).isEqualTo(Jitter.EQUAL);
+      assertThat(a.settings.deadlineNanos).isEqualTo(9 * S);
+      assertThat(a.settings.maxRetryAfterNanos).isEqualTo(4 * S);
+      assertThat(a.settings.retryAfterSpread).isEqualTo(0.25);
+      assertThat(a.retryStatuses).containsExactly(429, 500, 503);
+      assertThat(a.settings.idempotencyKeyHeader).isEqualTo("X-K");
+      assertThat(a.settings.listener).isSameAs(listener);
+      assertThat(a.budget).isSameAs(budget);
+      assertThat(a.settings.originWideRetryAfter).isTrue();
+      assertThat(RetryPolicy.builder().quotaPacing(QuotaPacing.PROBE).build().settings.quotaPacing).isEqualTo(QuotaPacing.PROBE);
+      assertThat(b.build().settings.deadlineNanos).isZero();
+      assertThat(b.build().retryStatuses).containsExactly(429, 500, 502, 503);
     }
   }
 
@@ -272,7 +273,9 @@ class RetryPolicyTest extends ScriptedTest {
               switch (r.nextInt(8)) {
                 case 0 -> assertRejected(() -> b.baseDelay(badDuration), "baseDelay", badDuration);
                 case 1 -> assertRejected(() -> b.maxDelay(badDuration), "maxDelay", badDuration);
-                case 2 -> assertRejected(() -> b.deadline(badDuration), "deadline", badDuration);
+                case 2 -> {
+                  if (!badDuration.isZero()) assertRejected(() -> b.deadline(badDuration), "deadline", badDuration); // 0: none
+                }
                 case 3 -> assertRejected(() -> b.maxRetryAfter(badDuration), "maxRetryAfter", badDuration);
                 case 4 -> assertRejected(() -> b.multiplier(badMultiplier), "multiplier", badMultiplier);
                 case 5 -> assertRejected(() -> b.retryAfterSpread(badSpread), "retryAfterSpread", badSpread);
@@ -281,9 +284,9 @@ class RetryPolicyTest extends ScriptedTest {
               }
               // The builder is still usable and its earlier state intact: a rejected value changed nothing.
               RetryPolicy built = b.build();
-              assertThat(built.maxRetries()).isEqualTo(3);
-              assertThat(built.baseDelayNanos()).isEqualTo(200 * MS);
-              assertThat(built.retryStatuses()).containsExactly(429, 503);
+              assertThat(built.settings.maxRetries).isEqualTo(3);
+              assertThat(built.settings.baseDelayNanos).isEqualTo(200 * MS);
+              assertThat(built.retryStatuses).containsExactly(429, 503);
             }
           });
     }
@@ -309,9 +312,9 @@ class RetryPolicyTest extends ScriptedTest {
                       .maxRetryAfter(Duration.ofNanos(logUniform(r, DAY_NANOS)))
                       .retryOnStatus(r.nextInt(100, 1000))
                       .build();
-              assertThat(built.baseDelayNanos()).isEqualTo(base.toNanos());
-              assertThat(built.maxDelayNanos()).isEqualTo(max.toNanos());
-              assertThat(built.multiplier()).isEqualTo(m);
+              assertThat(built.settings.baseDelayNanos).isEqualTo(base.toNanos());
+              assertThat(built.settings.maxDelayNanos).isEqualTo(max.toNanos());
+              assertThat(built.settings.multiplier).isEqualTo(m);
             }
           });
     }

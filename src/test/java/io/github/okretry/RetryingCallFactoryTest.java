@@ -389,7 +389,13 @@ class RetryingCallFactoryTest {
         assertThatThrownBy(() -> RetryingCallFactory.create(client, null)).hasMessage("policy == null");
         assertThatThrownBy(() -> RetryingCallFactory.create(null, policy, scheduler)).hasMessage("client == null");
         assertThatThrownBy(() -> RetryingCallFactory.create(client, null, scheduler)).hasMessage("policy == null");
-        assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, null)).hasMessage("scheduler == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, (ScheduledExecutorService) null)).hasMessage("scheduler == null");
+        HedgingPolicy hedging = HedgingPolicy.adaptive();
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, (HedgingPolicy) null)).hasMessage("hedging == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(null, policy, hedging)).hasMessage("client == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, null, hedging, scheduler)).hasMessage("policy == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, null, scheduler)).hasMessage("hedging == null");
+        assertThatThrownBy(() -> RetryingCallFactory.create(client, policy, hedging, null)).hasMessage("scheduler == null");
       } finally {
         scheduler.shutdownNow();
       }

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * <p>A peer's budget can veto what okretry decided ({@link Veto}), so the peers in the simulator
  * share okretry's per-call sequence and differ only in the budget.
  *
- * <p>A policy that hedges is driven as {@link AsyncLoop} drives it: the call always has its state
+ * <p>With a {@link HedgingPolicy}, a call is driven as {@link AsyncLoop} drives a hedging factory's: it always has its state
  * (no stateless first attempt); after each SEND the simulator asks {@link Call#hedgeDelayNanos},
  * and when that time comes {@link Call#hedge}, sending what it returns beside the attempt in
  * flight; each attempt's outcome is reported with its {@link Sent} handle, and {@link Next#DROP}
@@ -86,6 +86,7 @@ public final class SimulatedDriver {
   }
 
   private final RetryPolicy policy;
+  private final Hedging.@Nullable Shared hedging; // a factory's, as RetryingCallFactory keeps it
   private final Request request;
   private final @Nullable Veto veto;
   private final Response ok;
@@ -96,8 +97,18 @@ public final class SimulatedDriver {
    * @param retryAfterSeconds the {@code Retry-After} a failing 503 carries, or negative for none
    */
   public SimulatedDriver(RetryPolicy policy, String url, @Nullable Veto veto, int retryAfterSeconds) {
-    if (veto != null && policy.hedges()) throw new IllegalArgumentException("a peer's veto with a policy that hedges");
+    this(policy, null, url, veto, retryAfterSeconds);
+  }
+
+  /**
+   * @param hedging hedges the calls as a {@link RetryingCallFactory} with it does, or null for none
+   * @param retryAfterSeconds the {@code Retry-After} a failing 503 carries, or negative for none
+   */
+  public SimulatedDriver(RetryPolicy policy, @Nullable HedgingPolicy hedging, String url, @Nullable Veto veto,
+      int retryAfterSeconds) {
+    if (veto != null && hedging != null) throw new IllegalArgumentException("a peer's veto with hedging");
     this.policy = policy;
+    this.hedging = hedging != null ? new Hedging.Shared(hedging) : null;
     this.request = policy.keys.stamp(new Request.Builder().url(url).build());
     this.veto = veto;
     this.ok = response(200, -1);
@@ -130,7 +141,7 @@ public final class SimulatedDriver {
     private Call() {
       startNanos = policy.time.nanoTime();
       // A call that may hedge has its state from the start, as the async driver's has.
-      logical = policy.hedges() ? LogicalCall.start(policy, request, 0) : StatelessAttempt.open(policy, request, 0);
+      logical = hedging != null ? LogicalCall.start(policy, request, 0, hedging) : StatelessAttempt.open(policy, request, 0);
     }
 
     /** Before an attempt: {@link Next#SEND}, {@link Next#WAIT} ({@link #waitNanos}) or {@link Next#DONE}. */

@@ -143,7 +143,7 @@ class StackedLayersTest {
     RetryInterceptor retry = RetryInterceptor.create();
     OkHttpClient.Builder builder = retry.install(retry.install(new OkHttpClient.Builder()));
     assertThat(builder.interceptors()).containsExactly(retry);
-    assertThat(builder.networkInterceptors()).containsExactly(retry.networkInterceptor());
+    assertThat(builder.networkInterceptors()).containsExactly(RetryAfterGuard.INSTANCE);
   }
 
   /** A library's client, with its layer, given to an app that adds its own through newBuilder(). */
@@ -169,9 +169,10 @@ class StackedLayersTest {
   void theOuterLayersKeyDeadlineAndEventsStayRight(Run how) throws Exception {
     FakeTime time = new FakeTime();
     EventLog events = new EventLog();
-    RetryPolicy outer = RetryPolicy.builder().timeSource(time).retryBudget(RetryBudget.unlimited()).listener(events)
-        .jitter(Jitter.NONE).baseDelay(Duration.ofMillis(400)).maxDelay(Duration.ofMillis(400)).deadline(Duration.ofSeconds(1)).build();
-    RetryPolicy inner = outer.toBuilder().noDeadline().idempotencyKeyHeader("X-Inner-Key").build();
+    RetryPolicy.Builder builder = RetryPolicy.builder().timeSource(time).retryBudget(RetryBudget.unlimited()).listener(events)
+        .jitter(Jitter.NONE).baseDelay(Duration.ofMillis(400)).maxDelay(Duration.ofMillis(400)).deadline(Duration.ofSeconds(1));
+    RetryPolicy outer = builder.build();
+    RetryPolicy inner = builder.deadline(Duration.ZERO).idempotencyKeyHeader("X-Inner-Key").build();
     OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
         .addInterceptor(RetryInterceptor.create(outer)).addInterceptor(RetryInterceptor.create(inner)).build());
     Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json"))).build();

@@ -30,7 +30,8 @@ public final class AllocationBreakdown {
     variants.put("bare", b -> b);
     variants.put("no-op application interceptor", b -> b.addInterceptor(c -> c.proceed(c.request())));
     variants.put("no-op network interceptor", b -> b.addNetworkInterceptor(c -> c.proceed(c.request())));
-    variants.put("okretry's network interceptor alone", b -> b.addNetworkInterceptor(RetryInterceptor.create().networkInterceptor()));
+    variants.put("okretry's network interceptor alone", b -> b.addNetworkInterceptor(
+        RetryInterceptor.create().install(new OkHttpClient.Builder()).networkInterceptors().get(0)));
     variants.put("addInterceptor(retry)", b -> b.addInterceptor(RetryInterceptor.create()));
     variants.put("retry.install(builder)", b -> RetryInterceptor.create().install(b));
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();

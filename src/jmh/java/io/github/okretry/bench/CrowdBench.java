@@ -198,7 +198,7 @@ public final class CrowdBench {
   static void protect(String url, int seconds, int perSecond) throws Exception {
     int total = seconds * perSecond;
     Counts counts = new Counts(total);
-    RetryBudget budget = RetryBudget.create();
+    RetryBudget budget = RetryBudget.builder().build();
     RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().retryBudget(budget).listener(counts).build());
     OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
     ExecutorService pool = Executors.newCachedThreadPool(r -> {

@@ -1,5 +1,6 @@
 package io.github.okretry.bench;
 
+import io.github.okretry.HedgingPolicy;
 import io.github.okretry.RetryListener;
 import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryingCallFactory;
@@ -50,23 +51,23 @@ public final class HedgeBench {
         "scenario / client", "calls", "p50 ms", "p90 ms", "p99 ms", "max ms", "extra %", "hedges");
     if (what.equals("all") || what.equals("tail")) {
       Delay tail = r -> r.nextDouble() < 0.05 ? 1000 : 5;
-      run("tail 5% 1s", tail, 200, calls, null);
-      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder());
-      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder().hedgeAfter(50, TimeUnit.MILLISECONDS));
-      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder().hedgeAdaptively());
+      run("tail 5% 1s", tail, 200, calls, null, null);
+      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder(), null);
+      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder(), HedgingPolicy.adaptive());
     }
     if (what.equals("all") || what.equals("uniform")) {
       int n = Math.min(calls, 500); // 200 ms each: 100 s
-      run("uniform 200ms", r -> 200, 200, n, RetryPolicy.builder().hedgeAdaptively());
-      run("uniform 200ms", r -> 200, 200, n, RetryPolicy.builder().hedgeAfter(50, TimeUnit.MILLISECONDS));
+      run("uniform 200ms", r -> 200, 200, n, RetryPolicy.builder(), HedgingPolicy.adaptive());
+      run("uniform 200ms", r -> 200, 200, n, RetryPolicy.builder(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
     }
     if (what.equals("all") || what.equals("overload")) {
       int n = Math.min(calls, 30);
       for (int status : new int[] {429, 503}) {
         for (long ms : new long[] {5, 100}) {
           String name = "overload " + status + " after " + ms + "ms";
-          run(name, r -> ms, status, n, RetryPolicy.builder().maxRetries(1).hedgeAfter(50, TimeUnit.MILLISECONDS));
-          run(name, r -> ms, status, n, RetryPolicy.builder().maxRetries(1).hedgeAdaptively());
+          run(name, r -> ms, status, n, RetryPolicy.builder().maxRetries(1), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+          run(name, r -> ms, status, n, RetryPolicy.builder().maxRetries(1), HedgingPolicy.adaptive());
         }
       }
     }
@@ -77,16 +78,16 @@ public final class HedgeBench {
     long millis(SplittableRandom random);
   }
 
-  /** {@code policy} null: bare OkHttp. */
-  static void run(String scenario, Delay delay, int status, int calls, RetryPolicy.Builder policy) throws Exception {
+  /** {@code policy} null: bare OkHttp; {@code hedging} null: no hedging. */
+  static void run(String scenario, Delay delay, int status, int calls, RetryPolicy.Builder policy, HedgingPolicy hedging)
+      throws Exception {
     AtomicLong hedges = new AtomicLong();
     String client;
     if (policy == null) {
       client = "bare OkHttp";
     } else {
-      RetryPolicy built = policy.build();
-      client = built.hedgeDelayNanos() > 0 ? "okretry hedge 50ms"
-          : built.hedgePercentile() > 0 ? "okretry hedge adaptive" : "okretry, no hedging";
+      client = hedging == null ? "okretry, no hedging"
+          : hedging.equals(HedgingPolicy.adaptive()) ? "okretry hedge adaptive" : "okretry hedge 50ms";
       policy.listener(new RetryListener() {
         @Override
         public void onHedgeStarted(Request request, int attempt, long afterNanos) {
@@ -95,7 +96,9 @@ public final class HedgeBench {
       });
     }
     OkHttpClient ok = new OkHttpClient.Builder().readTimeout(10, TimeUnit.SECONDS).build();
-    RetryingCallFactory factory = policy == null ? null : RetryingCallFactory.create(ok, policy.build());
+    RetryingCallFactory factory = policy == null ? null
+        : hedging == null ? RetryingCallFactory.create(ok, policy.build())
+        : RetryingCallFactory.create(ok, policy.build(), hedging);
     Call.Factory calls0 = factory != null ? factory : ok;
     try (Server warm = new Server(r -> 0, 200, 1)) {
       for (int i = 0; i < 300; i++) get(calls0, warm.url());

@@ -5,8 +5,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Validation of the duration settings, shared by every builder so each says the same thing: a
- * duration is present, positive and at most 24 hours, and the message names the setting and the
- * value as the caller wrote it.
+ * duration is present, positive (or 0 for none, where a setting allows none) and at most 24 hours,
+ * and the message names the setting and the value as the caller wrote it.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -28,6 +28,21 @@ public final class Durations {
       throw new IllegalArgumentException(name + " must be at most 24 hours: " + amount + " " + unit);
     }
     return nanos;
+  }
+
+  /** {@code amount} of {@code unit} in nanoseconds, checked, where 0 means none (as OkHttp's timeouts). */
+  public static long checkedNanosOrNone(String name, long amount, TimeUnit unit) {
+    if (unit == null) throw new NullPointerException(name + " unit == null");
+    if (amount < 0) throw new IllegalArgumentException(name + " must be 0 (none) or positive: " + amount + " " + unit);
+    return amount == 0 ? 0 : checkedNanos(name, amount, unit);
+  }
+
+  /** {@code value} in nanoseconds, checked, where zero means none (as OkHttp's timeouts). */
+  @SuppressSignatureCheck
+  public static long checkedNanosOrNone(String name, Duration value) {
+    if (value == null) throw new NullPointerException(name + " == null");
+    if (value.isNegative()) throw new IllegalArgumentException(name + " must be 0 (none) or positive: " + value);
+    return value.isZero() ? 0 : checkedNanos(name, value);
   }
 
   /** {@code value} in nanoseconds, checked; the message shows it as {@link Duration} prints it. */

@@ -95,7 +95,7 @@ public final class Tuning {
    */
   public static final int MAX_ORIGINS = 1024;
 
-  // ---- Hedging (RetryPolicy.Builder#hedgeAdaptively, OriginLatencies) ----
+  // ---- Hedging (HedgingPolicy#adaptive, OriginLatencies) ----
 
   /** The adaptive hedge delay's percentile when none is given: p90 of recent answers. */
   public static final double HEDGE_PERCENTILE = 0.9;
@@ -119,7 +119,7 @@ public final class Tuning {
 
   /**
    * How long after an origin refused a call (a 429 or 503, or a {@code Retry-After}) no call of
-   * the policy hedges to it: hedging is for a healthy service with a tail, and an origin that
+   * the factory hedges to it: hedging is for a healthy service with a tail, and an origin that
    * sheds load is not one. Ten seconds, a few times the usual {@code Retry-After}.
    */
   public static final long HEDGE_QUIET_AFTER_REFUSAL_NANOS = TimeUnit.SECONDS.toNanos(10);

@@ -28,7 +28,7 @@ import okhttp3.Call;
  * attemptTimeout} (a read timeout, retryable); the server still does the work, as a server that
  * cannot see the client leave does. A share of attempts may be slow ({@code slow}: a tail).
  *
- * <p>A client whose policy hedges is driven as the async driver drives it: after each attempt
+ * <p>A client that hedges (a {@code HedgingPolicy}) is driven as the async driver drives it: after each attempt
  * sent, okretry's {@code hedgeDelayNanos} arms a hedge timer (an event), at which okretry's {@code
  * hedge} may send a second attempt; an outcome okretry drops leaves the call to the other attempt,
  * and the first outcome it does not drop cancels the attempts still in flight (the client leaves;

@@ -1,5 +1,6 @@
 package io.github.okretry.sim;
 
+import io.github.okretry.HedgingPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -154,9 +155,9 @@ public final class FleetScenarios {
   /** The hedging rows: okretry's default, with a fixed hedge delay, with the adaptive one. */
   public static final List<Fleet.Contender> HEDGING = List.of(
       Peers.OKRETRY,
-      Peers.okretryWith("okretry + hedgeAfter(" + HEDGE_AFTER_MILLIS + " ms)",
-          b -> b.hedgeAfter(HEDGE_AFTER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)),
-      Peers.okretryWith("okretry + hedgeAdaptively()", b -> b.hedgeAdaptively()));
+      Peers.okretryHedging("okretry + HedgingPolicy.after(" + HEDGE_AFTER_MILLIS + " ms)",
+          HedgingPolicy.after(HEDGE_AFTER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)),
+      Peers.okretryHedging("okretry + HedgingPolicy.adaptive()", HedgingPolicy.adaptive()));
 
   /**
    * Seconds after {@code fromSecond} until goodput is back at ≥ 95 % of the offered load for good:

@@ -1,5 +1,6 @@
 package io.github.okretry.sim;
 
+import io.github.okretry.HedgingPolicy;
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryPolicy;
 import io.github.okretry.SimulatedDriver;
@@ -44,13 +45,19 @@ public final class Peers {
 
   /** okretry with {@code budget} (null: the default budget). */
   public static Fleet.Contender okretry(String name, @Nullable Supplier<RetryBudget> budget) {
-    return okretryWith(name, b -> {
+    return okretryWith(name, null, b -> {
       if (budget != null) b.retryBudget(budget.get());
     });
   }
 
-  /** okretry with the default budget and {@code configure} applied to its builder (hedging, say). */
-  public static Fleet.Contender okretryWith(String name, java.util.function.Consumer<RetryPolicy.Builder> configure) {
+  /** okretry with the default budget, its calls hedged by {@code hedging} as a {@code RetryingCallFactory} hedges. */
+  public static Fleet.Contender okretryHedging(String name, HedgingPolicy hedging) {
+    return okretryWith(name, hedging, b -> {});
+  }
+
+  /** okretry hedged by {@code hedging} (null: not hedged), {@code configure} applied to its builder. */
+  static Fleet.Contender okretryWith(String name, @Nullable HedgingPolicy hedging,
+      java.util.function.Consumer<RetryPolicy.Builder> configure) {
     return new Fleet.Contender() {
       @Override
       public String name() {
@@ -62,8 +69,8 @@ public final class Peers {
         RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(env.maxRetries());
         configure.accept(b);
         SplittableRandom r = env.random();
-        return new SimulatedDriver(
-            SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(), Fleet.URL, null, env.retryAfterSeconds());
+        return new SimulatedDriver(SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(), hedging,
+            Fleet.URL, null, env.retryAfterSeconds());
       }
     };
   }

@@ -24,10 +24,10 @@ public final class DeadlineExample {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .deadline(Duration.ofSeconds(2))
           .listener(timeline)
-          .build()));
+          .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .readTimeout(Duration.ofSeconds(10))
           .addInterceptor(retry)

@@ -18,12 +18,12 @@ public final class FlakyGet {
       server.enqueue(new MockResponse.Builder().body("hello").build());
       server.start();
 
-      Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
+      Timeline timeline = new Timeline(Duration.ofMillis(200));
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(200))
           .listener(timeline)
-          .build()));
+          .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .addInterceptor(retry)
           .addInterceptor(timeline.attempts())

@@ -33,9 +33,9 @@ import okhttp3.Response;
  * scheduled, the call's end, or OkHttp's next request. That last kind of span has no status
  * code, since its response went to OkHttp, not to okretry.
  *
- * <p>A hedge ({@link #onHedgeStarted}, from {@code RetryingCallFactory} with {@code hedgeAfter}) is
- * a resend too and counts in {@code http.request.resend_count}, but its span opens beside the
- * span of the attempt it hedges, which stays open. Listeners are not told which attempt in flight
+ * <p>A hedge ({@link #onHedgeStarted}, from a {@code RetryingCallFactory} with a {@code
+ * HedgingPolicy}) is a resend too and counts in {@code http.request.resend_count}, but its span
+ * opens beside the span of the attempt it hedges, which stays open. Listeners are not told which attempt in flight
  * answered first: when the call ends, the span opened last gets the outcome, and the others still
  * open end without a status (the attempts okretry canceled, or the one that won if it was not
  * the last).

@@ -50,7 +50,7 @@ public final class MicrometerExample {
       server.start();
 
       MeterRegistry registry = new SimpleMeterRegistry();
-      RetryBudget budget = RetryBudget.create();
+      RetryBudget budget = RetryBudget.builder().build();
       RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(50))

@@ -1,5 +1,6 @@
 package io.github.okretry.examples;
 
+import io.github.okretry.HedgingPolicy;
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryingCallFactory;
@@ -62,10 +63,9 @@ public final class OpenTelemetryExample {
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
 
       OkHttpClient plain = new OkHttpClient();
-      RetryingCallFactory hedged = RetryingCallFactory.create(plain, RetryPolicy.builder()
-          .hedgeAfter(50, TimeUnit.MILLISECONDS)
-          .listener(new HttpClientSpans(tracer))
-          .build());
+      RetryingCallFactory hedged = RetryingCallFactory.create(plain,
+          RetryPolicy.builder().listener(new HttpClientSpans(tracer)).build(),
+          HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
       Span checkout = tracer.spanBuilder("checkout").startSpan();
       try (Scope ignored = checkout.makeCurrent()) {
         get(client, server, "/inventory/42");

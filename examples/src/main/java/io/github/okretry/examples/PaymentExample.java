@@ -73,9 +73,9 @@ public final class PaymentExample {
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .listener(timeline)
-          .build()));
+          .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .addInterceptor(retry)
           .addInterceptor(timeline.attempts())

@@ -50,13 +50,13 @@ public final class PerRequestExample {
       });
       server.start();
 
-      Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
+      Timeline timeline = new Timeline(Duration.ofMillis(100));
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(100))
           .deadline(Duration.ofSeconds(5))
           .listener(timeline)
-          .build()));
+          .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .readTimeout(Duration.ofMillis(500))
           .addInterceptor(retry)

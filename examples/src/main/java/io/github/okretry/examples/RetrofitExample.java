@@ -111,12 +111,13 @@ public final class RetrofitExample {
       server.setDispatcher(new FlakyServer());
       server.start();
 
-      Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
+      Timeline timeline = new Timeline(Duration.ofMillis(100));
+      RetryPolicy policy = RetryPolicy.builder()
           .maxRetries(3)
           .baseDelay(Duration.ofMillis(100))
           .listener(timeline)
-          .build()));
+          .build();
+      RetryInterceptor retry = RetryInterceptor.create(policy);
 
       // 1. A client with okretry; the annotation interceptor goes before it.
       OkHttpClient client = retry.install(new OkHttpClient.Builder()
@@ -140,7 +141,7 @@ public final class RetrofitExample {
 
       // 2. RetryingCallFactory as Retrofit's call factory (over a client without okretry).
       OkHttpClient plain = new OkHttpClient.Builder().addInterceptor(timeline.attempts()).build();
-      try (RetryingCallFactory calls = RetryingCallFactory.create(plain, retry.policy())) {
+      try (RetryingCallFactory calls = RetryingCallFactory.create(plain, policy)) {
         Orders async = new Retrofit.Builder()
             .baseUrl(server.url("/"))
             .callFactory(request -> calls.newCall(withRetryAnnotation(request)))

@@ -54,15 +54,15 @@ public final class RetryAfterExample {
       });
       server.start();
 
-      Timeline timeline = new Timeline();
-      RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder()
+      Timeline timeline = new Timeline(Duration.ofSeconds(3));
+      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
           .baseDelay(Duration.ofSeconds(3)) // deliberately long: Retry-After replaces it
           .maxRetryAfter(Duration.ofSeconds(10))
           // Honor Retry-After to the millisecond to show it plainly; by default okretry adds a
           // random extra of up to half of it, so many rejected callers do not return at once.
           .retryAfterSpread(0)
           .listener(timeline)
-          .build()));
+          .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .addInterceptor(retry)
           .addInterceptor(timeline.attempts())

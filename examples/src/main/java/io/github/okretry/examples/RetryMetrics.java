@@ -37,7 +37,7 @@ import okhttp3.Response;
  * </table>
  *
  * <pre>{@code
- * RetryBudget budget = RetryBudget.create();   // yours, so the gauge can read it
+ * RetryBudget budget = RetryBudget.builder().build();   // yours, so the gauge can read it
  * RetryInterceptor retry = RetryPolicy.builder()
  *     .retryBudget(budget)
  *     .listener(new RetryMetrics(registry, budget, Tags.of("client", "orders")))

@@ -1,10 +1,8 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.GiveUpReason;
-import io.github.okretry.Jitter;
-import io.github.okretry.RetryInterceptor;
-import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
+import java.time.Duration;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -13,14 +11,17 @@ import okhttp3.Response;
  * Prints what the interceptor does, attempt by attempt, with the time since the call began, and
  * why each wait is as long as it is.
  *
- * <p>To explain waits it needs two things the listener events do not carry: the interceptor's
- * backoff settings ({@link #explain}) and each attempt's {@code Retry-After}, which {@link
- * #attempts()} records when added <em>after</em> the retry interceptor, where it sees every
- * attempt:
+ * <p>To explain waits it needs two things the listener events do not carry: the policy's base
+ * delay (the examples keep the other backoff defaults: multiplier 2, a 10 s cap, Full Jitter),
+ * given to its constructor, and each attempt's {@code Retry-After}, which {@link #attempts()}
+ * records when added <em>after</em> the retry interceptor, where it sees every attempt:
  *
  * <pre>{@code
- * Timeline timeline = new Timeline();
- * RetryInterceptor retry = timeline.explain(RetryInterceptor.create(RetryPolicy.builder().listener(timeline).build()));
+ * Timeline timeline = new Timeline(Duration.ofMillis(200));
+ * RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
+ *     .baseDelay(Duration.ofMillis(200))
+ *     .listener(timeline)
+ *     .build());
  * OkHttpClient client = new OkHttpClient.Builder()
  *     .addInterceptor(retry)
  *     .addInterceptor(timeline.attempts())
@@ -28,15 +29,22 @@ import okhttp3.Response;
  * }</pre>
  */
 final class Timeline implements RetryListener {
+  private static final double MULTIPLIER = 2; // okretry's defaults, which the examples keep
+  private static final long MAX_DELAY_MILLIS = 10_000;
+
   private volatile long startNanos = System.nanoTime();
-  private volatile RetryInterceptor retry;
+  private final long baseDelayMillis;
   /** The Retry-After of the attempt that just failed on this thread, or null. */
   private final ThreadLocal<String> retryAfter = new ThreadLocal<>();
 
-  /** Remembers {@code retry}'s backoff settings to explain computed waits; returns it. */
-  RetryInterceptor explain(RetryInterceptor retry) {
-    this.retry = retry;
-    return retry;
+  /** A timeline for a policy with the default backoff (base delay 200 ms). */
+  Timeline() {
+    this(Duration.ofMillis(200));
+  }
+
+  /** A timeline for a policy with {@code baseDelay} and the other backoff defaults. */
+  Timeline(Duration baseDelay) {
+    this.baseDelayMillis = baseDelay.toMillis();
   }
 
   /** An application interceptor, added after the retry interceptor, that sees every attempt. */
@@ -90,27 +98,16 @@ final class Timeline implements RetryListener {
   /** Why the wait before retry {@code n} (which follows attempt {@code n}) came out as it did. */
   private String why(int n) {
     String serverSaid = retryAfter.get();
-    RetryPolicy r = retry == null ? null : retry.policy();
     if (serverSaid != null) {
       return "the server's Retry-After: " + serverSaid + " replaces the backoff"
-          + (r == null ? "" : " (which would have been at most " + capMillis(r, n) + " ms)");
+          + " (which would have been at most " + capMillis(n) + " ms)";
     }
-    if (r == null) return "computed backoff";
-    long cap = capMillis(r, n);
-    Jitter jitter = r.jitter();
-    return switch (jitter) {
-      case NONE -> "backoff without jitter: cap(" + n + ") = " + cap + " ms";
-      case FULL -> "Full Jitter: uniform in [0, " + cap + "] ms";
-      case EQUAL -> "Equal Jitter: uniform in [" + (cap - cap / 2) + ", " + cap + "] ms";
-      case DECORRELATED -> "Decorrelated Jitter: uniform in [" + r.baseDelayNanos() / 1_000_000
-          + " ms, 3 x previous wait], at most " + r.maxDelayNanos() / 1_000_000 + " ms";
-    };
+    return "Full Jitter: uniform in [0, " + capMillis(n) + "] ms";
   }
 
   /** min(baseDelay x multiplier^(n-1), maxDelay), as the interceptor computes it. */
-  static long capMillis(RetryPolicy r, int n) {
-    double cap = r.baseDelayNanos() / 1e6 * Math.pow(r.multiplier(), n - 1);
-    return (long) Math.min(cap, r.maxDelayNanos() / 1_000_000);
+  private long capMillis(int n) {
+    return (long) Math.min(baseDelayMillis * Math.pow(MULTIPLIER, n - 1), MAX_DELAY_MILLIS);
   }
 
   static String abbreviate(String key) {
