@@ -269,12 +269,14 @@ class HedgingIntegrationTest {
           hedgesAtTheServer, tokensBefore, policy.budget.availableTokens());
       Diagnostics.println(line);
       assertThat(ok.get()).as(line).isEqualTo(total);
-      // Equal in every run measured; a hedge that left the dispatcher just as its call was answered
-      // (canceled before its headers were written) could make one more started than sent.
-      assertThat(hedgesStarted.get()).as(line).isBetween(hedgesOnTheNetwork.get(), hedgesOnTheNetwork.get() + 1);
-      assertThat(hedgesAtTheServer).as(line).isBetween(hedgesOnTheNetwork.get() - 1, hedgesOnTheNetwork.get());
+      // Hedges started = hedges at the server. A hedge that left the dispatcher just as its call
+      // was answered may be canceled before its headers are written (one more started than
+      // arrived), or, over HTTP/2, after the server read them but before OkHttp reported them
+      // written (one fewer on the network than arrived: about 1 run in 5).
+      assertThat(hedgesStarted.get()).as(line).isBetween(hedgesAtTheServer, hedgesAtTheServer + 1);
+      assertThat(hedgesOnTheNetwork.get()).as(line).isBetween(hedgesStarted.get() - 1, hedgesStarted.get());
       // Successful first attempts pay in; the hedges that went are the only withdrawals.
-      assertThat(spent).as(line).isLessThanOrEqualTo(hedgesOnTheNetwork.get());
+      assertThat(spent).as(line).isLessThanOrEqualTo(hedgesStarted.get());
     } finally {
       okhttp.setLevel(level);
     }
