@@ -1,6 +1,5 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.AttemptFacts;
 import io.github.okretry.internal.CallDeadline;
 import io.github.okretry.internal.CallTimeouts;
@@ -100,9 +99,8 @@ final class LogicalCall {
     if (d != null) return d;
     long now = policy.time.nanoTime();
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    Admission turn = origin.admit(now, deadline.remainingNanos(now));
-    if (turn.kind() == Admission.Kind.THROTTLED) return throttled(turn);
-    if (turn.kind() == Admission.Kind.WAIT) return Step.waitFor(turn.waitNanos());
+    Step held = origin.admit(now, deadline.remainingNanos(now), request);
+    if (held != null) return held.kind() == Step.Kind.WAIT ? held : throttled(held);
     retryPaid = null; // sent: the budget keeps its price
     attempts++;
     origin.sending();
@@ -163,12 +161,11 @@ final class LogicalCall {
     return a;
   }
 
-  /** The call cannot wait as its origin asks: a local response stands for the origin's, nothing sent. */
-  private Step throttled(Admission asked) {
+  /** The call cannot wait as its origin asks: {@code local}, a response standing for the origin's, ends it; nothing sent. */
+  private Step throttled(Step local) {
     refundUnsentRetry();
-    GiveUpReason reason = origin.refusedFor();
-    giveUp(reason, "HTTP " + asked.code() + (reason == GiveUpReason.ORIGIN_THROTTLED ? " (origin)" : " (crowd)"), null);
-    return Step.returning(asked.localResponse(request, policy.clock.currentTimeMillis()));
+    giveUp(origin.refusedFor(), origin.refusal(), null);
+    return local;
   }
 
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */

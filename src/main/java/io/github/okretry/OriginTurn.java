@@ -1,72 +1,167 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Admission;
 import io.github.okretry.internal.OriginGate;
-import io.github.okretry.internal.PacedCall;
 import io.github.okretry.internal.RetryAfter;
 import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One {@link LogicalCall}'s standing with the origins it calls, under its policy's settings: the
- * gate an origin-wide {@code Retry-After} closes, the crowd of calls waiting on an origin (each
- * paced within its own spread, {@link PacedCall}), and the quota an origin published. Before each
- * attempt it answers go, wait or throttled ({@link #admit}); after each it hears what the origin
- * answered ({@link #answered}). Decides nothing else: its call turns a throttled answer into a
- * local response, and gives up for {@link #refusedFor}. Like its call, not thread-safe.
+ * One {@link LogicalCall}'s standing with the origins it calls, under its policy's settings, all
+ * reached through the policy's {@link OriginGate}: the gate an origin-wide {@code Retry-After}
+ * closes, the crowd of calls waiting on an origin (its {@code OriginPacer}), and the quota an
+ * origin published (its {@code QuotaPacer}). Before each attempt it answers {@link #admit}: go
+ * (nothing), a WAIT, or a RETURN of a local response when the call cannot wait as the origin asks
+ * ({@link #refusedFor} says why). After each attempt it hears what the origin answered ({@link
+ * #answered}). Decides nothing else. Like its call, not thread-safe.
+ *
+ * <p>In the crowd: a call is paced after a 429/503 with {@code Retry-After} (once that wait is
+ * over, {@link #waitOn}) or while the gate holds it; any other call only reports its sends and
+ * admissions, and only while some origin is paced. A turn is held from {@link #admit} until its
+ * attempt leaves ({@link #sending}) or the call ends without sending it ({@link #abandon}), which
+ * gives it back, so a canceled crowd leaves no turns behind to delay later calls.
  */
 final class OriginTurn {
 
+  /** Where the call stands in its origin's crowd. */
+  private enum Crowd {
+    NOT_PACED,
+    WAITING, // waits for a turn from its origin's pacer
+    HOLDING, // holds a turn; its attempt has not left yet
+    SENT // its turn's attempt is out, not answered yet
+  }
+
   private final RetryPolicy policy;
+  private final OriginGate gate;
   private final HttpUrl url; // the request's: the origin first asked
-  private final PacedCall paced;
-  private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if a paced turn comes too late
-  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set by admit(): read only after a THROTTLED answer
+  private Crowd crowd = Crowd.NOT_PACED;
+  private @Nullable String pacedOrigin; // the origin whose pacer the call waits on
+  private int pacedCode; // the status that made it wait, for the local response if it cannot go
+  private long waitedNanos; // the Retry-After it waits out
+  private long ownLatestNanos; // the latest its own Retry-After and spread could put it
+  private long latestNanos; // the latest it may go, whatever the pacer says
+  private long slotNanos; // its turn once HOLDING or SENT
+  private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
+  private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
+  private long sentNanos;
+  private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
+  private boolean quotaHolds; // a quota holds its attempt: since quotaHeldSinceNanos, for at most quotaHoldNanos
+  private long quotaHeldSinceNanos;
+  private long quotaHoldNanos;
+  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
+  private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
 
   OriginTurn(RetryPolicy policy, HttpUrl url) {
     this.policy = policy;
+    this.gate = policy.originGate;
     this.url = url;
-    this.paced = new PacedCall(policy.originGate, policy.time);
   }
 
   /**
-   * Before an attempt at {@code nowNanos}, {@code remainingNanos} before the call's deadline: GO,
-   * WAIT that long and ask again, or THROTTLED (the call cannot wait as the origin asks; {@link
-   * #refusedFor} says why).
+   * Before an attempt of {@code request} at {@code nowNanos}, {@code remainingNanos} before the
+   * call's deadline: null if it may go now; else a WAIT (then ask again), or a RETURN of a local
+   * response standing for the origin's, nothing sent ({@link #refusedFor}, {@link #refusal}).
    */
-  Admission admit(long nowNanos, long remainingNanos) {
+  @Nullable Step admit(long nowNanos, long remainingNanos, Request request) {
     if (policy.settings.originWideRetryAfter) {
-      OriginGate.Closed closed = policy.originGate.check(url, nowNanos);
-      if (closed != null) return heldAtGate(closed, nowNanos, remainingNanos);
+      OriginGate.Closed closed = gate.check(url, nowNanos);
+      if (closed != null) return heldAtGate(closed, nowNanos, remainingNanos, request);
     }
-    // A turn past its latest time ends the call as a Retry-After that does not fit ends.
-    refusedFor = pastLatest;
+    if (crowd == Crowd.WAITING && pacedOrigin != null) {
+      // Its own wait is over: a turn from the origin's pacer. If others wait ahead of it and its
+      // turn would come after its latest time, it takes none and cannot go: held to its latest
+      // time it would bunch with the crowd there, and sent at once it would only add to the crowd
+      // the origin is turning away. It ends as a Retry-After that does not fit ends. One turn per wait.
+      long slot = gate.reserve(pacedOrigin, nowNanos, latestNanos, ownLatestNanos);
+      if (slot - Math.max(nowNanos, latestNanos) > 0) {
+        crowd = Crowd.NOT_PACED; // no turn was taken
+        return throttled(pastLatest, "crowd", pacedCode, slot - nowNanos, request);
+      }
+      slotNanos = slot;
+      crowd = Crowd.HOLDING;
+      if (slot - nowNanos > 0) return Step.waitFor(slot - nowNanos);
+    }
     // The origin's published quota may hold it, as long as it could wait for a Retry-After.
-    return paced.turn(url, policy.rules.latestWaitNanos(0, remainingNanos));
+    return quotaTurn(nowNanos, policy.rules.latestWaitNanos(0, remainingNanos));
   }
 
-  /** Why the last THROTTLED answer of {@link #admit} cannot be waited out. */
+  /** Why the last RETURN of {@link #admit} ends the call. */
   GiveUpReason refusedFor() {
     return refusedFor;
   }
 
+  /** The last RETURN of {@link #admit} as the call's failure: the status and who refused, "HTTP 503 (origin)". */
+  String refusal() {
+    return refusal;
+  }
+
   /** The origin asked every caller to wait: wait with it, or be throttled if this call cannot. */
-  private Admission heldAtGate(OriginGate.Closed closed, long nowNanos, long remainingNanos) {
+  private Step heldAtGate(OriginGate.Closed closed, long nowNanos, long remainingNanos, Request request) {
     long wait = closed.notBeforeNanos() - nowNanos;
     if (wait > policy.settings.maxRetryAfterNanos || wait >= remainingNanos) {
-      paced.abandon(); // a turn it may hold is given back
-      refusedFor = GiveUpReason.ORIGIN_THROTTLED;
-      return Admission.throttled(closed.code(), wait);
+      abandon(); // a turn it may hold is given back
+      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", closed.code(), wait, request);
     }
     // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-    if (!paced.isPaced()) waitOn(OriginGate.origin(url), closed.code(), wait, remainingNanos);
-    return Admission.waitFor(policy.rules.spreadUpward(wait, remainingNanos, policy.random));
+    if (crowd == Crowd.NOT_PACED) waitOn(OriginGate.origin(url), closed.code(), wait, remainingNanos);
+    return Step.waitFor(policy.rules.spreadUpward(wait, remainingNanos, policy.random));
   }
 
   /**
-   * After its wait of {@code waitNanos} for {@code origin} (which answered {@code code}), the call
-   * joins the crowd waiting on it: paced within its spread's bounds, never past them alone.
+   * The quota the call's origin published: wait while it is spent (or a probe is pending), as
+   * long as the whole hold, from its first wait for this attempt however often the call asks
+   * again, fits in the {@code maxWaitNanos} it was given then; past that the call goes and the
+   * server decides. Asked only while some origin publishes one (or probing is on).
+   */
+  private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
+    if (counted != null || !gate.pacesQuotas()) return null; // the common case: no quota ever seen
+    // A hold is one wait however often the call asks again (a probe pending, slow start: every
+    // 5 ms): bounded from its first wait by what the call could wait then, else short waits
+    // that each fit would add up to any length, past the deadline.
+    long left = quotaHolds ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
+    OriginGate.QuotaTurn turn = gate.admitQuota(url, nowNanos, Math.max(0, left));
+    if (turn != null && turn.waitNanos() > 0) {
+      if (!quotaHolds) {
+        quotaHolds = true;
+        quotaHeldSinceNanos = nowNanos;
+        quotaHoldNanos = maxWaitNanos;
+      }
+      return Step.waitFor(turn.waitNanos());
+    }
+    quotaHolds = false;
+    counted = turn; // null: it goes uncounted, the origin has no quota
+    return null;
+  }
+
+  /**
+   * The call cannot wait as {@code who} asks: a local response stands for the origin's {@code
+   * code}, with a {@code Retry-After} for the {@code askedNanos} still asked (whole seconds,
+   * rounded up), an empty body, and a message that says okretry made it.
+   */
+  private Step throttled(GiveUpReason reason, String who, int code, long askedNanos, Request request) {
+    refusedFor = reason;
+    refusal = "HTTP " + code + " (" + who + ")";
+    long now = policy.clock.currentTimeMillis();
+    return Step.returning(new Response.Builder()
+        .request(request)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("Throttled locally by okretry: origin asked to wait")
+        .header("Retry-After", Long.toString((askedNanos + 999_999_999L) / 1_000_000_000L))
+        .body(ResponseBody.create("", (MediaType) null))
+        .sentRequestAtMillis(now)
+        .receivedResponseAtMillis(now)
+        .build());
+  }
+
+  /**
+   * After its wait of {@code waitNanos} for {@code origin} (a key from {@link OriginGate#origin},
+   * which answered {@code code}), the call joins the crowd waiting on it: paced within its
+   * spread's bounds, never past them alone.
    */
   void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
     long now = policy.time.nanoTime();
@@ -74,38 +169,73 @@ final class OriginTurn {
     // A turn past its latest time ends the call for the reason that time stands for.
     pastLatest =
         latest >= policy.settings.maxRetryAfterNanos ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
-    paced.waitOn(origin, code, waitNanos, now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos), now + latest);
+    crowd = Crowd.WAITING;
+    pacedOrigin = origin;
+    pacedCode = code;
+    waitedNanos = waitNanos;
+    ownLatestNanos = now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos);
+    latestNanos = now + latest;
   }
 
-  /** The attempt admitted is being sent ({@link PacedCall#sending}). */
+  /**
+   * The attempt admitted is being sent: its turn, if it holds one, is used. Otherwise, and only
+   * while some origin is paced, its origin's pacer hears of a call it does not pace, so it does
+   * not mistake their load for its own spacing.
+   */
   void sending() {
-    paced.sending(url);
+    sendReported = false;
+    if (crowd == Crowd.HOLDING && pacedOrigin != null) {
+      gate.used(pacedOrigin, slotNanos, policy.time.nanoTime());
+      crowd = Crowd.SENT;
+    } else if (crowd != Crowd.SENT && gate.size() > 0) {
+      sentNanos = policy.time.nanoTime();
+      sendReported = true;
+      gate.sent(url, sentNanos);
+    }
   }
 
-  /** The call ends without sending the attempt it waits for: a turn it holds is given back. */
+  /**
+   * The call ends without sending the attempt it waits for (canceled, interrupted, factory
+   * closed, deadline, gave up): a turn it holds is given back.
+   */
   void abandon() {
-    paced.abandon();
+    quotaHolds = false;
+    if (crowd == Crowd.HOLDING && pacedOrigin != null) gate.givenBack(pacedOrigin, slotNanos, policy.time.nanoTime());
+    if (crowd != Crowd.SENT) crowd = Crowd.NOT_PACED;
   }
 
   /** True if the origin pushes back on this call or on every call: it is paced, or a gate or quota holds. */
   boolean pushesBack(long nowNanos) {
-    return paced.isPaced() || !policy.originGate.quiet(url, nowNanos);
+    return crowd != Crowd.NOT_PACED || !gate.quiet(url, nowNanos);
   }
 
   /**
    * An attempt ended with {@code response} ({@code refused}: it proves the origin turned the call
    * away, with its {@code Retry-After} or {@link RetryAfter#ABSENT}), or with an exception ({@code
-   * response} null, which says nothing of the origin's pace).
+   * response} null, which says nothing of the origin's pace). The origin's quota pacer hears it;
+   * so does the crowd's, of a paced attempt's answer or, for a call that was not paced, that its
+   * origin admitted it.
    */
   void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
-    paced.answered(response, refused, retryAfterNanos);
+    if (counted != null || (response != null && gate.readsQuotas())) {
+      gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
+      counted = null;
+    }
+    if (crowd == Crowd.SENT) {
+      crowd = Crowd.NOT_PACED;
+      if (response != null && pacedOrigin != null) {
+        gate.released(pacedOrigin, slotNanos, !refused, retryAfterNanos, waitedNanos, policy.time.nanoTime());
+      }
+    } else if (response != null && !refused && sendReported) {
+      gate.admitted(response.request().url(), sentNanos);
+    }
     if (response != null && refused && retryAfterNanos != RetryAfter.ABSENT && policy.settings.originWideRetryAfter) {
       // Never close the origin for longer than any call would wait: a hostile "68 years" would
       // otherwise lock every call out long after the server recovered. The origin closed is
       // the one that answered: after a redirect, not the one first asked.
       long now = policy.time.nanoTime();
       long closedFor = Math.min(retryAfterNanos, policy.settings.maxRetryAfterNanos);
-      policy.originGate.close(response.request().url(), now, now + closedFor, response.code());
+      gate.close(response.request().url(), now, now + closedFor, response.code());
     }
   }
 }

@@ -46,7 +46,7 @@ final class StatelessAttempt {
       policy.budget.returned(response.code(), 1); // the named side effect: a first success pays in
       // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
-        policy.originGate.quotaAnswered(null, -1, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
+        policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
       policy.events.succeeded(request, response, 1);
       return null;

@@ -72,7 +72,7 @@ class Step {
 
   /**
    * Return {@code local}, a response okretry made standing for the origin's ({@link
-   * io.github.okretry.internal.Admission#localResponse}): nothing was sent.
+   * OriginTurn#admit}): nothing was sent.
    */
   static Step returning(Response local) {
     return new Other(Kind.RETURN, 0, local, null);

@@ -4,8 +4,10 @@ import static io.github.okretry.PacingHooksTest.response;
 import static io.github.okretry.PacingHooksTest.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.junit.jupiter.api.Tag;
@@ -15,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * A call's standing with its origin ({@link OriginTurn}), driven through {@link LogicalCall} on
  * fake time: a paced retry whose turn would come past its latest time gives up for what set that
  * time (docs/semantics.md, "Retry-After" rule 5 and the GiveUpReason table); a call the gate
- * throttles gives back the turn it held; an attempt that ends, however, is no longer in flight
- * for its origin's quota.
+ * throttles gives back the turn it held and gets a local response standing for the origin's; an
+ * attempt that ends, however, is no longer in flight for its origin's quota.
  */
 @Tag("unit")
 class OriginTurnTest {
@@ -86,6 +88,28 @@ class OriginTurnTest {
     // Its turn, the last handed out, was given back: the next caller gets it.
     long later = time.nanoTime();
     assertThat(policy.originGate.reserve(ORIGIN, later, FAR, FAR)).isEqualTo(later);
+  }
+
+  @Test
+  void theLocalResponseStandsForTheOriginsAnswer() throws IOException {
+    for (long asked : new long[] {1_500_000_001L, 3_000 * MS}) {
+      RetryPolicy policy = policy(Duration.ofSeconds(1)).originWideRetryAfter(true).clock(() -> 1_234L).build();
+      long now = time.nanoTime();
+      policy.originGate.close(request.url(), now, now + asked, 503);
+      LogicalCall call = LogicalCall.start(policy, request, 0);
+      Step step = call.next(null);
+      assertThat(step.kind()).as("a wait longer than the deadline: nothing is sent").isEqualTo(Step.Kind.RETURN);
+      try (Response r = step.responseOr(null)) {
+        assertThat(r.code()).isEqualTo(503);
+        assertThat(r.protocol()).isEqualTo(Protocol.HTTP_1_1);
+        assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
+        assertThat(r.header("Retry-After")).as("whole seconds, rounded up").isEqualTo(asked == 3_000 * MS ? "3" : "2");
+        assertThat(r.request()).isSameAs(request);
+        assertThat(r.body().string()).isEmpty();
+        assertThat(r.sentRequestAtMillis()).isEqualTo(1_234L);
+        assertThat(r.receivedResponseAtMillis()).isEqualTo(1_234L);
+      }
+    }
   }
 
   @Test

@@ -55,6 +55,33 @@ public final class OriginGate {
     }
   }
 
+  /**
+   * A quota's answer to a call asking to go ({@link #admitQuota}): wait {@link #waitNanos} and ask
+   * again, or, when that is 0, go, counted in flight at its origin until {@link #quotaAnswered}
+   * hears how the send ended.
+   */
+  public static final class QuotaTurn {
+    private final String origin; // the origin whose quota pacer answered
+    final long seq; // the pacer's number for the send, once it goes (tests read it)
+    private final long waitNanos;
+
+    QuotaTurn(String origin, long seq, long waitNanos) {
+      this.origin = origin;
+      this.seq = seq;
+      this.waitNanos = waitNanos;
+    }
+
+    /** How long to wait before asking again; 0: go now, counted. */
+    public long waitNanos() {
+      return waitNanos;
+    }
+
+    @Override
+    public String toString() {
+      return waitNanos > 0 ? "QuotaTurn{wait " + waitNanos + " ns}" : "QuotaTurn{go, " + origin + " #" + seq + "}";
+    }
+  }
+
   /** One origin's state. Guarded by the gate's lock. */
   private static final class Entry {
     @Nullable Closed closed; // null: open
@@ -67,9 +94,6 @@ public final class OriginGate {
       return pacer == null || pacer.isIdle(nowNanos);
     }
   }
-
-  /** What {@link #admitQuota} answers for a call that goes without being counted. */
-  public static final long GO_UNCOUNTED = Long.MIN_VALUE;
 
   /** Origins looked at from the least recently used end, per insertion, for amortised expiry. */
   private static final int EXPIRE_PER_INSERT = 2;
@@ -129,48 +153,46 @@ public final class OriginGate {
 
   /**
    * Asks the quota pacer of {@code url}'s origin whether a call may go at {@code nowNanos}: see
-   * {@link QuotaPacer#admit}. {@link #GO_UNCOUNTED} if the origin has none (and probing is off);
-   * else ≥ 0 to go, counted in flight under that number (hand it to {@link #quotaAnswered}), or
-   * {@code -wait} to wait and ask again.
+   * {@link QuotaPacer#admit}. Null if the origin has none (and probing is off): go, uncounted.
    */
-  public long admitQuota(HttpUrl url, long nowNanos, long maxWaitNanos) {
-    if (!pacesQuotas()) return GO_UNCOUNTED;
+  public @Nullable QuotaTurn admitQuota(HttpUrl url, long nowNanos, long maxWaitNanos) {
+    if (!pacesQuotas()) return null;
     String key = origin(url);
     synchronized (this) {
       Entry entry = probe ? entryFor(key, nowNanos) : entries.get(key);
-      if (entry == null) return GO_UNCOUNTED;
+      if (entry == null) return null;
       if (entry.quota == null) {
-        if (!probe) return GO_UNCOUNTED;
+        if (!probe) return null;
         entry.quota = new QuotaPacer(true, nowNanos);
         quotaOrigins++;
       }
-      return entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+      long admitted = entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos); // the pacer's: -wait, or a number
+      return admitted < 0 ? new QuotaTurn(key, 0, -admitted) : new QuotaTurn(key, admitted, 0);
     }
   }
 
   /**
-   * An attempt ended with {@code response} (null: an exception). {@code admittedOrigin} and
-   * {@code seq}: what {@link #admitQuota} counted (null and negative if nothing). Reads the
-   * quota the response publishes, if any, into its origin's pacer ({@code refused}: it turned the
-   * call away, with {@code retryAfterNanos} or {@link RetryAfter#ABSENT}). Without a count and
-   * without a published quota, takes no lock.
+   * An attempt ended with {@code response} (null: an exception). {@code counted}: the turn {@link
+   * #admitQuota} let it go with, or null if it went uncounted. Reads the quota the response
+   * publishes, if any, into its origin's pacer ({@code refused}: it turned the call away, with
+   * {@code retryAfterNanos} or {@link RetryAfter#ABSENT}). Without a count and without a published
+   * quota, takes no lock.
    */
   public void quotaAnswered(
-      @Nullable String admittedOrigin, long seq, @Nullable Response response, boolean refused,
-      long retryAfterNanos, long nowNanos) {
+      @Nullable QuotaTurn counted, @Nullable Response response, boolean refused, long retryAfterNanos, long nowNanos) {
     if (!paceQuotas) return;
     List<Quota> quotas = response != null && QuotaHeaders.mayPublish(response.headers())
         ? QuotaHeaders.parse(response, nowNanos, clock) : null;
-    if (quotas == null && (seq < 0 || admittedOrigin == null)) return;
+    if (quotas == null && counted == null) return;
     HttpUrl answered = response != null ? response.request().url() : null;
-    String answeredOrigin = answered != null ? origin(answered) : admittedOrigin;
+    String answeredOrigin = answered != null ? origin(answered) : counted.origin;
+    long seq = counted != null ? counted.seq : -1; // the pacers' "not counted"
     synchronized (this) {
-      if (seq >= 0 && admittedOrigin != null && !admittedOrigin.equals(answeredOrigin)) {
-        Entry admitted = entries.get(admittedOrigin);
+      if (counted != null && !counted.origin.equals(answeredOrigin)) {
+        Entry admitted = entries.get(counted.origin);
         if (admitted != null && admitted.quota != null) admitted.quota.failed(seq, nowNanos);
         seq = -1; // counted there; the answer is learned where it came from
       }
-      if (answeredOrigin == null) return;
       Entry entry = quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
       if (entry == null) return;
       if (entry.quota == null) {

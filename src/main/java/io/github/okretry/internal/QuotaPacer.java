@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  *       sharing the quota slows as the remaining falls, so together they settle near the rate it
  *       refills at.
  *   <li><b>Probe</b> (opt-in): an origin met for the first time sends one call and holds the rest
- *       until it answers (each as long as its caller can wait: {@link PacedCall} bounds the whole
+ *       until it answers (each as long as its caller can wait: the caller's {@code OriginTurn} bounds the whole
  *       hold); an answer without a quota frees the origin.
  * </ul>
  *

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.SplittableRandom;
+import io.github.okretry.internal.OriginGate.QuotaTurn;
 import okhttp3.HttpUrl;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class OriginGateQuotaTest {
   }
 
   static void publish(OriginGate gate, HttpUrl url, String spec, long now) {
-    gate.quotaAnswered(null, -1, response(url, 200, spec), false, RetryAfter.ABSENT, now);
+    gate.quotaAnswered(null, response(url, 200, spec), false, RetryAfter.ABSENT, now);
   }
 
   @Test
@@ -57,7 +58,7 @@ class OriginGateQuotaTest {
     publish(gate, A, SPENT, 0);
     assertThat(gate.size()).isZero();
     assertThat(gate.pacesQuotas()).isFalse();
-    assertThat(gate.admitQuota(A, 0, FAR)).isEqualTo(OriginGate.GO_UNCOUNTED);
+    assertThat(gate.admitQuota(A, 0, FAR)).isNull();
   }
 
   @Test
@@ -66,8 +67,8 @@ class OriginGateQuotaTest {
     publish(gate, A, SPENT, 0);
     assertThat(gate.pacesQuotas()).isTrue();
     assertThat(gate.size()).isEqualTo(1);
-    assertThat(-gate.admitQuota(A, 0, FAR)).as("held until the reset").isGreaterThanOrEqualTo(1 * S);
-    assertThat(gate.admitQuota(B, 0, FAR)).as("another origin").isEqualTo(OriginGate.GO_UNCOUNTED);
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).as("held until the reset").isGreaterThanOrEqualTo(1 * S);
+    assertThat(gate.admitQuota(B, 0, FAR)).as("another origin").isNull();
     assertThat(gate.size()).as("asking about another origin adds nothing").isEqualTo(1);
   }
 
@@ -76,33 +77,30 @@ class OriginGateQuotaTest {
     OriginGate gate = gate(8, true, false);
     publish(gate, A, ONE_LEFT, 0);
     publish(gate, B, ONE_LEFT, 0);
-    long seq = gate.admitQuota(A, 0, FAR);
-    assertThat(seq).isNotNegative();
-    assertThat(gate.admitQuota(A, 0, FAR)).as("the one left is in flight").isNegative();
+    QuotaTurn counted = gate.admitQuota(A, 0, FAR);
+    assertThat(counted.waitNanos()).isZero();
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).as("the one left is in flight").isPositive();
     // Redirected to b, which answers that its quota is spent.
-    gate.quotaAnswered(OriginGate.origin(A), seq, response(B, 200, SPENT), false, RetryAfter.ABSENT, 1 * MS);
-    assertThat(gate.admitQuota(A, 1 * MS, FAR)).as("a's count is freed").isNotNegative();
-    assertThat(-gate.admitQuota(B, 1 * MS, FAR)).as("b learned its quota is spent").isGreaterThanOrEqualTo(S - MS);
+    gate.quotaAnswered(counted, response(B, 200, SPENT), false, RetryAfter.ABSENT, 1 * MS);
+    assertThat(gate.admitQuota(A, 1 * MS, FAR).waitNanos()).as("a's count is freed").isZero();
+    assertThat(gate.admitQuota(B, 1 * MS, FAR).waitNanos()).as("b learned its quota is spent").isGreaterThanOrEqualTo(S - MS);
   }
 
   @Test
   void anExceptionAfterACountFreesIt() {
     OriginGate gate = gate(8, true, false);
     publish(gate, A, ONE_LEFT, 0);
-    long seq = gate.admitQuota(A, 0, FAR);
-    assertThat(gate.admitQuota(A, 0, FAR)).isNegative();
-    gate.quotaAnswered(OriginGate.origin(A), seq, null, false, RetryAfter.ABSENT, 1 * MS);
-    assertThat(gate.admitQuota(A, 1 * MS, FAR)).isNotNegative();
+    QuotaTurn counted = gate.admitQuota(A, 0, FAR);
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).isPositive();
+    gate.quotaAnswered(counted, null, false, RetryAfter.ABSENT, 1 * MS);
+    assertThat(gate.admitQuota(A, 1 * MS, FAR).waitNanos()).isZero();
   }
 
   @Test
   void answersWithoutACountOrAQuotaAddNothing() {
     OriginGate gate = gate(8, true, false);
-    gate.quotaAnswered(null, -1, null, false, RetryAfter.ABSENT, 0);
-    gate.quotaAnswered(OriginGate.origin(A), -1, null, false, RetryAfter.ABSENT, 0);
-    gate.quotaAnswered(null, 3, null, false, RetryAfter.ABSENT, 0);
-    gate.quotaAnswered(OriginGate.origin(A), 3, null, false, RetryAfter.ABSENT, 0);
-    gate.quotaAnswered(OriginGate.origin(A), 3, response(A, 200, "Content-Type: text/plain"), false, RetryAfter.ABSENT, 0);
+    gate.quotaAnswered(null, null, false, RetryAfter.ABSENT, 0);
+    gate.quotaAnswered(null, response(A, 200, "Content-Type: text/plain"), false, RetryAfter.ABSENT, 0);
     assertThat(gate.size()).isZero();
     assertThat(gate.pacesQuotas()).isFalse();
   }
@@ -115,7 +113,7 @@ class OriginGateQuotaTest {
     gate.close(B, 0, 10 * S, 503); // the bound of one: a goes
     assertThat(gate.size()).isEqualTo(1);
     assertThat(gate.pacesQuotas()).isFalse();
-    assertThat(gate.admitQuota(A, 0, FAR)).isEqualTo(OriginGate.GO_UNCOUNTED);
+    assertThat(gate.admitQuota(A, 0, FAR)).isNull();
   }
 
   @Test
@@ -132,10 +130,10 @@ class OriginGateQuotaTest {
   @Test
   void probingCountsEveryOriginFromItsFirstCall() {
     OriginGate gate = gate(8, true, true);
-    assertThat(gate.admitQuota(A, 0, FAR)).isNotNegative();
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).isZero();
     assertThat(gate.size()).isEqualTo(1);
-    assertThat(gate.admitQuota(A, 0, FAR)).as("waits for the first answer").isNegative();
-    assertThat(gate.admitQuota(B, 0, FAR)).as("b has its own first call").isNotNegative();
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).as("waits for the first answer").isPositive();
+    assertThat(gate.admitQuota(B, 0, FAR).waitNanos()).as("b has its own first call").isZero();
     assertThat(gate.size()).isEqualTo(2);
   }
 
@@ -206,6 +204,6 @@ class OriginGateQuotaTest {
     publish(gate, B, SPENT, 0); // some origin paces by its quota
     gate.close(A, 0, 10 * S, 503);
     assertThat(gate.pacesQuotas()).isTrue();
-    assertThat(gate.admitQuota(A, 0, FAR)).isEqualTo(OriginGate.GO_UNCOUNTED);
+    assertThat(gate.admitQuota(A, 0, FAR)).isNull();
   }
 }
