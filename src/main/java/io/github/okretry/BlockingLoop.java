@@ -18,9 +18,12 @@ final class BlockingLoop {
 
   private BlockingLoop() {}
 
-  /** Acts on each step of {@code logical}; {@code response} is one already in hand, or null. */
-  static Response run(
-      Chain chain, LogicalCall logical, @Nullable Response response, @Nullable RetryingCallFactory factory)
+  /**
+   * Acts on each step of {@code logical}; {@code response} is one already in hand, or null;
+   * {@code waits} sleeps between attempts (the policy's time, or one that a close of its owner
+   * ends).
+   */
+  static Response run(Chain chain, LogicalCall logical, @Nullable Response response, TimeSource waits)
       throws IOException {
     Call call = chain.call();
     TimeSource time = logical.policy.time;
@@ -45,7 +48,7 @@ final class BlockingLoop {
         case WAIT:
           if (response != null) response.close(); // not held idle through the wait
           response = null;
-          step = logical.next(sleep(step.waitNanos(), call, time, factory));
+          step = logical.next(sleep(step.waitNanos(), call, waits));
           break;
         case RETURN:
           Response out = step.responseOr(response);
@@ -67,7 +70,7 @@ final class BlockingLoop {
    * timeouts shrunk to it, a {@link DeadlineWatch}); the state is made only if the call goes on.
    */
   static Response runStateless(
-      Chain chain, RetryPolicy policy, Request request, @Nullable RetryingCallFactory factory) throws IOException {
+      Chain chain, RetryPolicy policy, Request request, TimeSource waits) throws IOException {
     long deadlineNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
     long startNanos = deadlineNanos == 0 ? 0 : policy.time.nanoTime();
     Chain attemptChain = deadlineNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, deadlineNanos);
@@ -82,7 +85,7 @@ final class BlockingLoop {
     boolean fired = watch != null && watch.stop(); // before any user code, as in the loop
     LogicalCall logical =
         StatelessAttempt.ended(policy, request, startNanos, response, error, seen(chain.call(), fired));
-    return logical == null ? response : run(chain, logical, response, factory);
+    return logical == null ? response : run(chain, logical, response, waits);
   }
 
   /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
@@ -105,18 +108,12 @@ final class BlockingLoop {
   }
 
   /** Waits; returns what ended the wait early (a cancel, an interrupt, a close), or null. */
-  private static @Nullable IOException sleep(
-      long delayNanos, Call call, TimeSource time, @Nullable RetryingCallFactory f) {
-    if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
+  private static @Nullable IOException sleep(long delayNanos, Call call, TimeSource waits) {
     try {
-      if (f != null && f.isClosed()) return new IOException("RetryingCallFactory is closed");
-      time.sleep(delayNanos, call);
+      waits.sleep(delayNanos, call);
       return null;
     } catch (IOException e) {
-      // close() cancels the waiting call to wake it: report the close, not a cancel.
-      return f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
-    } finally {
-      if (f != null) f.blockingWaits.remove(call);
+      return e;
     }
   }
 }
