@@ -19,31 +19,49 @@ final class BlockingLoop {
   private BlockingLoop() {}
 
   /**
-   * Acts on each step of {@code logical}; {@code response} is one already in hand, or null;
-   * {@code waits} sleeps between attempts (the policy's time, or one that a close of its owner
-   * ends).
+   * Runs one logical call for {@code request} (stamped) on {@code chain}, acting on each step;
+   * {@code logical} is its state, or null if {@link StatelessAttempt#open} made none: its first
+   * attempt then goes without state, bounded by okretry's own deadline alone (the state is made
+   * only if the call goes on). {@code waits} sleeps between attempts (the policy's time, or one
+   * that a close of its owner ends).
    */
-  static Response run(Chain chain, LogicalCall logical, @Nullable Response response, TimeSource waits)
-      throws IOException {
+  static Response run(Chain chain, RetryPolicy policy, Request request, @Nullable LogicalCall logical,
+      TimeSource waits) throws IOException {
     Call call = chain.call();
-    TimeSource time = logical.policy.time;
-    for (Step step = logical.next(null); ; ) {
+    TimeSource time = policy.time;
+    Response response = null;
+    for (Step step = logical != null ? logical.next(null) : StatelessAttempt.FIRST; ; ) {
       switch (step.kind()) {
         case SEND:
-          Attempt attempt = step.attempt();
-          Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
-          attempt.attachTo(call);
-          DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
+          Attempt attempt = logical != null ? step.attempt() : null;
+          Chain attemptChain;
+          long watchNanos;
+          long startNanos = 0; // without state: when the attempt started, if its deadline runs from it
+          if (attempt != null) {
+            attemptChain = AttemptSettings.apply(chain, attempt, time);
+            attempt.attachTo(call);
+            watchNanos = attempt.watchNanos();
+          } else { // its own deadline is all the time the call has: timeouts shrunk to it, a watch
+            watchNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+            if (watchNanos != 0) startNanos = time.nanoTime();
+            attemptChain = watchNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, watchNanos);
+          }
+          DeadlineWatch watch = DeadlineWatch.start(call, watchNanos);
           Throwable error = null;
           try {
-            response = proceed(attemptChain, attempt.request());
+            response = proceed(attemptChain, attempt != null ? attempt.request() : request);
           } catch (IOException | RuntimeException | Error e) {
-            error = e;
+            error = e; // a throw from below ends the call with one onGaveUp
           }
           // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
           // on it, so a response decided before the deadline reaches the caller.
-          boolean fired = watch != null && watch.stop();
-          step = logical.ended(attempt, response, error, seen(call, fired));
+          int seen = seen(call, watch != null && watch.stop());
+          if (attempt != null) {
+            step = logical.ended(attempt, response, error, seen);
+          } else { // a response that ends the call by its status alone needs no state
+            logical = StatelessAttempt.ended(policy, request, startNanos, response, error, seen);
+            step = logical != null ? logical.next(null) : Step.RETURN;
+          }
           break;
         case WAIT:
           if (response != null) response.close(); // not held idle through the wait
@@ -62,30 +80,6 @@ final class BlockingLoop {
           throw (IOException) failure;
       }
     }
-  }
-
-  /**
-   * Makes the first attempt of a call {@link StatelessAttempt#open} made no state for, bounded as {@link
-   * #run} bounds any attempt by okretry's own deadline, which is all the time the call has (its
-   * timeouts shrunk to it, a {@link DeadlineWatch}); the state is made only if the call goes on.
-   */
-  static Response runStateless(
-      Chain chain, RetryPolicy policy, Request request, TimeSource waits) throws IOException {
-    long deadlineNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
-    long startNanos = deadlineNanos == 0 ? 0 : policy.time.nanoTime();
-    Chain attemptChain = deadlineNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, deadlineNanos);
-    DeadlineWatch watch = DeadlineWatch.start(chain.call(), deadlineNanos);
-    Response response = null;
-    Throwable error = null;
-    try {
-      response = proceed(attemptChain, request);
-    } catch (IOException | RuntimeException | Error e) {
-      error = e; // a throw from below ends the call with one onGaveUp, as in the loop
-    }
-    boolean fired = watch != null && watch.stop(); // before any user code, as in the loop
-    LogicalCall logical =
-        StatelessAttempt.ended(policy, request, startNanos, response, error, seen(chain.call(), fired));
-    return logical == null ? response : run(chain, logical, response, waits);
   }
 
   /** What this driver saw of its one call, for {@link LogicalCall#ended}. */

@@ -137,11 +137,10 @@ public final class RetryInterceptor implements Interceptor {
     }
     chain.call().tag(GOVERNED, Governed.MARK);
     Request request = policy.keys.stamp(chain.request());
+    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
     LogicalCall logical =
         StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
-    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-    if (logical == null) return BlockingLoop.runStateless(chain, policy, request, waits);
-    return BlockingLoop.run(chain, logical, null, waits);
+    return BlockingLoop.run(chain, policy, request, logical, waits);
   }
 
   /**

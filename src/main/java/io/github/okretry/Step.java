@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges in
  * flight also {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call. The driver acts on
  * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
- * the {@link Attempt} itself (one per call, reused by each attempt), RETURN one constant for all;
+ * the {@link Attempt} itself (one per call, reused by each attempt; for a first attempt made without
+ * state, the constant {@link StatelessAttempt#FIRST}), RETURN one constant for all;
  * only failure paths and waits allocate a step ({@code CallOverheadBenchmark}'s {@code
  * okretry-call-timeout} measures a success with per-call state). Only {@link Attempt} extends it.
  */
@@ -36,7 +37,10 @@ class Step {
 
   private final Kind kind;
 
-  /** For {@link Attempt}, whose step is SEND: send it, then hand its outcome to {@link LogicalCall#ended}. */
+  /**
+   * A SEND: an {@link Attempt} (send it, then hand its outcome to {@link LogicalCall#ended}), or
+   * {@link StatelessAttempt#FIRST}, the first attempt of a call made without state.
+   */
   Step() {
     this.kind = Kind.SEND;
   }
@@ -87,9 +91,9 @@ class Step {
     return this instanceof Other ? ((Other) this).waitNanos : 0;
   }
 
-  /** For {@link Kind#SEND}: the attempt to send. */
+  /** For {@link Kind#SEND} of a call with state: the attempt to send. */
   final Attempt attempt() {
-    if (!(this instanceof Attempt)) throw new IllegalStateException("not a SEND: " + this);
+    if (!(this instanceof Attempt)) throw new IllegalStateException("not an attempt: " + this);
     return (Attempt) this;
   }
 
