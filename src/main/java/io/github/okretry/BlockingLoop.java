@@ -3,6 +3,7 @@ package io.github.okretry;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import kotlin.jvm.functions.Function0;
 import okhttp3.Call;
 import okhttp3.Interceptor.Chain;
 import okhttp3.Request;
@@ -74,11 +75,27 @@ final class BlockingLoop {
           return out;
         default:
           if (response != null) response.close();
+          if (step.timedOut()) call.tag(TimedOut.class, TimedOut.MARK); // for whoever runs the call
           Throwable failure = step.failure();
           if (failure instanceof RuntimeException) throw (RuntimeException) failure;
           if (failure instanceof Error) throw (Error) failure;
           throw (IOException) failure;
       }
+    }
+  }
+
+  /**
+   * The tag of a call this loop ended because its time ran out ({@link Step#timedOut}), so that
+   * whoever runs the call (a factory's {@code execute()}) reports it as canceled, as OkHttp
+   * reports a call whose timeout fired. Its one value also supplies itself, so tagging allocates
+   * no lambda.
+   */
+  enum TimedOut implements Function0<TimedOut> {
+    MARK;
+
+    @Override
+    public TimedOut invoke() {
+      return this;
     }
   }
 

@@ -30,10 +30,10 @@ class Step {
   }
 
   /** Return the response in hand (of the attempt that just ended), as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false);
 
   /** Drop the attempt that just ended: another in flight answers for the call. */
-  static final Step DROP = new Other(Kind.DROP, 0, null, null);
+  static final Step DROP = new Other(Kind.DROP, 0, null, null, false);
 
   private final Kind kind;
 
@@ -54,24 +54,29 @@ class Step {
     final long waitNanos;
     final @Nullable Response response;
     final @Nullable Throwable failure;
+    final boolean timedOut;
 
-    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure, boolean timedOut) {
       super(kind);
       this.waitNanos = waitNanos;
       this.response = response;
       this.failure = failure;
+      this.timedOut = timedOut;
     }
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null);
+    return new Other(Kind.WAIT, waitNanos, null, null, false);
   }
 
-  /** Close any response in hand and throw {@code failure}. */
-  static Step throwing(Throwable failure) {
-    return new Other(Kind.THROW, 0, null, failure);
+  /**
+   * Close any response in hand and throw {@code failure}; {@code timedOut}: the call ran out of
+   * time ({@link #timedOut}).
+   */
+  static Step throwing(Throwable failure, boolean timedOut) {
+    return new Other(Kind.THROW, 0, null, failure, timedOut);
   }
 
   /**
@@ -79,7 +84,7 @@ class Step {
    * io.github.okretry.internal.Admission#localResponse}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, local, null);
+    return new Other(Kind.RETURN, 0, local, null, false);
   }
 
   final Kind kind() {
@@ -116,6 +121,15 @@ class Step {
     return failure;
   }
 
+  /**
+   * For {@link Kind#THROW}: true if the call gave up because its time ran out (okretry's deadline
+   * or OkHttp's call timeout); the driver then reports the call as canceled, as OkHttp reports a
+   * call whose timeout fired. False for every other step.
+   */
+  final boolean timedOut() {
+    return this instanceof Other && ((Other) this).timedOut;
+  }
+
   @Override
   public final String toString() {
     switch (kind) {
@@ -129,7 +143,7 @@ class Step {
         Response local = responseOr(null);
         return local != null ? "RETURN(local " + local.code() + ")" : "RETURN";
       default:
-        return "THROW(" + failure() + ")";
+        return "THROW(" + failure() + (timedOut() ? ", timed out)" : ")");
     }
   }
 }
