@@ -118,7 +118,7 @@ final class AsyncLoop implements Callback {
         if (response != null) response.close();
         // As a plain OkHttp call whose timeout fired reports isCanceled(), whichever of the
         // attempt's call timeout or its shrunk read timeout happened to fire first.
-        if (logical.gaveUpFor() == GiveUpReason.DEADLINE_EXCEEDED) call.timedOut = true;
+        if (step.timedOut()) call.timedOut = true;
         deliverFailure((IOException) step.failure());
     }
   }

@@ -3,6 +3,7 @@ package io.github.okretry;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import kotlin.jvm.functions.Function0;
 import okhttp3.Call;
 import okhttp3.Interceptor.Chain;
 import okhttp3.Request;
@@ -18,34 +19,55 @@ final class BlockingLoop {
 
   private BlockingLoop() {}
 
-  /** Acts on each step of {@code logical}; {@code response} is one already in hand, or null. */
-  static Response run(
-      Chain chain, LogicalCall logical, @Nullable Response response, @Nullable RetryingCallFactory factory)
-      throws IOException {
+  /**
+   * Runs one logical call for {@code request} (stamped) on {@code chain}, acting on each step;
+   * {@code logical} is its state, or null if {@link StatelessAttempt#open} made none: its first
+   * attempt then goes without state, bounded by okretry's own deadline alone (the state is made
+   * only if the call goes on). {@code waits} sleeps between attempts (the policy's time, or one
+   * that a close of its owner ends).
+   */
+  static Response run(Chain chain, RetryPolicy policy, Request request, @Nullable LogicalCall logical,
+      TimeSource waits) throws IOException {
     Call call = chain.call();
-    TimeSource time = logical.policy.time;
-    for (Step step = logical.next(null); ; ) {
+    TimeSource time = policy.time;
+    Response response = null;
+    for (Step step = logical != null ? logical.next(null) : StatelessAttempt.FIRST; ; ) {
       switch (step.kind()) {
         case SEND:
-          Attempt attempt = step.attempt();
-          Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
-          attempt.attachTo(call);
-          DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
+          Attempt attempt = logical != null ? step.attempt() : null;
+          Chain attemptChain;
+          long watchNanos;
+          long startNanos = 0; // without state: when the attempt started, if its deadline runs from it
+          if (attempt != null) {
+            attemptChain = AttemptSettings.apply(chain, attempt, time);
+            attempt.attachTo(call);
+            watchNanos = attempt.watchNanos();
+          } else { // its own deadline is all the time the call has: timeouts shrunk to it, a watch
+            watchNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+            if (watchNanos != 0) startNanos = time.nanoTime();
+            attemptChain = watchNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, watchNanos);
+          }
+          DeadlineWatch watch = DeadlineWatch.start(call, watchNanos);
           Throwable error = null;
           try {
-            response = proceed(attemptChain, attempt.request());
+            response = proceed(attemptChain, attempt != null ? attempt.request() : request);
           } catch (IOException | RuntimeException | Error e) {
-            error = e;
+            error = e; // a throw from below ends the call with one onGaveUp
           }
           // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
           // on it, so a response decided before the deadline reaches the caller.
-          boolean fired = watch != null && watch.stop();
-          step = logical.ended(attempt, response, error, seen(call, fired));
+          int seen = seen(call, watch != null && watch.stop());
+          if (attempt != null) {
+            step = logical.ended(attempt, response, error, seen);
+          } else { // a response that ends the call by its status alone needs no state
+            logical = StatelessAttempt.ended(policy, request, startNanos, response, error, seen);
+            step = logical != null ? logical.next(null) : Step.RETURN;
+          }
           break;
         case WAIT:
           if (response != null) response.close(); // not held idle through the wait
           response = null;
-          step = logical.next(sleep(step.waitNanos(), call, time, factory));
+          step = logical.next(sleep(step.waitNanos(), call, waits));
           break;
         case RETURN:
           Response out = step.responseOr(response);
@@ -53,6 +75,7 @@ final class BlockingLoop {
           return out;
         default:
           if (response != null) response.close();
+          if (step.timedOut()) call.tag(TimedOut.class, TimedOut.MARK); // for whoever runs the call
           Throwable failure = step.failure();
           if (failure instanceof RuntimeException) throw (RuntimeException) failure;
           if (failure instanceof Error) throw (Error) failure;
@@ -62,27 +85,18 @@ final class BlockingLoop {
   }
 
   /**
-   * Makes the first attempt of a call {@link StatelessAttempt#open} made no state for, bounded as {@link
-   * #run} bounds any attempt by okretry's own deadline, which is all the time the call has (its
-   * timeouts shrunk to it, a {@link DeadlineWatch}); the state is made only if the call goes on.
+   * The tag of a call this loop ended because its time ran out ({@link Step#timedOut}), so that
+   * whoever runs the call (a factory's {@code execute()}) reports it as canceled, as OkHttp
+   * reports a call whose timeout fired. Its one value also supplies itself, so tagging allocates
+   * no lambda.
    */
-  static Response runStateless(
-      Chain chain, RetryPolicy policy, Request request, @Nullable RetryingCallFactory factory) throws IOException {
-    long deadlineNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
-    long startNanos = deadlineNanos == 0 ? 0 : policy.time.nanoTime();
-    Chain attemptChain = deadlineNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, deadlineNanos);
-    DeadlineWatch watch = DeadlineWatch.start(chain.call(), deadlineNanos);
-    Response response = null;
-    Throwable error = null;
-    try {
-      response = proceed(attemptChain, request);
-    } catch (IOException | RuntimeException | Error e) {
-      error = e; // a throw from below ends the call with one onGaveUp, as in the loop
+  enum TimedOut implements Function0<TimedOut> {
+    MARK;
+
+    @Override
+    public TimedOut invoke() {
+      return this;
     }
-    boolean fired = watch != null && watch.stop(); // before any user code, as in the loop
-    LogicalCall logical =
-        StatelessAttempt.ended(policy, request, startNanos, response, error, seen(chain.call(), fired));
-    return logical == null ? response : run(chain, logical, response, factory);
   }
 
   /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
@@ -105,18 +119,12 @@ final class BlockingLoop {
   }
 
   /** Waits; returns what ended the wait early (a cancel, an interrupt, a close), or null. */
-  private static @Nullable IOException sleep(
-      long delayNanos, Call call, TimeSource time, @Nullable RetryingCallFactory f) {
-    if (f != null) f.blockingWaits.add(call); // before the check, so close() cannot slip between
+  private static @Nullable IOException sleep(long delayNanos, Call call, TimeSource waits) {
     try {
-      if (f != null && f.isClosed()) return new IOException("RetryingCallFactory is closed");
-      time.sleep(delayNanos, call);
+      waits.sleep(delayNanos, call);
       return null;
     } catch (IOException e) {
-      // close() cancels the waiting call to wake it: report the close, not a cancel.
-      return f != null && f.isClosed() ? new IOException("RetryingCallFactory is closed") : e;
-    } finally {
-      if (f != null) f.blockingWaits.remove(call);
+      return e;
     }
   }
 }

@@ -47,6 +47,7 @@ final class CallFailures {
     if (thrown == null) return Step.RETURN;
     if (earlier != null && thrown instanceof IOException) earlier.attachTo((IOException) thrown);
     earlier = null;
-    return Step.throwing(thrown);
+    // Decided here, once: a call that ran out of time is reported as canceled by either driver.
+    return Step.throwing(thrown, reason == GiveUpReason.DEADLINE_EXCEEDED);
   }
 }

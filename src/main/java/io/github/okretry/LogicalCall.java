@@ -22,10 +22,10 @@ import org.jspecify.annotations.Nullable;
  * One logical call under a {@link RetryPolicy}: its state across attempts and every decision about
  * it. A driver asks {@link #next} before an attempt and after a wait, and hands each attempt's
  * outcome to {@link #ended} with what it saw ({@link Seen}); both answer with a {@link Step}, never
- * a reason. The blocking driver asks only these two; the async one asks six: also {@link
- * #hedgeDelayNanos}, {@link #hedge} and {@link #hedgeDeparts} to time and send a hedge, and {@link
- * #gaveUpFor} when it delivers a failure (to report a call that ran out of time as canceled, as
- * OkHttp does). It reports each event to the policy's {@link Events} but does no I/O: it never sends,
+ * a reason. The blocking driver asks only these two; the async one asks five: also {@link
+ * #hedgeDelayNanos}, {@link #hedge} and {@link #hedgeDeparts} to time and send a hedge. A THROW
+ * says whether the call ran out of time ({@link Step#timedOut}), which both drivers report as
+ * OkHttp does, as canceled. It reports each event to the policy's {@link Events} but does no I/O: it never sends,
  * closes, sleeps or throws. Not thread-safe: one logical call is driven by one thread at a time.
  */
 final class LogicalCall {

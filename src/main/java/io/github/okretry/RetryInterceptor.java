@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.CallTimeouts;
+import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
@@ -9,7 +10,6 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,16 +54,16 @@ public final class RetryInterceptor implements Interceptor {
   private static final KClass<Attempt> ATTEMPT = JvmClassMappingKt.getKotlinClass(Attempt.class);
 
   private final RetryPolicy policy;
-  /** The factory whose execute() this runs, so its close() ends this call's waits; else null. */
-  private final @Nullable RetryingCallFactory factory;
+  /**
+   * Sleeps between attempts: the policy's time, or for the calls a factory's execute() runs, one
+   * whose waits that factory's close() ends. Reading the clock is always the policy's.
+   */
+  private final TimeSource waits;
 
-  private RetryInterceptor(RetryPolicy policy) {
-    this(policy, null);
-  }
-
-  RetryInterceptor(RetryPolicy policy, @Nullable RetryingCallFactory factory) {
+  /** An interceptor that waits on {@code waits}, {@code policy}'s time or one its owner can end. */
+  RetryInterceptor(RetryPolicy policy, TimeSource waits) {
     this.policy = policy;
-    this.factory = factory;
+    this.waits = waits;
   }
 
   /**
@@ -87,7 +87,7 @@ public final class RetryInterceptor implements Interceptor {
    */
   public static RetryInterceptor create(RetryPolicy policy) {
     if (policy == null) throw new NullPointerException("policy == null");
-    return new RetryInterceptor(policy);
+    return new RetryInterceptor(policy, policy.time);
   }
 
   /** The policy this interceptor applies. */
@@ -137,11 +137,10 @@ public final class RetryInterceptor implements Interceptor {
     }
     chain.call().tag(GOVERNED, Governed.MARK);
     Request request = policy.keys.stamp(chain.request());
+    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
     LogicalCall logical =
         StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
-    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-    if (logical == null) return BlockingLoop.runStateless(chain, policy, request, factory);
-    return BlockingLoop.run(chain, logical, null, factory);
+    return BlockingLoop.run(chain, policy, request, logical, waits);
   }
 
   /**

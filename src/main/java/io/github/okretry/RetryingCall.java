@@ -64,17 +64,12 @@ final class RetryingCall implements Call {
     for (EventListener l : eventListeners) call.addEventListener(l);
     current = call;
     if (canceled) call.cancel();
-    long start = System.nanoTime();
     try {
       return call.execute();
     } catch (IOException e) {
-      // As a plain OkHttp call whose timeout fired reports isCanceled(), whichever fired first:
-      // the call timeout or okretry's read timeout, shrunk to the same time left.
-      long elapsed = System.nanoTime() - start;
-      if ((timeout.timeoutNanos() > 0 && elapsed >= timeout.timeoutNanos())
-          || (timeout.hasDeadline() && System.nanoTime() - timeout.deadlineNanoTime() >= 0)) {
-        timedOut = true;
-      }
+      // As a plain OkHttp call whose timeout fired reports isCanceled(): the logical call decided
+      // it ran out of time, whichever fired first (the call timeout or a timeout shrunk to it).
+      if (call.tag(BlockingLoop.TimedOut.class) != null) timedOut = true;
       throw e;
     }
   }

@@ -1,6 +1,8 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.TimeSource;
 import java.io.Closeable;
+import java.io.IOException;
 import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,7 +65,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   final Set<AsyncLoop> waiting =
       Collections.newSetFromMap(new ConcurrentHashMap<AsyncLoop, Boolean>());
   /** The OkHttp calls of execute() now waiting between attempts, so close() can end those too. */
-  final Set<Call> blockingWaits = Collections.newSetFromMap(new ConcurrentHashMap<Call, Boolean>());
+  private final Set<Call> blockingWaits = Collections.newSetFromMap(new ConcurrentHashMap<Call, Boolean>());
   /** True while a SchedulerWatch polls a caller's scheduler on behalf of waiting calls. */
   private final AtomicBoolean schedulerWatched = new AtomicBoolean();
   private volatile boolean closed;
@@ -84,7 +86,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     attempts.interceptors().add(0, new AttemptSettings(policy.time));
     this.attemptClient = attempts.build();
     OkHttpClient.Builder blocking = guarded.newBuilder();
-    blocking.interceptors().add(0, new RetryInterceptor(policy, this));
+    blocking.interceptors().add(0, new RetryInterceptor(policy, new ClosingWaits(policy.time)));
     this.blockingClient = blocking.build();
     this.scheduler = scheduler;
     this.ownsScheduler = owns;
@@ -254,5 +256,44 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /**
+   * The time the interceptor of {@code execute()} waits on: {@code time}'s, but a wait ends with
+   * {@code IOException("RetryingCallFactory is closed")} once this factory closes, so the
+   * interceptor needs nothing of the factory.
+   */
+  private final class ClosingWaits implements TimeSource {
+    private final TimeSource time;
+
+    ClosingWaits(TimeSource time) {
+      this.time = time;
+    }
+
+    @Override
+    public long nanoTime() {
+      return time.nanoTime();
+    }
+
+    @Override
+    public void sleep(long nanos, Call call) throws IOException {
+      blockingWaits.add(call); // before the check, so close() cannot slip between
+      try {
+        if (closed) throw new IOException("RetryingCallFactory is closed");
+        try {
+          time.sleep(nanos, call);
+        } catch (IOException e) {
+          // close() cancels the waiting call to wake it: report the close, not a cancel.
+          throw closed ? new IOException("RetryingCallFactory is closed") : e;
+        }
+      } finally {
+        blockingWaits.remove(call);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "ClosingWaits{" + time + "}";
+    }
   }
 }

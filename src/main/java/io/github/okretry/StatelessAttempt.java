@@ -15,6 +15,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class StatelessAttempt {
 
+  /**
+   * The step of the first attempt {@link #open} made no state for: a SEND without an {@link
+   * Attempt}, of the request as stamped, which the driver hands to {@link #ended}.
+   */
+  static final Step FIRST = new Step();
+
   private StatelessAttempt() {}
 
   /**

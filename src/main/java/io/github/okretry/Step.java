@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges in
  * flight also {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call. The driver acts on
  * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
- * the {@link Attempt} itself (one per call, reused by each attempt), RETURN one constant for all;
+ * the {@link Attempt} itself (one per call, reused by each attempt; for a first attempt made without
+ * state, the constant {@link StatelessAttempt#FIRST}), RETURN one constant for all;
  * only failure paths and waits allocate a step ({@code CallOverheadBenchmark}'s {@code
  * okretry-call-timeout} measures a success with per-call state). Only {@link Attempt} extends it.
  */
@@ -29,14 +30,17 @@ class Step {
   }
 
   /** Return the response in hand (of the attempt that just ended), as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, null, null);
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false);
 
   /** Drop the attempt that just ended: another in flight answers for the call. */
-  static final Step DROP = new Other(Kind.DROP, 0, null, null);
+  static final Step DROP = new Other(Kind.DROP, 0, null, null, false);
 
   private final Kind kind;
 
-  /** For {@link Attempt}, whose step is SEND: send it, then hand its outcome to {@link LogicalCall#ended}. */
+  /**
+   * A SEND: an {@link Attempt} (send it, then hand its outcome to {@link LogicalCall#ended}), or
+   * {@link StatelessAttempt#FIRST}, the first attempt of a call made without state.
+   */
   Step() {
     this.kind = Kind.SEND;
   }
@@ -50,24 +54,29 @@ class Step {
     final long waitNanos;
     final @Nullable Response response;
     final @Nullable Throwable failure;
+    final boolean timedOut;
 
-    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure) {
+    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure, boolean timedOut) {
       super(kind);
       this.waitNanos = waitNanos;
       this.response = response;
       this.failure = failure;
+      this.timedOut = timedOut;
     }
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null);
+    return new Other(Kind.WAIT, waitNanos, null, null, false);
   }
 
-  /** Close any response in hand and throw {@code failure}. */
-  static Step throwing(Throwable failure) {
-    return new Other(Kind.THROW, 0, null, failure);
+  /**
+   * Close any response in hand and throw {@code failure}; {@code timedOut}: the call ran out of
+   * time ({@link #timedOut}).
+   */
+  static Step throwing(Throwable failure, boolean timedOut) {
+    return new Other(Kind.THROW, 0, null, failure, timedOut);
   }
 
   /**
@@ -75,7 +84,7 @@ class Step {
    * OriginTurn#admit}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, local, null);
+    return new Other(Kind.RETURN, 0, local, null, false);
   }
 
   final Kind kind() {
@@ -87,9 +96,9 @@ class Step {
     return this instanceof Other ? ((Other) this).waitNanos : 0;
   }
 
-  /** For {@link Kind#SEND}: the attempt to send. */
+  /** For {@link Kind#SEND} of a call with state: the attempt to send. */
   final Attempt attempt() {
-    if (!(this instanceof Attempt)) throw new IllegalStateException("not a SEND: " + this);
+    if (!(this instanceof Attempt)) throw new IllegalStateException("not an attempt: " + this);
     return (Attempt) this;
   }
 
@@ -112,6 +121,15 @@ class Step {
     return failure;
   }
 
+  /**
+   * For {@link Kind#THROW}: true if the call gave up because its time ran out (okretry's deadline
+   * or OkHttp's call timeout); the driver then reports the call as canceled, as OkHttp reports a
+   * call whose timeout fired. False for every other step.
+   */
+  final boolean timedOut() {
+    return this instanceof Other && ((Other) this).timedOut;
+  }
+
   @Override
   public final String toString() {
     switch (kind) {
@@ -125,7 +143,7 @@ class Step {
         Response local = responseOr(null);
         return local != null ? "RETURN(local " + local.code() + ")" : "RETURN";
       default:
-        return "THROW(" + failure() + ")";
+        return "THROW(" + failure() + (timedOut() ? ", timed out)" : ")");
     }
   }
 }

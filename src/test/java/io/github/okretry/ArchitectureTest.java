@@ -75,6 +75,16 @@ class ArchitectureTest {
   }
 
   @Test
+  void theBlockingDriverNeverNamesTheFactory() {
+    // The factory hands its interceptor a time source whose waits its close() ends, so the
+    // blocking driver stands beside the async one, not under it.
+    noClasses()
+        .that(classes("RetryInterceptor", "BlockingLoop"))
+        .should().dependOnClassesThat(classes("RetryingCallFactory", "RetryingCall", "AsyncLoop", "AsyncHedging"))
+        .check(MAIN);
+  }
+
+  @Test
   void noOkHttpInternals() {
     noClasses()
         .that().resideInAPackage("io.github.okretry..")

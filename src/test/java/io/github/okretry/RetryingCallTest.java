@@ -107,4 +107,19 @@ class RetryingCallTest extends ScriptedTest {
       assertThat(call.isCanceled()).as("timed out, as a plain OkHttp call reports it").isTrue();
     }
   }
+
+  @Test
+  void aCallThatRanOutOfOkretrysOwnDeadlineReportsCanceledAsEnqueueDoes() {
+    // The first attempt takes 2.5 s of the policy's 3 s: the 1 s wait for a retry does not fit.
+    script.thenAlways((chain, n) -> {
+      time.advance(java.time.Duration.ofMillis(2500));
+      throw new ConnectException("refused " + n);
+    });
+    try (RetryingCallFactory calls = factory(retry().jitter(Jitter.NONE).baseDelay(1, TimeUnit.SECONDS).deadline(3, TimeUnit.SECONDS))) {
+      Call call = calls.newCall(get());
+      assertThatThrownBy(call::execute).hasMessage("refused 1");
+      assertThat(call.isCanceled()).as("ran out of time, as LogicalCall decided; no call timeout set").isTrue();
+    }
+    assertThat(events.lines("gaveUp")).singleElement().asString().contains("DEADLINE_EXCEEDED");
+  }
 }

@@ -15,8 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Outside it, on real time: the async driver waits on the factory's scheduler (which a test
  * replaces with a fake one), {@code DeadlineWatch} cancels on okio's watchdog, and okio deadlines
- * are read against {@link System#nanoTime()} ({@link CallTimeouts}, and {@code RetryingCall.execute}
- * telling whether OkHttp's call timeout fired).
+ * are read against {@link System#nanoTime()} ({@link CallTimeouts}).
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
