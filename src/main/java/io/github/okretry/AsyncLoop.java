@@ -98,24 +98,20 @@ final class AsyncLoop implements Callback {
 
   /** Does what {@code step} says; {@code response} is the attempt's, if one is in hand. */
   private void act(Step step, @Nullable Response response) {
+    Response out = step.settle(response); // the caller's, for a RETURN; else closed
     switch (step.kind()) {
       case SEND:
         send(step.attempt());
         return;
       case WAIT:
-        if (response != null) response.close(); // not held idle through the wait
         schedule(step.waitNanos());
         return;
       case RETURN:
-        Response out = step.responseOr(response);
-        if (response != null && out != response) response.close(); // a local one stands for it
         deliverResponse(out);
         return;
       case DROP:
-        if (response != null) response.close(); // another attempt in flight answers for the call
-        return;
+        return; // another attempt in flight answers for the call
       default:
-        if (response != null) response.close();
         // As a plain OkHttp call whose timeout fired reports isCanceled(), whichever of the
         // attempt's call timeout or its shrunk read timeout happened to fire first.
         if (step.timedOut()) call.timedOut = true;

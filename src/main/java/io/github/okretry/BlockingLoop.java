@@ -65,16 +65,14 @@ final class BlockingLoop {
           }
           break;
         case WAIT:
-          if (response != null) response.close(); // not held idle through the wait
+          step.settle(response); // not held idle through the wait
           response = null;
           step = logical.next(sleep(step.waitNanos(), call, waits));
           break;
         case RETURN:
-          Response out = step.responseOr(response);
-          if (response != null && out != response) response.close(); // a local one stands for it
-          return out;
+          return step.settle(response);
         default:
-          if (response != null) response.close();
+          step.settle(response);
           if (step.timedOut()) call.tag(TimedOut.class, TimedOut.MARK); // for whoever runs the call
           Throwable failure = step.failure();
           if (failure instanceof RuntimeException) throw (RuntimeException) failure;

@@ -112,6 +112,19 @@ class Step {
   }
 
   /**
+   * The one rule for the response in hand ({@code inHand}, or null) at this step: a RETURN gives
+   * the caller the response it names ({@link #responseOr}) and closes the other one, if any; every
+   * other step closes it, since no step keeps a response through a wait or past a dropped attempt.
+   *
+   * @return what the caller gets for a RETURN; null for every other step
+   */
+  final @Nullable Response settle(@Nullable Response inHand) {
+    Response out = kind == Kind.RETURN ? responseOr(inHand) : null;
+    if (inHand != null && inHand != out) inHand.close();
+    return out;
+  }
+
+  /**
    * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed.
    * An {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
    */
