@@ -36,8 +36,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ask for (retry a 403 that carries {@code Retry-After} or {@code X-RateLimit-Remaining: 0}) and
  * {@code maxRetryAfter(10 s)}. The same runs on fake time, exact: {@link GitHubCrowdTest}. The
  * bands allow for a loaded 2-core machine; {@code -Dokretry.printTables=true} prints the numbers.
+ * A soak (about 40 s): {@code mvn -B test -Dokretry.excludedGroups= -Dgroups=soak -Dtest=GitHubLimitsTest}.
  */
-@Tag("integration")
+@Tag("soak")
 @ParameterizedClass
 @EnumSource(GitHubLimitsTest.Via.class)
 class GitHubLimitsTest {
@@ -202,7 +203,6 @@ class GitHubLimitsTest {
   }
 
   @Test
-  @Tag("slow") // real time, about 6 s: three windows
   void probingTheCoreBucketOnThirtyPathsSendsAboutOneRequestPerCall() throws Exception {
     Run run = crowd(new GitHubLimiter(2_000, false), QuotaPacing.PROBE, issues(30));
     // Before: 10 of 30 through, 50 to 62 requests, the rest ending with a 403 within a second.
@@ -212,7 +212,6 @@ class GitHubLimitsTest {
   }
 
   @Test
-  @Tag("slow") // real time, about 3 s: three windows
   void aRetryThatNoPacerHoldsWaitsForTheResetItself() throws Exception {
     // A per-user quota okretry keys to each path (pk) and a 429 without Retry-After: only the
     // refusal's own reset holds its retry. Before: on the backoff, refused again, 10 of 30 through.
@@ -224,7 +223,6 @@ class GitHubLimitsTest {
   }
 
   @Test
-  @Tag("slow") // real time, about 6 s
   void coreAndSearchBucketsOnOneOriginArePacedApart() throws Exception {
     List<String> paths = new java.util.ArrayList<>(issues(20));
     for (int i = 0; i < 10; i++) paths.add(i % 2 == 0 ? "/search/issues" : "/search/code");
