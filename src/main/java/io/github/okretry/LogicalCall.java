@@ -3,8 +3,6 @@ package io.github.okretry;
 import io.github.okretry.internal.AttemptFacts;
 import io.github.okretry.internal.CallDeadline;
 import io.github.okretry.internal.CallTimeouts;
-import io.github.okretry.internal.Classifier;
-import io.github.okretry.internal.Decision;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;

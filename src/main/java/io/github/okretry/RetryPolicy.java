@@ -1,13 +1,11 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Backoff;
-import io.github.okretry.internal.Classifier;
 import io.github.okretry.internal.Durations;
 import io.github.okretry.internal.KeyGenerator;
 import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RandomSource;
-import io.github.okretry.internal.RetryRules;
 import io.github.okretry.internal.SuppressSignatureCheck;
 import io.github.okretry.internal.TimeSource;
 import io.github.okretry.internal.Tuning;
@@ -69,7 +67,8 @@ public final class RetryPolicy {
     this.budget = settings.budget != null ? settings.budget : RetryBudget.builder().build();
     this.rules =
         new RetryRules(
-            new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier, settings.jitter),
+            new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier,
+                Backoff.Jitter.valueOf(settings.jitter.name())),
             settings.maxRetryAfterNanos,
             settings.retryAfterSpread);
     this.classifier =

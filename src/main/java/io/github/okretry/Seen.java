@@ -1,6 +1,5 @@
 package io.github.okretry;
 
-import io.github.okretry.internal.Classifier;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import org.jspecify.annotations.Nullable;

@@ -1,7 +1,5 @@
 package io.github.okretry.internal;
 
-import io.github.okretry.Jitter;
-
 /**
  * Exponential backoff with jitter, as pure arithmetic on nanoseconds.
  *
@@ -13,6 +11,14 @@ import io.github.okretry.Jitter;
  * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class Backoff {
+
+  /** The public {@code io.github.okretry.Jitter}'s kinds, by the same names, so internal needs none of the API. */
+  public enum Jitter {
+    NONE,
+    FULL,
+    EQUAL,
+    DECORRELATED
+  }
 
   private final long baseNanos;
   private final long maxNanos;
@@ -90,7 +96,7 @@ public final class Backoff {
   }
 
   /** Uniform in {@code [low, high]}, both ends included. */
-  static long uniform(RandomSource random, long low, long high) {
+  public static long uniform(RandomSource random, long low, long high) {
     if (high <= low) return low;
     long span = high - low;
     return span == Long.MAX_VALUE ? low + (random.nextLong() >>> 1) : low + random.nextLong(span + 1);

@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.okretry.Diagnostics;
-import io.github.okretry.Jitter;
 import io.github.okretry.SeededProperties;
+import io.github.okretry.internal.Backoff.Jitter;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.time.Duration;

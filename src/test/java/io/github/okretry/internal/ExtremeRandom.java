@@ -1,11 +1,11 @@
 package io.github.okretry.internal;
 
 /** A {@link RandomSource} that always draws the lowest (or the highest) value of any range. */
-final class ExtremeRandom {
+public final class ExtremeRandom {
   private ExtremeRandom() {}
 
-  static final RandomSource LOWEST = extreme(false);
-  static final RandomSource HIGHEST = extreme(true);
+  public static final RandomSource LOWEST = extreme(false);
+  public static final RandomSource HIGHEST = extreme(true);
 
   private static RandomSource extreme(boolean highest) {
     return new RandomSource() {

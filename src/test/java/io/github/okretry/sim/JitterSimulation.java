@@ -1,7 +1,7 @@
 package io.github.okretry.sim;
 
-import io.github.okretry.Jitter;
 import io.github.okretry.internal.Backoff;
+import io.github.okretry.internal.Backoff.Jitter;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 

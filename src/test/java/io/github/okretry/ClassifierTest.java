@@ -1,4 +1,4 @@
-package io.github.okretry.internal;
+package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,15 +1,12 @@
-package io.github.okretry.internal;
+package io.github.okretry;
 
-import io.github.okretry.GiveUpReason;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link RetryRules} decides after a failed attempt: {@linkplain #retryAfter retry} after a
  * wait, or {@linkplain #giveUp give up} for a reason. A value: equal decisions are equal.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
-public final class Decision {
+final class Decision {
 
   private final long delayNanos; // -1 for a give-up
   private final @Nullable GiveUpReason reason;
@@ -20,27 +17,27 @@ public final class Decision {
   }
 
   /** Wait {@code delayNanos}, then make the next attempt. */
-  public static Decision retryAfter(long delayNanos) {
+  static Decision retryAfter(long delayNanos) {
     if (delayNanos < 0) throw new IllegalArgumentException("delayNanos < 0: " + delayNanos);
     return new Decision(delayNanos, null);
   }
 
   /** Make no further attempt, for {@code reason}. */
-  public static Decision giveUp(GiveUpReason reason) {
+  static Decision giveUp(GiveUpReason reason) {
     return new Decision(-1, reason);
   }
 
-  public boolean isRetry() {
+  boolean isRetry() {
     return reason == null;
   }
 
   /** The wait before the next attempt; 0 for a give-up. */
-  public long delayNanos() {
+  long delayNanos() {
     return Math.max(0, delayNanos);
   }
 
   /** Why the call gives up; null for a retry. */
-  public @Nullable GiveUpReason reason() {
+  @Nullable GiveUpReason reason() {
     return reason;
   }
 

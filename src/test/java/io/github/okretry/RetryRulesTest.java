@@ -1,12 +1,15 @@
-package io.github.okretry.internal;
+package io.github.okretry;
 
 import static io.github.okretry.internal.ExtremeRandom.HIGHEST;
 import static io.github.okretry.internal.ExtremeRandom.LOWEST;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.okretry.GiveUpReason;
-import io.github.okretry.Jitter;
+import io.github.okretry.internal.AttemptFacts;
+import io.github.okretry.internal.Backoff;
+import io.github.okretry.internal.CallDeadline;
+import io.github.okretry.internal.RandomSource;
+import io.github.okretry.internal.RetryAfter;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -30,7 +33,7 @@ class RetryRulesTest {
         random);
   }
 
-  final Backoff none = new Backoff(100, 1000, 2, Jitter.NONE);
+  final Backoff none = new Backoff(100, 1000, 2, Backoff.Jitter.NONE);
   final RetryRules policy = new RetryRules(none, 5_000, 0);
   final long absent = RetryAfter.ABSENT;
   final long noDeadline = CallDeadline.NO_DEADLINE;
@@ -49,7 +52,7 @@ class RetryRulesTest {
 
   @Nested
   class OrderOfTheChecks {
-    final RetryRules rules = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Jitter.NONE), 60_000 * MS, 0.5);
+    final RetryRules rules = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Backoff.Jitter.NONE), 60_000 * MS, 0.5);
     final RandomSource random = new SplittableRandom(3)::nextLong;
 
     Decision decide(int attempt, boolean retryable, boolean safe, long retryAfter, long remaining) {
@@ -103,7 +106,7 @@ class RetryRulesTest {
 
     @Test
     void spreadStaysWithinTheCeiling() {
-      RetryRules tight = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Jitter.NONE), 1_200 * MS, 1.0);
+      RetryRules tight = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Backoff.Jitter.NONE), 1_200 * MS, 1.0);
       RandomSource random = new SplittableRandom(3)::nextLong;
       for (int i = 0; i < 1_000; i++) {
         long d = decide(tight, 1, 3, true, true, 1_000 * MS, CallDeadline.NO_DEADLINE, 100 * MS, random).delayNanos();
@@ -113,7 +116,7 @@ class RetryRulesTest {
 
     @Test
     void spreadNeverTakesMoreThanHalfTheTimeLeftAfterTheWait() {
-      RetryRules rules = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Jitter.NONE), 60_000 * MS, 0.5);
+      RetryRules rules = new RetryRules(new Backoff(100 * MS, 10_000 * MS, 2.0, Backoff.Jitter.NONE), 60_000 * MS, 0.5);
       RandomSource random = new SplittableRandom(3)::nextLong;
       for (int i = 0; i < 1_000; i++) {
         Decision d = decide(rules, 1, 3, true, true, 1_000 * MS, 1_200 * MS, 100 * MS, random);

@@ -1,6 +1,5 @@
-package io.github.okretry.internal;
+package io.github.okretry;
 
-import io.github.okretry.RetryPredicate;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -50,11 +49,10 @@ import org.jspecify.annotations.Nullable;
  * the same failure. It also finds the certificate failure at any depth, since wrappers (and
  * Android's {@code CertPathValidatorException} inside a {@code CertificateException}) add layers.
  * Whether a request with a TLS failure may be repeated is not decided here: a failed handshake is
- * before any request was written, which {@link SendTracker} sees.
+ * before any request was written, which {@code SendTracker} sees.
  *
- * <p>Internal API: not covered by compatibility guarantees.
  */
-public final class Classifier {
+final class Classifier {
 
   private static final int MAX_CAUSE_DEPTH = 8;
   private static final String STREAM_RESET = "okhttp3.internal.http2.StreamResetException";
@@ -93,7 +91,7 @@ public final class Classifier {
    * @param responsePredicate extra responses to retry, or null for none
    * @param exceptionPredicate extra exceptions to retry, or null for none
    */
-  public Classifier(
+  Classifier(
       Set<Integer> statuses,
       @Nullable RetryPredicate<Response> responsePredicate,
       @Nullable RetryPredicate<IOException> exceptionPredicate) {
@@ -106,23 +104,23 @@ public final class Classifier {
    * True if a response with this status is a retryable failure whatever the predicate says: the
    * common path decides by status alone, without calling user code.
    */
-  public boolean isRetryableStatus(int code) {
+  boolean isRetryableStatus(int code) {
     return code >= 0 && code < retryableStatus.length && retryableStatus[code];
   }
 
   /** True if a predicate could make a response of any status retryable. */
-  public boolean hasResponsePredicate() {
+  boolean hasResponsePredicate() {
     return responsePredicate != null;
   }
 
   /** True if {@code response} is a retryable failure; a throwing predicate throws through. */
-  public boolean isRetryable(Response response) {
+  boolean isRetryable(Response response) {
     if (isRetryableStatus(response.code())) return true;
     return responsePredicate != null && responsePredicate.test(response);
   }
 
   /** True if {@code e} is a retryable failure; a throwing predicate throws through. */
-  public boolean isRetryable(IOException e) {
+  boolean isRetryable(IOException e) {
     return isTransient(e)
         || (!isPermanent(e) && provesNotProcessed(e)) // a refusal, whatever OkHttp reports it on
         || (exceptionPredicate != null && exceptionPredicate.test(e));
@@ -132,7 +130,7 @@ public final class Classifier {
    * True for a response that by its status promises the request was not acted on: 429 (RFC 6585)
    * and 503 (RFC 9110) mean the server refused the work, so even a POST may be sent again.
    */
-  public static boolean provesNotProcessed(Response response) {
+  static boolean provesNotProcessed(Response response) {
     return response.code() == 429 || response.code() == 503;
   }
 
@@ -145,7 +143,7 @@ public final class Classifier {
    * attaches failures of its own earlier retries as suppressed, but okretry turns those retries
    * off for every request that needs this proof: one neither idempotent nor keyed.)
    */
-  public static boolean provesNotProcessed(IOException e) {
+  static boolean provesNotProcessed(IOException e) {
     if (isRefusedStream(e)) return true;
     for (Throwable suppressed : e.getSuppressed()) {
       if (isRefusedStream(suppressed)) return true;
@@ -167,7 +165,7 @@ public final class Classifier {
    * cancels the call and reports {@code IOException("canceled due to " + t)} with {@code t} as its
    * cause (OkHttp 5.5; earlier versions attached it as suppressed). Else null.
    */
-  public static @Nullable Throwable thrownBelow(IOException e) {
+  static @Nullable Throwable thrownBelow(IOException e) {
     String message = e.getMessage();
     if (message == null || !message.startsWith("canceled due to ")) return null;
     Throwable cause = e.getCause();

@@ -1,16 +1,17 @@
-package io.github.okretry.internal;
+package io.github.okretry;
 
-import io.github.okretry.GiveUpReason;
+import io.github.okretry.internal.AttemptFacts;
+import io.github.okretry.internal.Backoff;
+import io.github.okretry.internal.RandomSource;
+import io.github.okretry.internal.RetryAfter;
 
 /**
  * The pure decision at the heart of okretry: from one failed attempt's {@link AttemptFacts}, "give
  * up" or "retry after d". It reads no clock, sleeps never and holds no per-call state, so one
  * instance serves every call and the rules are tested as a table (docs/semantics.md, "Order of
  * the checks", rows 1 to 6).
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
-public final class RetryRules {
+final class RetryRules {
 
   private final Backoff backoff;
   private final long maxRetryAfterNanos;
@@ -21,7 +22,7 @@ public final class RetryRules {
    * @param maxRetryAfterNanos the longest Retry-After honored; a longer one stops the call
    * @param retryAfterSpread upward spread of a Retry-After as a fraction of it, in {@code [0, 1]}
    */
-  public RetryRules(Backoff backoff, long maxRetryAfterNanos, double retryAfterSpread) {
+  RetryRules(Backoff backoff, long maxRetryAfterNanos, double retryAfterSpread) {
     if (backoff == null) throw new NullPointerException("backoff == null");
     if (maxRetryAfterNanos <= 0) {
       throw new IllegalArgumentException("maxRetryAfterNanos <= 0: " + maxRetryAfterNanos);
@@ -47,7 +48,7 @@ public final class RetryRules {
   }
 
   /** Retry after a wait, or give up; the first rule that applies decides. */
-  public Decision decide(AttemptFacts facts, RandomSource random) {
+  Decision decide(AttemptFacts facts, RandomSource random) {
     if (!facts.retryable) return Decision.giveUp(GiveUpReason.NOT_RETRYABLE);
     if (!facts.safeToRepeat) return Decision.giveUp(GiveUpReason.NOT_SAFE_TO_REPEAT);
     if (facts.attempt > facts.maxRetries) return Decision.giveUp(GiveUpReason.RETRIES_EXHAUSTED);
@@ -78,7 +79,7 @@ public final class RetryRules {
    *
    * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
    */
-  public long spreadUpward(long waitNanos, long remainingNanos, RandomSource random) {
+  long spreadUpward(long waitNanos, long remainingNanos, RandomSource random) {
     if (retryAfterSpread == 0 || waitNanos == 0) return waitNanos;
     long extra = Backoff.uniform(random, 0, (long) (waitNanos * retryAfterSpread));
     return Math.min(waitNanos + extra, latestWaitNanos(waitNanos, remainingNanos));
@@ -91,7 +92,7 @@ public final class RetryRules {
    *
    * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
    */
-  public long longestSpreadNanos(long waitNanos, long remainingNanos) {
+  long longestSpreadNanos(long waitNanos, long remainingNanos) {
     long spread = waitNanos + (long) (waitNanos * retryAfterSpread);
     return Math.min(spread < waitNanos ? Long.MAX_VALUE : spread, latestWaitNanos(waitNanos, remainingNanos));
   }
@@ -103,7 +104,7 @@ public final class RetryRules {
    *
    * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
    */
-  public long latestWaitNanos(long waitNanos, long remainingNanos) {
+  long latestWaitNanos(long waitNanos, long remainingNanos) {
     long slack = remainingNanos - waitNanos; // > 0: the caller checked that the wait fits
     return Math.max(waitNanos, Math.min(maxRetryAfterNanos, waitNanos + slack / 2));
   }
