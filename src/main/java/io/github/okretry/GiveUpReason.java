@@ -18,30 +18,22 @@ public enum GiveUpReason {
    */
   DEADLINE_EXCEEDED,
   /**
-   * The server's Retry-After is longer than {@code maxRetryAfter}; or the call waits on it in a
-   * crowd paced on its origin, behind others, and its turn would come after {@code
-   * maxRetryAfter}: the caller then receives a local response with the origin's status and a
-   * {@code Retry-After} for that turn, and nothing more is sent (when half the time left is the
+   * The server's Retry-After is longer than {@code maxRetryAfter}, or the call's turn in a crowd
+   * paced on its origin would come later than that: the caller then receives a local response with
+   * the origin's status and a {@code Retry-After} for that turn (when half the time left is the
    * tighter bound, the reason is {@link #DEADLINE_EXCEEDED}).
    */
   RETRY_AFTER_TOO_LONG,
-  /**
-   * The call's {@link RetryBudget} had no token left for the retry (neither its balance nor its
-   * reserve): failures persist across many calls, and more retries would only add load to a
-   * struggling server.
-   */
+  /** The call's {@link RetryBudget} could not pay the retry, from its balance or its reserve. */
   BUDGET_EXHAUSTED,
   /**
-   * The call's {@link RetryBudget} paid, since a call of its last succeeded, as many retries as
-   * one failing call may make ({@code maxRetries}; a retry that waits out a 503's {@code
-   * Retry-After} counts half, a rate limiter's 429 nothing), and pays no more until one succeeds: a server that has only failed since gets no
-   * more than one call's retries from this process. Under {@link
-   * RetryBudget.Builder#retryBeforeFirstSuccess retryBeforeFirstSuccess(false)}, also a retry
-   * after an error before the budget's first success.
+   * The call's {@link RetryBudget} has paid one failing call's worth of retries since its last
+   * success and pays no more until a call succeeds; or, under {@code
+   * retryBeforeFirstSuccess(false)}, the retry follows an error before its first success.
    */
   NO_RECENT_SUCCESS,
   /**
-   * The origin is closed by an earlier 429/503 {@code Retry-After} (see {@link
+   * The origin is closed by an earlier 429/503 {@code Retry-After} ({@link
    * RetryPolicy.Builder#originWideRetryAfter}) for longer than this call can wait; the caller
    * receives a local response with that status and no request is sent.
    */

@@ -26,8 +26,8 @@ public final class IdempotencyKey {
   private static final IdempotencyKey GENERATE = new IdempotencyKey(null, true);
   private static final IdempotencyKey NONE = new IdempotencyKey(null, false);
 
-  private final @Nullable String value;
-  private final boolean generate;
+  final @Nullable String value; // the caller's key from of(), else null
+  final boolean generate;
 
   private IdempotencyKey(@Nullable String value, boolean generate) {
     this.value = value;
@@ -76,21 +76,6 @@ public final class IdempotencyKey {
    */
   public static IdempotencyKey none() {
     return NONE;
-  }
-
-  /** True for {@link #none()}. */
-  boolean isNone() {
-    return value == null && !generate;
-  }
-
-  /** True for {@link #generate()}. */
-  boolean isGenerated() {
-    return generate;
-  }
-
-  /** The caller's key from {@link #of(String)}; null for {@link #generate()} and {@link #none()}. */
-  @Nullable String value() {
-    return value;
   }
 
   @Override

@@ -62,18 +62,17 @@ final class IdempotencyKeys {
     IdempotencyKey tag = RequestTags.idempotencyKey(request);
     String key;
     if (tag == null) {
-      if (!generateForPostAndPatch || !isPostOrPatch(request.method())) return request;
+      String method = request.method();
+      if (!generateForPostAndPatch || !(method.equals("POST") || method.equals("PATCH"))) return request;
       key = generator.newKey();
-    } else if (tag.isNone()) {
-      return request;
+    } else if (tag.value != null) {
+      key = tag.value;
+    } else if (tag.generate) {
+      key = generator.newKey();
     } else {
-      key = tag.isGenerated() ? generator.newKey() : tag.value();
+      return request; // IdempotencyKey.none()
     }
     return request.newBuilder().header(headerName, quote ? structuredFieldString(key) : key).build();
-  }
-
-  private static boolean isPostOrPatch(String method) {
-    return method.equals("POST") || method.equals("PATCH");
   }
 
   /** RFC 8941 sf-string, the form the IETF Idempotency-Key draft specifies. */

@@ -7,78 +7,51 @@ import io.github.okretry.internal.Tuning;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bounds the extra load retries put on a server, across every call that shares this budget.
- *
- * <p>Backoff per call does little for an overloaded service when many calls share one client:
- * every call still retries, so a struggling server sees up to {@code maxRetries + 1} times its
- * normal load. A budget bounds that in two ways, and a retry must pass both:
+ * Bounds the extra load retries put on a server, across every call that shares this budget:
+ * backoff per call does little when many calls share one client and each of them retries. A retry
+ * must pass two rules:
  *
  * <ul>
  *   <li><b>Since the last success, one failing call's worth.</b> After a call of this budget
  *       succeeds (a response that shows the server working: below 500, not 408 or 429), it pays
- *       for retries until they add up to one call's {@code maxRetries}, and then for none until a
- *       call succeeds again ({@link GiveUpReason#NO_RECENT_SUCCESS}). A retry that waits out a
- *       503's {@code Retry-After} counts half; one that waits out a 429's, or a spent published
- *       quota's reset, is not counted (the server works, and paces this client). A new budget starts as if it had just seen a
- *       success, so a new client retries its first failing call fully; a process whose server
- *       dies adds at most one call's retries to the load however many calls it makes, which is
- *       what keeps a fleet of quiet processes near the least load any per-process rule allows
- *       ({@code docs/fleet.md}).
+ *       for retries until they add up to one call's {@code maxRetries}, then for none until a call
+ *       succeeds again ({@link GiveUpReason#NO_RECENT_SUCCESS}). A retry that waits out a 503's
+ *       {@code Retry-After} counts half; one that waits out a 429's, or a spent published quota's
+ *       reset, is not counted (the server works, and paces this client). A new budget starts as
+ *       if it had just seen a success; a process whose server dies adds at most one call's
+ *       retries to its load however many calls it makes ({@code docs/fleet.md}).
  *   <li><b>Tokens.</b> Each call whose first attempt succeeds deposits {@link
- *       Builder#percentCanRetry} of a token, each retry withdraws its cost (one token; ten after a
- *       timeout, the sign of a server too slow to answer, where retries turn an overload into an
- *       outage; half for a retry that waits out a {@code Retry-After} or a quota's reset), and when neither the balance nor a small
- *       time-based reserve ({@link Builder#minRetriesPerSecond}) can pay, the failure is returned
- *       without retrying ({@link GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full
- *       ({@link Builder#maxTokens}, default 100), so a fresh client can ride out a burst of
- *       rate-limited calls; once failures persist among successes, retries stay within about
- *       {@code percentCanRetry} of the calls, plus the reserve. In the spirit of Finagle's
- *       {@code RetryBudget} and gRPC's retry throttling, whose defaults these follow.
+ *       Builder#percentCanRetry} of a token; each retry withdraws its cost: one token, ten after a
+ *       timeout (a server too slow to answer, where retries turn an overload into an outage), half
+ *       for one that waits out a {@code Retry-After} or a quota's reset. When neither the balance
+ *       nor a small time-based reserve ({@link Builder#minRetriesPerSecond}) can pay, the failure
+ *       is returned ({@link GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full ({@link
+ *       Builder#maxTokens}); once failures persist among successes, retries stay within about
+ *       {@code percentCanRetry} of the calls, plus the reserve. The defaults follow Finagle's
+ *       {@code RetryBudget} and gRPC's retry throttling.
  * </ul>
  *
  * <p>A retry paid for but not sent (its call was canceled, ran out of time, or found no turn in
- * its origin's crowd) is given back. The numbers behind the rules are in {@code
- * docs/semantics.md} ("Retry budget") and {@code docs/fleet.md}.
- *
- * <p>Every {@link RetryPolicy} gets its own budget with the defaults unless given one; pass the
- * same instance to several policies to share it, or {@link #unlimited()} to turn budgeting off.
+ * its origin's crowd) is given back. The numbers behind the rules: {@code docs/semantics.md}
+ * ("Retry budget"). Every {@link RetryPolicy} gets its own budget with the defaults unless given
+ * one; share one instance between policies, or pass {@link #unlimited()} to turn budgeting off.
  * Thread-safe.
  */
 public final class RetryBudget {
 
-  private static final RetryBudget UNLIMITED = new RetryBudget((Builder) null);
+  private static final RetryBudget UNLIMITED = new RetryBudget(null, "RetryBudget.unlimited()");
 
-  private final boolean unlimited;
-  private final double percentCanRetry;
-  private final int minRetriesPerSecond;
-  private final int maxTokens;
-  private final boolean retryBeforeFirstSuccess;
-  private final @Nullable RetryTokenBucket bucket; // null when unlimited
+  private final @Nullable RetryTokenBucket bucket; // null: unlimited
+  private final String settings; // for toString()
 
-  private RetryBudget(@Nullable Builder b) {
-    this.unlimited = b == null;
-    this.percentCanRetry = b == null ? Double.POSITIVE_INFINITY : b.percentCanRetry;
-    this.minRetriesPerSecond = b == null ? 0 : b.minRetriesPerSecond;
-    this.maxTokens = b == null ? 0 : b.maxTokens;
-    this.retryBeforeFirstSuccess = b == null || b.retryBeforeFirstSuccess;
-    this.bucket =
-        b == null
-            ? null
-            : RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond, retryBeforeFirstSuccess);
-  }
-
-  private RetryBudget(RetryTokenBucket bucket) {
-    this.unlimited = false;
-    this.percentCanRetry = Double.NaN;
-    this.minRetriesPerSecond = -1;
-    this.maxTokens = -1;
-    this.retryBeforeFirstSuccess = true;
+  private RetryBudget(@Nullable RetryTokenBucket bucket, String settings) {
     this.bucket = bucket;
+    this.settings = settings;
   }
 
   /** A budget over a bucket with other numbers than the builder's: the fleet simulator's candidates. */
   static RetryBudget over(RetryTokenBucket bucket) {
-    return new RetryBudget(bucket);
+    return new RetryBudget(bucket, "RetryBudget{a simulator's bucket}");
   }
 
   /**
@@ -110,7 +83,7 @@ public final class RetryBudget {
    *     #unlimited()}
    */
   public double availableTokens() {
-    return unlimited ? Double.POSITIVE_INFINITY : bucket.balanceMilli() / (double) RetryTokenBucket.MILLI;
+    return bucket == null ? Double.POSITIVE_INFINITY : bucket.balanceMilli() / (double) RetryTokenBucket.MILLI;
   }
 
   /**
@@ -120,7 +93,7 @@ public final class RetryBudget {
    * retry is the caller's answer, but no sign that retrying would work.
    */
   void returned(int code, int attempts) {
-    if (unlimited || code >= 500 || code == 408 || code == 429) return;
+    if (bucket == null || code >= 500 || code == 408 || code == 429) return;
     if (attempts == 1) bucket.deposit();
     else bucket.succeeded();
   }
@@ -133,12 +106,12 @@ public final class RetryBudget {
    * @param maxRetries the call's {@code maxRetries}
    */
   Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
-    return unlimited ? Payment.PAID : bucket.payForRetry(kind, maxRetries, nowNanos);
+    return bucket == null ? Payment.PAID : bucket.payForRetry(kind, maxRetries, nowNanos);
   }
 
   /** A retry {@link #payForRetry} paid for was not sent: its price comes back. */
   void refund(Kind kind) {
-    if (!unlimited) bucket.refund(kind);
+    if (bucket != null) bucket.refund(kind);
   }
 
   /**
@@ -147,16 +120,12 @@ public final class RetryBudget {
    * neither can pay.
    */
   boolean tryWithdraw(long nowNanos) {
-    return unlimited || bucket.tryWithdraw(false, nowNanos);
+    return bucket == null || bucket.tryWithdraw(false, nowNanos);
   }
 
   @Override
   public String toString() {
-    return unlimited
-        ? "RetryBudget.unlimited()"
-        : "RetryBudget{percentCanRetry=" + percentCanRetry + ", minRetriesPerSecond="
-            + minRetriesPerSecond + ", maxTokens=" + maxTokens + ", retryBeforeFirstSuccess=" + retryBeforeFirstSuccess
-            + "}";
+    return settings;
   }
 
   /** Builds a {@link RetryBudget}. Not thread-safe; {@link #build()} makes a fresh bucket. */
@@ -186,8 +155,7 @@ public final class RetryBudget {
 
     /**
      * Tokens per second available regardless of deposits, so a client that calls rarely can still
-     * retry: 10 retries after errors, or 20 that honour a {@code Retry-After}, per second by
-     * default. The reserve holds at most one second's worth. Default 10; 0 disables the reserve.
+     * retry; the reserve holds at most one second's worth. Default 10; 0 disables the reserve.
      *
      * @param minRetriesPerSecond the reserve refill rate, in [0, 1 000 000]
      * @return this builder
@@ -202,9 +170,8 @@ public final class RetryBudget {
     }
 
     /**
-     * The most tokens the balance holds, and what a new budget starts with: the retries it can
-     * pay before deposits and the reserve matter (a token each; ten after a timeout, half after a
-     * {@code Retry-After} or a spent quota's reset). Default 100.
+     * The most tokens the balance holds, and what a new budget starts with: what it can pay for
+     * retries before deposits and the reserve matter. Default 100.
      *
      * @param maxTokens the largest saved balance, in [1, 1 000 000]
      * @return this builder
@@ -220,13 +187,12 @@ public final class RetryBudget {
 
     /**
      * Whether a new budget pays for retries after errors before any call of it has succeeded.
-     * Default true: a new client retries its first failing call like any other (one call's
-     * {@code maxRetries} before a success). False is the strict rule for fleets of one-shot
-     * processes (serverless functions, command-line tools on many machines, mobile apps at
-     * start-up), each of which may fail its only call against a dead server: they then add no
-     * retry after an error to its load (1.00x in {@code docs/fleet.md}'s quiet fleets, against
-     * 1.30x and 2.50x), at the price that a process whose first call fails does not retry it. A
-     * retry that waits out a 429/503 {@code Retry-After} is paid either way.
+     * Default true: a new client retries its first failing call like any other. False is the
+     * strict rule for fleets of one-shot processes (serverless functions, command-line tools,
+     * mobile apps at start-up) that may each fail their only call against a dead server: they then
+     * add no retry after an error to its load ({@code docs/fleet.md}), at the price that a process
+     * whose first call fails does not retry it. A retry that waits out a 429/503 {@code
+     * Retry-After} is paid either way.
      *
      * @param retryBeforeFirstSuccess false to pay no retry after an error before the first success
      * @return this builder
@@ -242,7 +208,10 @@ public final class RetryBudget {
      * @return a new budget with this configuration, its balance full
      */
     public RetryBudget build() {
-      return new RetryBudget(this);
+      return new RetryBudget(
+          RetryTokenBucket.withDefaults(percentCanRetry, maxTokens, minRetriesPerSecond, retryBeforeFirstSuccess),
+          "RetryBudget{percentCanRetry=" + percentCanRetry + ", minRetriesPerSecond=" + minRetriesPerSecond
+              + ", maxTokens=" + maxTokens + ", retryBeforeFirstSuccess=" + retryBeforeFirstSuccess + "}");
     }
   }
 }

@@ -65,20 +65,12 @@ public final class RetryPolicy {
     this.clock = settings.clock;
     this.random = settings.random;
     this.budget = settings.budget != null ? settings.budget : RetryBudget.builder().build();
-    this.rules =
-        new RetryRules(
-            new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier,
-                Backoff.Jitter.valueOf(settings.jitter.name())),
-            settings.maxRetryAfterNanos,
-            settings.retryAfterSpread);
-    this.classifier =
-        new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);
-    this.keys =
-        new IdempotencyKeys(
-            settings.idempotencyKeyHeader,
-            settings.quoteIdempotencyKey,
-            settings.generateIdempotencyKeys,
-            settings.keyGenerator);
+    Backoff backoff = new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier,
+        Backoff.Jitter.valueOf(settings.jitter.name())); // internal's twin of the public enum
+    this.rules = new RetryRules(backoff, settings.maxRetryAfterNanos, settings.retryAfterSpread);
+    this.classifier = new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);
+    this.keys = new IdempotencyKeys(settings.idempotencyKeyHeader, settings.quoteIdempotencyKey,
+        settings.generateIdempotencyKeys, settings.keyGenerator);
     this.events = new Events(settings.listener);
     this.originGate = new OriginGate(Tuning.MAX_ORIGINS, settings.quotaPacing != QuotaPacing.OFF,
         settings.quotaPacing == QuotaPacing.PROBE, settings.clock, settings.random);
@@ -445,13 +437,9 @@ public final class RetryPolicy {
     /**
      * Whether calls are paced by the quota servers publish in their responses (IETF {@code
      * RateLimit} fields and the common {@code X-RateLimit-*} families): a call whose origin's
-     * quota is spent waits until more arrives instead of being sent to be refused. Default
-     * {@link QuotaPacing#PUBLISHED}: it only delays calls the server said it would refuse, and
-     * costs nothing with a server that publishes no quota. {@link QuotaPacing#PROBE} also holds a
-     * crowd's calls to a fresh origin until its first answer (one round trip, at most {@code
-     * maxRetryAfter} or half a call's time left), so a burst does not spend the quota before
-     * learning it; {@link QuotaPacing#OFF} reads no quota fields.
-     * {@code Retry-After} takes precedence over a quota either way.
+     * quota is spent waits until more arrives instead of being sent to be refused; {@code
+     * Retry-After} takes precedence. Default {@link QuotaPacing#PUBLISHED}, which costs nothing
+     * with a server that publishes no quota; the modes are described on {@link QuotaPacing}.
      *
      * @param pacing how to pace by published quotas
      * @return this builder
@@ -496,9 +484,7 @@ public final class RetryPolicy {
      */
     public RetryPolicy build() {
       OkHttpVersion.check(); // here, with a clear message, not NoSuchMethodError on a retry
-      Settings snapshot = new Settings(s);
-      if (snapshot.budget == null) snapshot.budget = RetryBudget.builder().build();
-      return new RetryPolicy(snapshot);
+      return new RetryPolicy(s.copy());
     }
   }
 }

@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * Every setting of a {@link RetryPolicy} as a plain field with its default: the builder's working
  * copy, and the private snapshot each policy keeps (nobody changes a snapshot, which is what makes
  * the policy immutable). Declared once here, so a new setting is one field and one setter in
- * {@link RetryPolicy.Builder} (and a term of {@link RetryPolicy#toString()}).
+ * {@link RetryPolicy.Builder} (and a term of {@link RetryPolicy#toString()}); {@link #copy} copies
+ * every field.
  */
-final class Settings {
+final class Settings implements Cloneable {
   int maxRetries = 3;
   long baseDelayNanos = TimeUnit.MILLISECONDS.toNanos(200);
   long maxDelayNanos = TimeUnit.SECONDS.toNanos(10);
@@ -27,14 +28,14 @@ final class Settings {
   long deadlineNanos; // 0: none
   long maxRetryAfterNanos = TimeUnit.SECONDS.toNanos(60);
   double retryAfterSpread = 0.5;
-  final Set<Integer> retryStatuses = new TreeSet<>(Arrays.asList(429, 503));
+  Set<Integer> retryStatuses = new TreeSet<>(Arrays.asList(429, 503));
   @Nullable RetryPredicate<Response> responsePredicate;
   @Nullable RetryPredicate<IOException> exceptionPredicate;
   String idempotencyKeyHeader = "Idempotency-Key";
   boolean quoteIdempotencyKey;
   boolean generateIdempotencyKeys = true;
   RetryListener listener = RetryListener.NONE;
-  @Nullable RetryBudget budget; // null until build(): then a fresh default budget
+  @Nullable RetryBudget budget; // null: each policy built makes a fresh default budget
   boolean originWideRetryAfter;
   QuotaPacing quotaPacing = QuotaPacing.PUBLISHED;
 
@@ -44,31 +45,14 @@ final class Settings {
   RandomSource random = RandomSource.THREAD_LOCAL;
   KeyGenerator keyGenerator = KeyGenerator.RANDOM_UUID;
 
-  Settings() {}
-
-  Settings(Settings other) {
-    maxRetries = other.maxRetries;
-    baseDelayNanos = other.baseDelayNanos;
-    maxDelayNanos = other.maxDelayNanos;
-    multiplier = other.multiplier;
-    jitter = other.jitter;
-    deadlineNanos = other.deadlineNanos;
-    maxRetryAfterNanos = other.maxRetryAfterNanos;
-    retryAfterSpread = other.retryAfterSpread;
-    retryStatuses.clear();
-    retryStatuses.addAll(other.retryStatuses);
-    responsePredicate = other.responsePredicate;
-    exceptionPredicate = other.exceptionPredicate;
-    idempotencyKeyHeader = other.idempotencyKeyHeader;
-    quoteIdempotencyKey = other.quoteIdempotencyKey;
-    generateIdempotencyKeys = other.generateIdempotencyKeys;
-    listener = other.listener;
-    budget = other.budget; // shared, not copied: policies built from one builder given a budget share it
-    originWideRetryAfter = other.originWideRetryAfter;
-    quotaPacing = other.quotaPacing;
-    time = other.time;
-    clock = other.clock;
-    random = other.random;
-    keyGenerator = other.keyGenerator;
+  /** A copy, its own set of statuses; the budget and the seams are shared, not copied. */
+  Settings copy() {
+    try {
+      Settings copy = (Settings) clone();
+      copy.retryStatuses = new TreeSet<>(retryStatuses);
+      return copy;
+    } catch (CloneNotSupportedException e) {
+      throw new AssertionError(e);
+    }
   }
 }

@@ -68,6 +68,12 @@ class RetryPolicyTest extends ScriptedTest {
           + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
     }
 
+    @ParameterizedTest
+    @EnumSource(Jitter.class)
+    void everyJitterReachesTheBackoffAsItsInternalTwin(Jitter jitter) {
+      assertThat(RetryPolicy.builder().jitter(jitter).build().rules.toString()).contains("jitter=" + jitter + "}");
+    }
+
     @Test
     void defaultsDrawRealKeysAndRealJitter() throws Exception {
       script.status(200); // the default budget retries errors once it has seen the server work
