@@ -26,19 +26,7 @@ import org.jspecify.annotations.Nullable;
  * extended). Never retried by default: {@link ProtocolException}, {@link UnknownServiceException}
  * (e.g. cleartext not permitted), a TLS problem that will not heal, and any other exception,
  * unless the configured predicate accepts it. Interruption and cancellation are handled before
- * this class is asked.
- *
- * <p>TLS failures are told apart by type first. Will not heal: a certificate or trust failure (a
- * {@link java.security.cert.CertificateException}, or any other {@link
- * java.security.GeneralSecurityException}, anywhere in the cause chain), an {@link
- * SSLPeerUnverifiedException} (OkHttp's hostname verification and {@code CertificatePinner}), and
- * every other {@link SSLException} (no protocol or cipher suite in common, a disabled protocol, a
- * fatal alert, a plaintext peer). A broken connection: an {@link SSLException} with a socket
- * failure ({@link SocketException}, {@link EOFException}, {@link SocketTimeoutException}) among
- * its causes, as the JDK throws "Remote host terminated the handshake" or "Connection reset"; or,
- * for the forms that carry no cause (Conscrypt on Android: "Read error: ssl=0x…: I/O error during
- * system call, Connection reset by peer", "SSL handshake aborted: …", "Connection closed by
- * peer"), a message naming the broken connection.
+ * this class is asked. How TLS failures are told apart: {@link #tlsVerdict}.
  *
  * <p>Compared with OkHttp's {@code RetryAndFollowUpInterceptor.isRecoverable}, which refuses only
  * an {@code SSLHandshakeException} directly caused by a {@code CertificateException} and an {@code
@@ -50,7 +38,6 @@ import org.jspecify.annotations.Nullable;
  * Android's {@code CertPathValidatorException} inside a {@code CertificateException}) add layers.
  * Whether a request with a TLS failure may be repeated is not decided here: a failed handshake is
  * before any request was written, which {@code SendTracker} sees.
- *
  */
 final class Classifier {
 
@@ -65,11 +52,9 @@ final class Classifier {
 
   /**
    * Lower-case phrases by which a TLS stack reports, in an {@link SSLException} with no cause, that
-   * the connection under it broke. Conscrypt (Android) writes BoringSSL's {@code SSL_ERROR_SYSCALL}
-   * as "I/O error during system call" followed by the socket's error ("Connection reset by peer",
-   * "Broken pipe", "Connection timed out", "Software caused connection abort", or "Success" for an
-   * end of stream), and a close during the handshake as "Connection closed by peer"; the JDK's own
-   * phrases are here for wrappers that drop its cause.
+   * the connection under it broke: Conscrypt (Android) writes BoringSSL's {@code SSL_ERROR_SYSCALL}
+   * as "I/O error during system call" and the socket's error ("Success" for an end of stream); the
+   * JDK's own phrases are here for wrappers that drop its cause.
    */
   private static final String[] BROKEN_CONNECTION_PHRASES = {
     "i/o error during system call",
@@ -91,9 +76,7 @@ final class Classifier {
    * @param responsePredicate extra responses to retry, or null for none
    * @param exceptionPredicate extra exceptions to retry, or null for none
    */
-  Classifier(
-      Set<Integer> statuses,
-      @Nullable RetryPredicate<Response> responsePredicate,
+  Classifier(Set<Integer> statuses, @Nullable RetryPredicate<Response> responsePredicate,
       @Nullable RetryPredicate<IOException> exceptionPredicate) {
     for (int code : statuses) retryableStatus[code] = true;
     this.responsePredicate = responsePredicate;
@@ -193,32 +176,33 @@ final class Classifier {
       if (isBrokenConnection(t) || t instanceof UnknownHostException) return true;
       String name = t.getClass().getName();
       // OkHttp's HTTP/2 failures: a reset stream or a connection the server is shutting down.
-      if (name.equals(STREAM_RESET) || name.equals(CONNECTION_SHUTDOWN)) {
-        return true;
-      }
+      if (name.equals(STREAM_RESET) || name.equals(CONNECTION_SHUTDOWN)) return true;
     }
     return false;
   }
 
   /**
-   * What the TLS layer says about {@code e}: {@code NOT_TLS} if no {@link SSLException} or
-   * security failure is in sight; {@code TLS_WILL_NOT_HEAL} for a certificate, trust, pinning or
-   * hostname failure anywhere in the chain, or a TLS failure that is not a broken connection (no
-   * protocol or cipher suite in common, a protocol disabled, an alert, a plaintext peer);
-   * {@code TLS_BROKEN_CONNECTION} for an {@link SSLException} that only wraps or reports a
-   * connection that broke under it (see {@link #brokeUnder}).
+   * What the TLS layer says about {@code e}. {@code TLS_WILL_NOT_HEAL}: a certificate or trust
+   * failure (any {@link GeneralSecurityException}) or an {@link SSLPeerUnverifiedException}
+   * (OkHttp's hostname verifier and {@code CertificatePinner}) anywhere in the chain, or any other
+   * {@link SSLException} (no protocol or cipher suite in common, a disabled protocol, a fatal
+   * alert, a plaintext peer) that is not a broken connection. {@code TLS_BROKEN_CONNECTION}: an
+   * {@link SSLException} with a socket failure among its causes ("Remote host terminated the
+   * handshake" caused by an {@link EOFException}, "Connection reset"), or, for the forms that carry
+   * no cause (Conscrypt on Android: "Read error: ssl=0x…: I/O error during system call, Connection
+   * reset by peer"), whose message names the broken connection. {@code NOT_TLS}: neither in sight.
    *
    * <p>Only the outermost {@link SSLException} and what lies under it count: a socket failure
-   * reported above a TLS failure (a wrapper's) does not make the TLS failure transient.
+   * reported above a TLS failure (a wrapper's) does not make the TLS failure transient. Types
+   * first; the messages only for what has no other sign, and only at the TLS layer.
    */
   private static int tlsVerdict(IOException e) {
     Throwable ssl = null;
     int sslDepth = 0;
     Throwable t = e;
     for (int depth = 0; t != null && depth < MAX_CAUSE_DEPTH; depth++, t = t.getCause()) {
-      // The peer's certificate or name was checked and refused (CertificateException from the trust
-      // manager, SSLPeerUnverifiedException from OkHttp's hostname verifier or CertificatePinner),
-      // or the local crypto setup failed: asking again gets the same answer.
+      // The peer's certificate or name was checked and refused, or the local crypto setup
+      // failed: asking again gets the same answer.
       if (t instanceof SSLPeerUnverifiedException || t instanceof GeneralSecurityException) {
         return TLS_WILL_NOT_HEAL;
       }
@@ -231,14 +215,7 @@ final class Classifier {
     return brokeUnder(ssl, MAX_CAUSE_DEPTH - sslDepth) ? TLS_BROKEN_CONNECTION : TLS_WILL_NOT_HEAL;
   }
 
-  /**
-   * True if the connection broke under a TLS failure {@code ssl}: a socket failure in its causes
-   * (the JDK: "Remote host terminated the handshake" caused by an {@link EOFException}, "Connection
-   * reset" by a {@link SocketException}, a handshake read timing out), or, for the forms that carry
-   * no cause, a TLS failure in the chain whose message names the broken connection (Conscrypt on
-   * Android: "Read error: ssl=0x…: I/O error during system call, Connection reset by peer"). Types
-   * first; the messages only for what has no other sign, and only at the TLS layer.
-   */
+  /** True if the connection broke under the TLS failure {@code ssl} ({@link #tlsVerdict}). */
   private static boolean brokeUnder(Throwable ssl, int depthLeft) {
     Throwable t = ssl;
     for (int depth = 0; t != null && depth < depthLeft; depth++, t = t.getCause()) {

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Decision {
 
-  private final long delayNanos; // -1 for a give-up
+  private final long delayNanos; // 0 for a give-up
   private final @Nullable GiveUpReason reason;
 
   private Decision(long delayNanos, @Nullable GiveUpReason reason) {
@@ -24,7 +24,7 @@ final class Decision {
 
   /** Make no further attempt, for {@code reason}. */
   static Decision giveUp(GiveUpReason reason) {
-    return new Decision(-1, reason);
+    return new Decision(0, reason);
   }
 
   boolean isRetry() {
@@ -33,7 +33,7 @@ final class Decision {
 
   /** The wait before the next attempt; 0 for a give-up. */
   long delayNanos() {
-    return Math.max(0, delayNanos);
+    return delayNanos;
   }
 
   /** Why the call gives up; null for a retry. */

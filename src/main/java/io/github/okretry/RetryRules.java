@@ -35,18 +35,6 @@ final class RetryRules {
     this.retryAfterSpread = retryAfterSpread;
   }
 
-  Backoff backoff() {
-    return backoff;
-  }
-
-  long maxRetryAfterNanos() {
-    return maxRetryAfterNanos;
-  }
-
-  double retryAfterSpread() {
-    return retryAfterSpread;
-  }
-
   /** Retry after a wait, or give up; the first rule that applies decides. */
   Decision decide(AttemptFacts facts, RandomSource random) {
     if (!facts.retryable) return Decision.giveUp(GiveUpReason.NOT_RETRYABLE);
@@ -56,9 +44,7 @@ final class RetryRules {
     long remaining = facts.remainingNanos;
     long delay;
     if (facts.retryAfterNanos != RetryAfter.ABSENT) {
-      if (facts.retryAfterNanos > maxRetryAfterNanos) {
-        return Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG);
-      }
+      if (facts.retryAfterNanos > maxRetryAfterNanos) return Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG);
       if (facts.retryAfterNanos >= remaining) return Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED);
       delay = spreadUpward(facts.retryAfterNanos, remaining, random);
     } else {
@@ -73,11 +59,11 @@ final class RetryRules {
   /**
    * The server's wait plus a random extra of up to {@code retryAfterSpread} of it: callers told
    * "1 second" do not all return at the same millisecond, and none returns earlier than asked.
-   * The extra is trimmed to the ceiling and to half the time the wait leaves before the deadline,
-   * so spreading never turns a wait that fits into one that does not, nor leaves the next
-   * attempt without time to run.
+   * The extra is trimmed to {@link #latestWaitNanos}, so spreading never turns a wait that fits
+   * into one that does not, nor leaves the next attempt without time to run.
    *
-   * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
+   * <p>Here and below, {@code waitNanos} is the server's wait, at most the ceiling and below
+   * {@code remainingNanos}.
    */
   long spreadUpward(long waitNanos, long remainingNanos, RandomSource random) {
     if (retryAfterSpread == 0 || waitNanos == 0) return waitNanos;
@@ -86,11 +72,8 @@ final class RetryRules {
   }
 
   /**
-   * The longest {@link #spreadUpward} can make a server's wait of {@code waitNanos}: the bound
-   * the pacer keeps for a call alone on its origin, so pacing never holds it longer than
-   * spreading alone might have.
-   *
-   * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
+   * The longest {@link #spreadUpward} can make a server's wait: the bound the pacer keeps for a
+   * call alone on its origin, so pacing never holds it longer than spreading alone might have.
    */
   long longestSpreadNanos(long waitNanos, long remainingNanos) {
     long spread = waitNanos + (long) (waitNanos * retryAfterSpread);
@@ -98,11 +81,8 @@ final class RetryRules {
   }
 
   /**
-   * The longest a server's wait of {@code waitNanos} may be stretched, by the spread or by the
-   * pacing of a crowd: the ceiling, and half the time the wait leaves before the deadline. Never
-   * below {@code waitNanos}.
-   *
-   * @param waitNanos the server's wait, at most the ceiling and below {@code remainingNanos}
+   * The longest a server's wait may be stretched, by the spread or by the pacing of a crowd: the
+   * ceiling, and half the time the wait leaves before the deadline. Never below {@code waitNanos}.
    */
   long latestWaitNanos(long waitNanos, long remainingNanos) {
     long slack = remainingNanos - waitNanos; // > 0: the caller checked that the wait fits

@@ -44,10 +44,8 @@ class RetryRulesTest {
     assertThatThrownBy(() -> new RetryRules(none, 1, -0.1)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new RetryRules(none, 1, 1.1)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new RetryRules(none, 1, Double.NaN)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(new RetryRules(none, 1, 1.0).retryAfterSpread()).isEqualTo(1.0);
-    assertThat(new RetryRules(none, 1, 0.0).retryAfterSpread()).isEqualTo(0.0);
-    assertThat(new RetryRules(none, 1, 0.0).maxRetryAfterNanos()).isEqualTo(1);
-    assertThat(new RetryRules(none, 1, 0.0).backoff()).isSameAs(none);
+    assertThat(new RetryRules(none, 1, 1.0)).hasToString("RetryRules{" + none + ", maxRetryAfterNanos=1, retryAfterSpread=1.0}");
+    assertThat(new RetryRules(none, 1, 0.0)).hasToString("RetryRules{" + none + ", maxRetryAfterNanos=1, retryAfterSpread=0.0}");
   }
 
   @Nested

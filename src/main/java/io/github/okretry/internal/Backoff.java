@@ -4,7 +4,8 @@ package io.github.okretry.internal;
  * Exponential backoff with jitter, as pure arithmetic on nanoseconds.
  *
  * <p>The cap before retry {@code n} (1-based) is {@code min(base × multiplier^(n-1), max)}; the
- * jitter then draws the actual wait from a range derived from that cap (see {@link Jitter}). The
+ * jitter then draws the actual wait from a range derived from that cap ({@link Jitter}: a twin of
+ * the public {@code Jitter}, which describes each kind, so internal names nothing of the API). The
  * order is backoff, then jitter, then cap, so no jitter can ever exceed {@code max}. No input
  * overflows: retry 10 000 simply waits the cap.
  *
@@ -12,7 +13,7 @@ package io.github.okretry.internal;
  */
 public final class Backoff {
 
-  /** The public {@code io.github.okretry.Jitter}'s kinds, by the same names, so internal needs none of the API. */
+  /** How a wait is drawn from its cap: the public {@code Jitter}'s kinds, by the same names. */
   public enum Jitter {
     NONE,
     FULL,
@@ -43,22 +44,6 @@ public final class Backoff {
     this.maxNanos = maxNanos;
     this.multiplier = multiplier;
     this.jitter = jitter;
-  }
-
-  long baseNanos() {
-    return baseNanos;
-  }
-
-  long maxNanos() {
-    return maxNanos;
-  }
-
-  double multiplier() {
-    return multiplier;
-  }
-
-  public Jitter jitter() {
-    return jitter;
   }
 
   /** {@code min(base × multiplier^(retry-1), max)} for {@code retry >= 1}, without overflow. */

@@ -50,7 +50,7 @@ class BackoffTest {
     assertThatThrownBy(() -> new Backoff(1, 1, Double.NaN, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
     assertThatThrownBy(() -> new Backoff(1, 1, Double.POSITIVE_INFINITY, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
     assertThatThrownBy(() -> new Backoff(1, 1, 2, null)).isInstanceOf(NullPointerException.class);
-    assertThat(new Backoff(1, 1, Math.nextUp(1.0), Jitter.NONE).multiplier()).isGreaterThan(1.0);
+    assertThat(new Backoff(1, 1, Math.nextUp(1.0), Jitter.NONE).capNanos(1)).isEqualTo(1); // the least multiplier above 1
     assertThatThrownBy(() -> new Backoff(1, 1, 2, Jitter.NONE).capNanos(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retry < 1: 0");
   }
 
@@ -226,15 +226,32 @@ class BackoffTest {
       }
     }
 
-    static Backoff backoff(SplittableRandom r) {
+    /** A {@link Backoff} with the settings it was built from, which it does not show. */
+    record Config(long baseNanos, long maxNanos, double multiplier, Jitter jitter, Backoff backoff) {
+      long capNanos(int retry) {
+        return backoff.capNanos(retry);
+      }
+
+      long delayNanos(int retry, long previousNanos, RandomSource random) {
+        return backoff.delayNanos(retry, previousNanos, random);
+      }
+
+      @Override
+      public String toString() {
+        return backoff.toString();
+      }
+    }
+
+    static Config backoff(SplittableRandom r) {
       long base = logUniform(r, DAY_NANOS);
       long max = r.nextInt(4) == 0 ? base : logUniform(r, DAY_NANOS);
       Jitter jitter = Jitter.values()[r.nextInt(Jitter.values().length)];
-      return new Backoff(base, max, multiplier(r), jitter);
+      double m = multiplier(r);
+      return new Config(base, max, m, jitter, new Backoff(base, max, m, jitter));
     }
 
     /** The cap by exact decimal arithmetic, independent of the double formula under test. */
-    static BigDecimal expectedCap(Backoff b, int retry) {
+    static BigDecimal expectedCap(Config b, int retry) {
       BigDecimal m = new BigDecimal(b.multiplier());
       BigDecimal max = BigDecimal.valueOf(b.maxNanos());
       // Far past the cap (by more than a factor e) the answer is the max; skip the huge power.
@@ -260,7 +277,7 @@ class BackoffTest {
           "cap",
           r -> {
             for (int i = 0; i < CASES_PER_SEED; i++) {
-              Backoff b = backoff(r);
+              Config b = backoff(r);
               int n = retry(r);
               long cap = b.capNanos(n);
               BigDecimal expected = expectedCap(b, n);
@@ -280,7 +297,7 @@ class BackoffTest {
           "monotone",
           r -> {
             for (int i = 0; i < CASES_PER_SEED; i++) {
-              Backoff b = backoff(r);
+              Config b = backoff(r);
               int n = Math.min(retry(r), Integer.MAX_VALUE - 1);
               long previous = b.capNanos(n);
               for (int k = 1; k <= 70 && n + k > 0; k++) {
@@ -299,7 +316,7 @@ class BackoffTest {
           "jitter",
           r -> {
             for (int i = 0; i < CASES_PER_SEED; i++) {
-              Backoff b = backoff(r);
+              Config b = backoff(r);
               SplittableRandom rng = r.split();
               long previous = b.baseNanos();
               int first = r.nextBoolean() ? 1 : retry(r);
