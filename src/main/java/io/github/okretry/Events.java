@@ -63,12 +63,8 @@ final class Events {
 
   void hedgeStarted(Request request, int attempt, long afterNanos) {
     if (log.isDebugEnabled()) {
-      log.debug(
-          "{} {} no answer after {} ms; hedging with attempt {}",
-          request.method(),
-          request.url().redact(),
-          TimeUnit.NANOSECONDS.toMillis(afterNanos),
-          attempt);
+      log.debug("{} {} no answer after {} ms; hedging with attempt {}",
+          request.method(), request.url().redact(), TimeUnit.NANOSECONDS.toMillis(afterNanos), attempt);
     }
     if (!hasListener()) return;
     try {
@@ -81,24 +77,15 @@ final class Events {
   /** Attempt {@code winner} answered first while {@code othersInFlight} more were in flight: they are canceled. */
   void hedgeWon(Request request, int winner, boolean winnerIsHedge, int othersInFlight) {
     if (log.isDebugEnabled()) {
-      log.debug(
-          "{} {} attempt {} ({}) answered first; canceling {} other attempt(s) in flight",
-          request.method(),
-          request.url().redact(),
-          winner,
-          winnerIsHedge ? "a hedge" : "not a hedge",
-          othersInFlight);
+      log.debug("{} {} attempt {} ({}) answered first; canceling {} other attempt(s) in flight", request.method(),
+          request.url().redact(), winner, winnerIsHedge ? "a hedge" : "not a hedge", othersInFlight);
     }
   }
 
   void networkRequest(Request request, int attempt, int requestInAttempt) {
     if (requestInAttempt > 1 && log.isDebugEnabled()) {
-      log.debug(
-          "{} {} attempt {}: OkHttp sent request {} by itself (its own retry or a follow-up)",
-          request.method(),
-          request.url().redact(),
-          attempt,
-          requestInAttempt);
+      log.debug("{} {} attempt {}: OkHttp sent request {} by itself (its own retry or a follow-up)",
+          request.method(), request.url().redact(), attempt, requestInAttempt);
     }
     if (!hasListener()) return;
     try {
@@ -110,13 +97,8 @@ final class Events {
 
   void retryScheduled(Request request, int attempt, String failure, long delayNanos) {
     if (log.isDebugEnabled()) {
-      log.debug(
-          "{} {} attempt {} failed ({}); retrying in {} ms",
-          request.method(),
-          request.url().redact(),
-          attempt,
-          failure,
-          TimeUnit.NANOSECONDS.toMillis(delayNanos));
+      log.debug("{} {} attempt {} failed ({}); retrying in {} ms",
+          request.method(), request.url().redact(), attempt, failure, TimeUnit.NANOSECONDS.toMillis(delayNanos));
     }
     if (!hasListener()) return;
     try {
@@ -128,13 +110,8 @@ final class Events {
 
   void gaveUp(Request request, int attempts, GiveUpReason reason, String failure) {
     if (log.isDebugEnabled()) {
-      log.debug(
-          "{} {} gave up after {} attempt(s): {} ({})",
-          request.method(),
-          request.url().redact(),
-          attempts,
-          reason,
-          failure);
+      log.debug("{} {} gave up after {} attempt(s): {} ({})",
+          request.method(), request.url().redact(), attempts, reason, failure);
     }
     if (!hasListener()) return;
     try {
@@ -146,8 +123,8 @@ final class Events {
 
   void succeeded(Request request, Response response, int attempts) {
     if (attempts > 1 && log.isDebugEnabled()) {
-      log.debug(
-          "{} {} {}", request.method(), request.url().redact(), returnedAfterRetries(response.code(), attempts));
+      log.debug("{} {} {}", request.method(), request.url().redact(),
+          returnedAfterRetries(response.code(), attempts));
     }
     if (!hasListener()) return;
     try {

@@ -125,9 +125,8 @@ public final class RetryInterceptor implements Interceptor {
       throw new IllegalStateException(
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
-    // Two layers would multiply their attempts. The first layer a call meets sees the whole
-    // logical call (its deadline, its one key, its caller's listener); one inside it sees a single
-    // attempt, so it sends that attempt once and decides nothing, as if it were not there.
+    // Two layers would multiply their attempts: the first a call meets sees the whole logical
+    // call, so one inside it sees a single attempt and sends it once (see the class doc).
     if (governed(chain)) {
       if (log.isDebugEnabled()) {
         log.debug("{} passes {} {} through once: another okretry layer governs the call",

@@ -96,8 +96,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * A factory over {@code client} with its own scheduler (one daemon thread, made now) that runs
    * calls under {@code policy}, without hedging.
    *
-   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
-   *     them through, once each
+   * @param client the client that sends each attempt
    * @param policy the policy: its settings, budget and listener
    * @return a new factory
    * @throws NullPointerException if an argument is null
@@ -111,8 +110,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * A factory over {@code client} with its own scheduler (one daemon thread, made now) that runs
    * calls under {@code policy} and hedges them by {@code hedging}.
    *
-   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
-   *     them through, once each
+   * @param client the client that sends each attempt
    * @param policy the policy: its settings, budget and listener
    * @param hedging when to send a hedge beside an unanswered attempt
    * @return a new factory
@@ -131,8 +129,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * after {@code shutdownNow()}) while calls wait on it, those calls fail within about 200 ms
    * with {@code IOException("RetryingCallFactory's scheduler was shut down")}.
    *
-   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
-   *     them through, once each
+   * @param client the client that sends each attempt
    * @param policy the policy: its settings, budget and listener
    * @param scheduler runs the delayed attempts
    * @return a factory using {@code scheduler}
@@ -150,8 +147,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * hedging}, and schedules retries and hedges on {@code scheduler}, as {@link
    * #create(OkHttpClient, RetryPolicy, ScheduledExecutorService)} does.
    *
-   * @param client the client that sends each attempt; a {@link RetryInterceptor} in it passes
-   *     them through, once each
+   * @param client the client that sends each attempt
    * @param policy the policy: its settings, budget and listener
    * @param hedging when to send a hedge beside an unanswered attempt
    * @param scheduler runs the delayed attempts and the hedge timers

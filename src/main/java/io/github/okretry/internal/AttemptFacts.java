@@ -49,13 +49,6 @@ public final class AttemptFacts {
     return b;
   }
 
-  @Override
-  public String toString() {
-    return "AttemptFacts{attempt=" + attempt + "/" + (maxRetries + 1) + ", retryable=" + retryable
-        + ", safeToRepeat=" + safeToRepeat + ", retryAfterNanos=" + retryAfterNanos
-        + ", remainingNanos=" + remainingNanos + ", previousDelayNanos=" + previousDelayNanos + "}";
-  }
-
   /** Names each fact; unset facts are false, absent, no deadline and 0. */
   public static final class Builder {
     private int attempt;

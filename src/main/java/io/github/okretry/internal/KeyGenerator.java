@@ -10,18 +10,7 @@ public interface KeyGenerator {
    * de-duplicates by key across clients would otherwise let anyone who can guess a key replay or
    * poison another caller's request.
    */
-  KeyGenerator RANDOM_UUID =
-      new KeyGenerator() {
-        @Override
-        public String newKey() {
-          return UUID.randomUUID().toString();
-        }
-
-        @Override
-        public String toString() {
-          return "KeyGenerator.RANDOM_UUID";
-        }
-      };
+  KeyGenerator RANDOM_UUID = () -> UUID.randomUUID().toString();
 
   /** A new key of visible ASCII characters. */
   String newKey();

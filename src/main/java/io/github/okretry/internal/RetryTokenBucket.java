@@ -22,6 +22,7 @@ public final class RetryTokenBucket {
   private final long depositMilli;
   private final long capacityMilli;
   private final int reservePerSecond;
+  private final long reserveCapMilli; // one second's refill
   private final long retryCostMilli;
   private final long timeoutCostMilli;
   private final long retryAfterCostMilli;
@@ -74,7 +75,8 @@ public final class RetryTokenBucket {
     this.timeoutCostMilli = timeoutCostMilli;
     this.retryAfterCostMilli = retryAfterCostMilli;
     this.balanceMilli = new AtomicLong(initialMilli);
-    this.reserveMilli = (long) reservePerSecond * MILLI;
+    this.reserveCapMilli = (long) reservePerSecond * MILLI;
+    this.reserveMilli = reserveCapMilli;
     this.retryBeforeFirstSuccess = retryBeforeFirstSuccess;
   }
 
@@ -146,12 +148,10 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * Pays for one retry about to be scheduled. Since the last success (any call's, {@link #deposit}
-   * or {@link #succeeded}), retries are paid only up to one failing call's worth: {@code
-   * maxRetries} retries after errors or timeouts, or twice as many that wait out a 503 {@code
-   * Retry-After}; then none until a success. A throttled retry ({@link Kind#THROTTLED}) is not
-   * counted. Each also takes its cost from the
-   * balance, or else from the reserve. Take back with {@link #refund} a retry that is not sent.
+   * Pays for one retry about to be scheduled, by {@code RetryBudget}'s rules: counted since the
+   * last success ({@link #deposit} or {@link #succeeded}) as {@link #halves} says, up to one
+   * failing call's worth, and its cost taken from the balance, or else from the reserve. Take back
+   * with {@link #refund} a retry that is not sent.
    *
    * @param kind what the retry follows
    * @param maxRetries the asking call's {@code maxRetries}: how many retries one failing call may make
@@ -229,7 +229,7 @@ public final class RetryTokenBucket {
       reserveStarted = true;
       reserveRefilledAtNanos = nowNanos;
     } else if (refill > 0) {
-      reserveMilli = Math.min(reserveCapMilli(), reserveMilli + refill);
+      reserveMilli = Math.min(reserveCapMilli, reserveMilli + refill);
       reserveRefilledAtNanos = nowNanos;
     }
     if (reserveMilli < cost) return false;
@@ -237,15 +237,11 @@ public final class RetryTokenBucket {
     return true;
   }
 
-  private long reserveCapMilli() {
-    return (long) reservePerSecond * MILLI;
-  }
-
   /** What the reserve has refilled by since its last refill; 0 until its first use. Guarded by this. */
   private long refillMilli(long nowNanos) {
     if (!reserveStarted) return 0;
     long elapsed = Math.max(0, nowNanos - reserveRefilledAtNanos);
     // reservePerSecond thousandths of a token per millisecond, computed without overflow.
-    return elapsed >= NANOS_PER_SECOND ? reserveCapMilli() : elapsed * reservePerSecond / 1_000_000L;
+    return elapsed >= NANOS_PER_SECOND ? reserveCapMilli : elapsed * reservePerSecond / 1_000_000L;
   }
 }

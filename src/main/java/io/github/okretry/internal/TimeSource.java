@@ -22,10 +22,9 @@ import org.jspecify.annotations.Nullable;
 public interface TimeSource {
 
   /**
-   * Longest a waiting thread goes without looking at {@link Call#isCanceled()}. OkHttp's calls
-   * report a cancel (also the one {@code callTimeout} makes) to event listeners, which wakes the
-   * thread at once (see {@link #SYSTEM}); this is only a safety net, rare enough that a thousand
-   * waiting calls cost next to no CPU.
+   * Longest a waiting thread goes without looking at {@link Call#isCanceled()}: only a safety net
+   * behind the cancel that wakes it ({@link #SYSTEM}), rare enough that a thousand waiting calls
+   * cost next to no CPU.
    */
   long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -41,9 +40,8 @@ public interface TimeSource {
   void sleep(long nanos, Call call) throws IOException;
 
   /**
-   * Real time. The waiting thread parks until the wait ends, an interrupt, or the call's cancel,
-   * which an event listener turns into an unpark: a thousand waiting calls cost no CPU, yet a
-   * cancel ends a wait at once.
+   * Real time. The waiting thread parks until the wait ends, an interrupt, or the call's cancel
+   * (also the one {@code callTimeout} makes), which an event listener turns into an unpark.
    */
   TimeSource SYSTEM =
       new TimeSource() {
@@ -58,7 +56,7 @@ public interface TimeSource {
           // its listener list on every addEventListener and never removes one, so a waker per
           // wait would cost a call with many retries quadratic copies and a listener per wait.
           CancelWaker waker = call.tag(CancelWaker.class, () -> CancelWaker.addedTo(call));
-          waker.arm(Thread.currentThread());
+          waker.waiter = Thread.currentThread();
           try {
             long end = System.nanoTime() + nanos;
             checkInterruptedOrCanceled(call); // after adding the waker, so no cancel is missed
@@ -67,7 +65,7 @@ public interface TimeSource {
               checkInterruptedOrCanceled(call);
             }
           } finally {
-            waker.disarm();
+            waker.waiter = null;
           }
         }
 
@@ -79,7 +77,7 @@ public interface TimeSource {
 
   /** Unparks a waiting thread when its call is canceled. */
   final class CancelWaker extends EventListener {
-    private volatile @Nullable Thread waiter;
+    volatile @Nullable Thread waiter; // set for each wait, null between them
 
     private CancelWaker() {}
 
@@ -87,14 +85,6 @@ public interface TimeSource {
       CancelWaker waker = new CancelWaker();
       call.addEventListener(waker);
       return waker;
-    }
-
-    void arm(Thread thread) {
-      waiter = thread;
-    }
-
-    void disarm() {
-      waiter = null;
     }
 
     @Override
@@ -113,8 +103,6 @@ public interface TimeSource {
       // isInterrupted() leaves the flag set, which is what a caller up the stack expects.
       throw new InterruptedIOException("interrupted while waiting to retry");
     }
-    if (call.isCanceled()) {
-      throw new IOException("Canceled");
-    }
+    if (call.isCanceled()) throw new IOException("Canceled");
   }
 }

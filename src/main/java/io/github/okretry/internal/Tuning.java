@@ -41,12 +41,8 @@ public final class Tuning {
   /**
    * What a retry after a timeout costs, in thousandths of a token: ten ordinary retries. A timeout
    * is the sign of a server too slow to answer, which may still be working on the request: the
-   * retries that turn an overload into an outage that outlasts its cause (the simulator's
-   * metastable run) follow timeouts. Chosen on the simulator's frontier (docs/fleet.md, "A retry
-   * after a timeout"): at 10, that run recovered within 5 s on 20 of 20 seeds (13 at 1, 17 at 7),
-   * at the price of one busy client whose attempts time out at random 5 % of the time
-   * succeeding 97.8 % of its calls instead of 100 %. AWS's standard retry mode charges a timeout
-   * twice an ordinary error.
+   * retries that turn an overload into an outage that outlasts its cause follow timeouts. Chosen
+   * on the fleet simulator's frontier (docs/fleet.md, "A retry after a timeout").
    */
   public static final long TIMEOUT_COST_MILLI = 10_000;
 
@@ -103,12 +99,7 @@ public final class Tuning {
   /** The adaptive hedge delay's floor when none is given. */
   public static final long HEDGE_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-  /**
-   * The adaptive delay is this many times the percentile. A hedge sent at the percentile itself
-   * would go out for (1 - percentile) of healthy attempts too (10 % extra requests at p90 for a
-   * service with no tail at all); at twice the percentile only attempts clearly off the body of
-   * the distribution are hedged, and a service that is uniformly slow is not hedged at all.
-   */
+  /** The adaptive delay is this many times the percentile; why: {@code HedgingPolicy.adaptive}. */
   public static final double HEDGE_MARGIN = 2.0;
 
   /** Answers an origin must have given before the adaptive delay hedges anything: its warm-up. */

@@ -8,18 +8,7 @@ package io.github.okretry.internal;
 public interface WallClock {
 
   /** {@link System#currentTimeMillis()}. */
-  WallClock SYSTEM =
-      new WallClock() {
-        @Override
-        public long currentTimeMillis() {
-          return System.currentTimeMillis();
-        }
-
-        @Override
-        public String toString() {
-          return "WallClock.SYSTEM";
-        }
-      };
+  WallClock SYSTEM = System::currentTimeMillis;
 
   /** Milliseconds since the epoch, as {@link System#currentTimeMillis()}. */
   long currentTimeMillis();
