@@ -54,8 +54,7 @@ final class BlockingLoop {
           } catch (IOException | RuntimeException | Error e) {
             error = e; // a throw from below ends the call with one onGaveUp
           }
-          // The outcome is in hand: stop the watch before user code (a predicate, a listener) runs
-          // on it, so a response decided before the deadline reaches the caller.
+          // The outcome is in hand: stop the watch before user code runs on it (DeadlineWatch.stop).
           int seen = seen(call, watch != null && watch.stop());
           if (attempt != null) {
             step = logical.ended(attempt, response, error, seen);

@@ -32,9 +32,10 @@ final class DeadlineWatch extends AsyncTimeout {
   }
 
   /**
-   * Disarms the watch and returns true if it had fired (the deadline passed, the call canceled). A driver stops it as soon as an attempt's
-   * outcome is in hand, before any user code (a predicate, a listener) runs on it: a response
-   * decided before the deadline must reach the caller, not be canceled under it.
+   * Disarms the watch and returns true if it had fired (the deadline passed, the call canceled). A
+   * driver stops it as soon as an attempt's outcome is in hand, before any user code (a predicate,
+   * a listener) runs on it: a response decided before the deadline must reach the caller, not be
+   * canceled under it.
    */
   boolean stop() {
     exit();

@@ -49,10 +49,8 @@ public final class IdempotencyKey {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c < 0x21 || c > 0x7e) {
-        throw new IllegalArgumentException(
-            String.format(
-                "idempotency key has a character that is not visible ASCII at index %d: U+%04X",
-                i, (int) c));
+        throw new IllegalArgumentException(String.format(
+            "idempotency key has a character that is not visible ASCII at index %d: U+%04X", i, (int) c));
       }
     }
     return new IdempotencyKey(value, false);

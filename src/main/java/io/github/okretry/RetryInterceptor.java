@@ -17,14 +17,7 @@ import org.slf4j.LoggerFactory;
  * An OkHttp application interceptor that runs each call under a {@link RetryPolicy}: it retries
  * transient failures with exponential backoff and jitter, honors {@code Retry-After}, sends an
  * idempotency key so a repeated POST is safe, and keeps the whole logical call within a deadline.
- *
- * <pre>{@code
- * RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
- *     .maxRetries(3)
- *     .deadline(10, TimeUnit.SECONDS)
- *     .build());
- * OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
- * }</pre>
+ * {@link RetryPolicy} shows a whole setup.
  *
  * <p>This is the blocking driver: it waits between attempts on the thread that runs the call
  * (for {@link okhttp3.Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same

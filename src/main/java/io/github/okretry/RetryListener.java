@@ -4,17 +4,16 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Observes what okretry does with each logical call: for metrics, tracing or
- * logs. Every method has an empty default, so implement only what you need.
+ * Observes what okretry does with each logical call: for metrics, tracing or logs. Every method
+ * has an empty default, so implement only what you need.
  *
  * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
  * called on the thread executing the call: for {@link RetryInterceptor} the calling thread; for
  * {@link RetryingCallFactory}'s {@code enqueue} the thread running the current step (the enqueuing
  * thread for the first, then OkHttp's dispatcher or the factory's scheduler), and for a cancel or
  * close during a wait the client's dispatcher, never the thread that canceled. So they must be
- * quick, and thread-safe when the policy is shared. An exception thrown by a listener is logged and otherwise ignored: it
- * never changes the call's outcome. Requests that OkHttp sends by itself underneath the
- * interceptor are reported by {@link #onNetworkRequest}.
+ * quick, and thread-safe when the policy is shared. An exception thrown by a listener is logged
+ * and otherwise ignored: it never changes the call's outcome.
  *
  * <p>Every event of one logical call passes the same {@link Request} instance (the request with
  * its idempotency key, as each attempt sends it), so a listener can key per-call state by it,
@@ -37,11 +36,10 @@ public interface RetryListener {
   /**
    * Attempt {@code attempt} is a hedge: the same request sent again while earlier attempts of the
    * call are still in flight and unanswered, {@code afterNanos} after the latest of them was sent
-   * (a {@link RetryingCallFactory} with a {@link HedgingPolicy}). A retry follows a failure; a hedge follows silence.
-   * Reported just before that attempt's {@link #onAttemptStarted}, so counting these events
-   * counts hedges, and the attempts started minus one minus the hedges counts retries. Reported
-   * when the hedge leaves OkHttp's dispatcher, on the thread that runs it: a hedge still queued
-   * there when its call was answered is never sent, never paid for and never reported.
+   * (a {@link RetryingCallFactory} with a {@link HedgingPolicy}); a retry follows a failure, a
+   * hedge follows silence. Reported when the hedge leaves OkHttp's dispatcher, on the thread that
+   * runs it, just before its {@link #onAttemptStarted}: counting these events counts hedges sent,
+   * and the attempts started minus one minus the hedges counts retries.
    *
    * @param request the request as sent, including any idempotency key header (the same key as
    *     the attempts in flight)
@@ -53,11 +51,10 @@ public interface RetryListener {
   /**
    * OkHttp sent a request on the network for attempt {@code attempt}: it has written the request's
    * headers (a request that failed before that cannot have reached the server and is not
-   * reported). {@code requestInAttempt}
-   * is 1 for the first; a higher number means OkHttp sent the attempt again by itself underneath
-   * okretry (its {@code retryOnConnectionFailure}, a 408, or a 503 with {@code Retry-After: 0})
-   * or followed a redirect or auth challenge. Summing these events counts every request that
-   * reached the network, which is what a server's load is made of.
+   * reported). {@code requestInAttempt} is 1 for the first; a higher number means OkHttp sent the
+   * attempt again by itself underneath okretry (its {@code retryOnConnectionFailure}, a 408, or a
+   * 503 with {@code Retry-After: 0}) or followed a redirect or auth challenge. Summing these events
+   * counts every request that reached the network, which is what a server's load is made of.
    *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first

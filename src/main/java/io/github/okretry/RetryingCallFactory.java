@@ -33,13 +33,12 @@ import org.jspecify.annotations.Nullable;
  * calls.newCall(request).enqueue(callback);
  * }</pre>
  *
- * <p>Given a {@link HedgingPolicy}, a safe request that has gone unanswered for the hedge delay
- * is sent again as a second OkHttp call beside the first; the first acceptable answer is
- * delivered and the other call canceled. {@link Call#execute()} hedges too: it then runs the
- * attempts as {@code enqueue} does and blocks for the outcome. A hedge waits
- * in the client's dispatcher like any call (at most {@code maxRequestsPerHost} to a host at once,
- * 5 by default) and is paid for and reported only when it leaves it: one still queued when its
- * call is answered is never sent. To hedge a burst, give the dispatcher room for the hedges.
+ * <p>Given a {@link HedgingPolicy}, it hedges as that policy says, each hedge a second OkHttp call
+ * beside the first; {@link Call#execute()} then runs the attempts as {@code enqueue} does and
+ * blocks for the outcome. A hedge waits in the client's dispatcher like any call (at most {@code
+ * maxRequestsPerHost} to a host at once, 5 by default) and is paid for and reported only when it
+ * leaves it: one still queued when its call is answered is never sent. To hedge a burst, give the
+ * dispatcher room for the hedges.
  *
  * <p>The factory's policy governs its calls: a {@link RetryInterceptor} in {@code client} (a
  * library's, or one that reaches it later) sends each of the factory's attempts once and retries
@@ -222,21 +221,6 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     new SchedulerWatch().start();
   }
 
-  private void pollScheduler() {
-    if (scheduler.isTerminated()) {
-      schedulerWatched.set(false);
-      for (AsyncLoop call : waiting) call.endWait("RetryingCallFactory's scheduler was shut down");
-      return;
-    }
-    if (!waiting.isEmpty()) {
-      new SchedulerWatch().start();
-      return;
-    }
-    schedulerWatched.set(false);
-    // A call that began waiting just now may have found the flag still set: look again.
-    if (!waiting.isEmpty()) watchScheduler();
-  }
-
   /** One poll of the caller's scheduler, {@link #SCHEDULER_POLL_MILLIS} from its start. */
   private final class SchedulerWatch extends AsyncTimeout {
     void start() {
@@ -246,7 +230,16 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
 
     @Override
     protected void timedOut() {
-      pollScheduler();
+      if (scheduler.isTerminated()) {
+        schedulerWatched.set(false);
+        for (AsyncLoop call : waiting) call.endWait("RetryingCallFactory's scheduler was shut down");
+      } else if (!waiting.isEmpty()) {
+        new SchedulerWatch().start();
+      } else {
+        schedulerWatched.set(false);
+        // A call that began waiting just now may have found the flag still set: look again.
+        if (!waiting.isEmpty()) watchScheduler();
+      }
     }
   }
 

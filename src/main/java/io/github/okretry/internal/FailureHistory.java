@@ -40,11 +40,6 @@ public final class FailureHistory {
     count++;
   }
 
-  /** Failures added so far, kept or not. */
-  public int count() {
-    return count;
-  }
-
   /**
    * Adds the kept failures to {@code finalFailure} as suppressed, oldest first, with an {@link
    * Omitted} marker where some were left out; skips {@code finalFailure} itself.

@@ -8,8 +8,9 @@ import okhttp3.OkHttp;
  *
  * <p>Maven settles versions per artifact, and OkHttp's JVM jar changed its name in 5 ({@code
  * okhttp-jvm}; 4's is {@code okhttp}): a dependency that brings {@code okhttp:4.12.0} (Retrofit 3
- * does) puts both jars on the classpath, and {@code OkHttpClient} may load from the old one. Without this check the first retry would throw {@code NoSuchMethodError} deep inside a
- * call; with it, {@code build()} throws {@link IllegalStateException} naming both versions.
+ * does) puts both jars on the classpath, and {@code OkHttpClient} may load from the old one.
+ * Without this check the first retry would throw {@code NoSuchMethodError} deep inside a call;
+ * with it, {@code build()} throws {@link IllegalStateException} naming both versions.
  */
 public final class OkHttpVersion {
 
@@ -43,14 +44,9 @@ public final class OkHttpVersion {
   static void check(String found) {
     if (found != null && !isOlderThanMinimum(found)) return;
     String shown = found != null ? found : "3.x or older (no okhttp3.OkHttp class)";
-    throw new IllegalStateException(
-        "okretry needs OkHttp "
-            + MINIMUM
-            + " or newer, but found OkHttp "
-            + shown
-            + " on the classpath. With Maven, look for com.squareup.okhttp3:okhttp 4.x beside"
-            + " okhttp-jvm 5.x (Retrofit 3 brings okhttp 4.12.0) and exclude it from the"
-            + " dependency that brings it.");
+    throw new IllegalStateException("okretry needs OkHttp " + MINIMUM + " or newer, but found OkHttp " + shown
+        + " on the classpath. With Maven, look for com.squareup.okhttp3:okhttp 4.x beside okhttp-jvm 5.x"
+        + " (Retrofit 3 brings okhttp 4.12.0) and exclude it from the dependency that brings it.");
   }
 
   /**

@@ -224,24 +224,17 @@ public final class RetryTokenBucket {
 
   private synchronized boolean tryWithdrawReserve(long cost, long nowNanos) {
     if (reservePerSecond == 0) return false;
-    long refill = refillMilli(nowNanos);
-    if (!reserveStarted) {
+    // It refills from its first use, reservePerSecond thousandths of a token per millisecond
+    // (computed without overflow); its clock moves on only when something was added.
+    long elapsed = reserveStarted ? Math.max(0, nowNanos - reserveRefilledAtNanos) : 0;
+    long refill = elapsed >= NANOS_PER_SECOND ? reserveCapMilli : elapsed * reservePerSecond / 1_000_000L;
+    if (!reserveStarted || refill > 0) {
       reserveStarted = true;
       reserveRefilledAtNanos = nowNanos;
-    } else if (refill > 0) {
       reserveMilli = Math.min(reserveCapMilli, reserveMilli + refill);
-      reserveRefilledAtNanos = nowNanos;
     }
     if (reserveMilli < cost) return false;
     reserveMilli -= cost;
     return true;
-  }
-
-  /** What the reserve has refilled by since its last refill; 0 until its first use. Guarded by this. */
-  private long refillMilli(long nowNanos) {
-    if (!reserveStarted) return 0;
-    long elapsed = Math.max(0, nowNanos - reserveRefilledAtNanos);
-    // reservePerSecond thousandths of a token per millisecond, computed without overflow.
-    return elapsed >= NANOS_PER_SECOND ? reserveCapMilli : elapsed * reservePerSecond / 1_000_000L;
   }
 }
