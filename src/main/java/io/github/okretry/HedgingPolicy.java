@@ -11,10 +11,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * When {@link RetryingCallFactory} hedges a call: once an attempt has gone unanswered for the
  * hedge delay, the same request is sent again beside it, the first acceptable answer wins and the
- * other attempt is canceled (its response, if any, closed). Hedging is the factory's, kept apart
- * from the {@link RetryPolicy} as grpc keeps its {@code HedgingPolicy} apart, because only a
- * driver that can have two attempts in flight can hedge: a {@link RetryInterceptor} runs one
- * chain on one thread.
+ * other attempt is canceled (its response, if any, closed). Hedging is the factory's, not the
+ * {@link RetryPolicy}'s: a {@link RetryInterceptor} runs one chain on one thread, and only a
+ * driver that can have two attempts in flight can hedge.
  *
  * <pre>{@code
  * RetryingCallFactory calls =

@@ -67,8 +67,7 @@ public final class IdempotencyKey {
   }
 
   /**
-   * Sends no key, even for POST or PATCH. Such a request is then repeated only when the failure
-   * proves the server did not process it.
+   * Sends no key, even for POST or PATCH.
    *
    * @return the policy that sends no key
    */

@@ -64,9 +64,8 @@ public final class RetryBudget {
   }
 
   /**
-   * A builder with the defaults listed on its methods: one failing call's retries since the last
-   * success, 100 tokens to start with, 20% of calls may retry once failures persist, a reserve of
-   * 10 retries per second. {@code builder().build()} is the budget each policy gets by default.
+   * A builder with the defaults listed on its methods; {@code builder().build()} is the budget each
+   * policy gets by default.
    *
    * @return a builder with the defaults listed on its methods
    */
@@ -76,11 +75,9 @@ public final class RetryBudget {
 
   /**
    * Tokens in the balance, ignoring the reserve; for metrics. A new budget holds {@link
-   * Builder#maxTokens}; {@link #unlimited()} never runs out and reports {@link
-   * Double#POSITIVE_INFINITY}.
+   * Builder#maxTokens}.
    *
-   * @return tokens in the balance, 0 or more; {@link Double#POSITIVE_INFINITY} for {@link
-   *     #unlimited()}
+   * @return tokens in the balance, 0 or more; {@link Double#POSITIVE_INFINITY} for {@link #unlimited()}
    */
   public double availableTokens() {
     return bucket == null ? Double.POSITIVE_INFINITY : bucket.balanceMilli() / (double) RetryTokenBucket.MILLI;

@@ -60,8 +60,7 @@ public final class RetryInterceptor implements Interceptor {
   }
 
   /**
-   * An interceptor with every default: 3 retries, 200 ms base, 10 s cap, Full Jitter, its own
-   * budget; the policy of {@code RetryPolicy.builder().build()}.
+   * An interceptor with every default: the policy of {@code RetryPolicy.builder().build()}.
    *
    * @return a new interceptor with its own policy and budget
    */
@@ -71,8 +70,7 @@ public final class RetryInterceptor implements Interceptor {
 
   /**
    * An interceptor that runs calls under {@code policy}, sharing its budget and per-origin state
-   * with every other user of that policy. Any policy will do: hedging, which one chain on one
-   * thread cannot do, is not a setting of the policy but of a {@link RetryingCallFactory}.
+   * with every other user of that policy.
    *
    * @param policy the policy to apply
    * @return a new interceptor
@@ -90,13 +88,12 @@ public final class RetryInterceptor implements Interceptor {
 
   /**
    * Adds this interceptor to {@code builder} as an application interceptor, and with it the
-   * network interceptor okretry needs to see every network request: it protects OkHttp from a
-   * hostile {@code Retry-After} (OkHttp 5 throws {@link NumberFormatException} on a 503 whose
-   * numeric {@code Retry-After} exceeds an int) by saturating such values, which keeps their
-   * meaning. Each is added only if {@code builder} lacks it, so installing twice (or into the
-   * {@code newBuilder()} of a client that has them) adds nothing more. This interceptor goes
-   * after the application interceptors already added: add those that must run once per logical
-   * call first, those that must see every attempt after.
+   * network interceptor that guards OkHttp from a hostile {@code Retry-After} (OkHttp 5 throws
+   * {@link NumberFormatException} on a 503 whose numeric {@code Retry-After} exceeds an int; the
+   * guard saturates such values, which keeps their meaning). Each is added only if {@code builder}
+   * lacks it, so installing twice (or into the {@code newBuilder()} of a client that has them)
+   * adds nothing more. This interceptor goes after the application interceptors already added:
+   * add those that must run once per logical call first, those that must see every attempt after.
    *
    * @param builder the client builder to add both interceptors to
    * @return {@code builder}, for chaining
@@ -104,7 +101,6 @@ public final class RetryInterceptor implements Interceptor {
    */
   public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
     if (builder == null) throw new NullPointerException("builder == null");
-    // Either may be there already (install() twice, a builder from newBuilder()): once is enough.
     if (!builder.interceptors().contains(this)) builder.addInterceptor(this);
     if (!builder.networkInterceptors().contains(RetryAfterGuard.INSTANCE)) {
       builder.addNetworkInterceptor(RetryAfterGuard.INSTANCE);

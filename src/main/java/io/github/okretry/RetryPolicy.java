@@ -383,8 +383,8 @@ public final class RetryPolicy {
 
     /**
      * Whether POST and PATCH without an {@link IdempotencyKey} tag get a generated key (a random
-     * UUID v4, about 0.2 µs per POST). Default true. When false, such requests are repeated only
-     * after failures that prove the server did not process them.
+     * UUID v4, about 0.2 µs per POST), which makes them safe to repeat ({@link IdempotencyKey}).
+     * Default true.
      *
      * @param generate true to generate keys for POST and PATCH
      * @return this builder
@@ -475,8 +475,7 @@ public final class RetryPolicy {
     }
 
     /**
-     * An immutable policy with this builder's settings. The builder keeps its settings and can be
-     * changed and built again; policies already built do not change.
+     * An immutable policy with this builder's settings; the builder can be changed and built again.
      *
      * @return a new policy
      * @throws IllegalStateException if the OkHttp on the classpath is older than 5.4.0, which

@@ -40,9 +40,8 @@ import org.jspecify.annotations.Nullable;
  * leaves it: one still queued when its call is answered is never sent. To hedge a burst, give the
  * dispatcher room for the hedges.
  *
- * <p>The factory's policy governs its calls: a {@link RetryInterceptor} in {@code client} (a
- * library's, or one that reaches it later) sends each of the factory's attempts once and retries
- * none, so two layers never multiply their attempts. The factory owns a single daemon scheduler
+ * <p>The factory's policy governs its calls: a {@link RetryInterceptor} in {@code client} sends
+ * each of the factory's attempts once, as that class describes. The factory owns a single daemon scheduler
  * thread unless you pass your own scheduler; {@link #close()} stops the one it owns. Thread-safe.
  *
  * <p>Callbacks run on the client's dispatcher (also after a wait on the scheduler), never
@@ -69,8 +68,11 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   private final AtomicBoolean schedulerWatched = new AtomicBoolean();
   private volatile boolean closed;
 
+  /** A factory hedging by {@code hedging} (null: none) on {@code scheduler} (null: one of its own). */
   private RetryingCallFactory(OkHttpClient client, RetryPolicy policy, @Nullable HedgingPolicy hedging,
-      ScheduledExecutorService scheduler, boolean owns) {
+      @Nullable ScheduledExecutorService scheduler) {
+    if (client == null) throw new NullPointerException("client == null");
+    if (policy == null) throw new NullPointerException("policy == null");
     this.policy = policy;
     this.hedging = hedging != null ? new Hedging.Shared(hedging) : null;
     // Both clients need the Retry-After guard once: add it unless the caller already did.
@@ -87,8 +89,8 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     OkHttpClient.Builder blocking = guarded.newBuilder();
     blocking.interceptors().add(0, new RetryInterceptor(policy, new ClosingWaits(policy.time)));
     this.blockingClient = blocking.build();
-    this.scheduler = scheduler;
-    this.ownsScheduler = owns;
+    this.ownsScheduler = scheduler == null;
+    this.scheduler = scheduler != null ? scheduler : ownScheduler();
   }
 
   /**
@@ -101,8 +103,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * @throws NullPointerException if an argument is null
    */
   public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy) {
-    checkNotNull(client, policy);
-    return new RetryingCallFactory(client, policy, null, ownScheduler(), true);
+    return new RetryingCallFactory(client, policy, null, null);
   }
 
   /**
@@ -116,9 +117,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * @throws NullPointerException if an argument is null
    */
   public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging) {
-    checkNotNull(client, policy);
-    if (hedging == null) throw new NullPointerException("hedging == null");
-    return new RetryingCallFactory(client, policy, hedging, ownScheduler(), true);
+    return new RetryingCallFactory(client, policy, notNull(hedging, "hedging"), null);
   }
 
   /**
@@ -136,9 +135,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    */
   public static RetryingCallFactory create(
       OkHttpClient client, RetryPolicy policy, ScheduledExecutorService scheduler) {
-    checkNotNull(client, policy);
-    if (scheduler == null) throw new NullPointerException("scheduler == null");
-    return new RetryingCallFactory(client, policy, null, scheduler, false);
+    return new RetryingCallFactory(client, policy, null, notNull(scheduler, "scheduler"));
   }
 
   /**
@@ -155,10 +152,7 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    */
   public static RetryingCallFactory create(
       OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging, ScheduledExecutorService scheduler) {
-    checkNotNull(client, policy);
-    if (hedging == null) throw new NullPointerException("hedging == null");
-    if (scheduler == null) throw new NullPointerException("scheduler == null");
-    return new RetryingCallFactory(client, policy, hedging, scheduler, false);
+    return new RetryingCallFactory(client, policy, notNull(hedging, "hedging"), notNull(scheduler, "scheduler"));
   }
 
   private static ScheduledExecutorService ownScheduler() {
@@ -174,9 +168,9 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     return scheduler;
   }
 
-  private static void checkNotNull(OkHttpClient client, RetryPolicy policy) {
-    if (client == null) throw new NullPointerException("client == null");
-    if (policy == null) throw new NullPointerException("policy == null");
+  private static <T> T notNull(@Nullable T value, String name) {
+    if (value == null) throw new NullPointerException(name + " == null");
+    return value;
   }
 
   /** A call for {@code request} that retries by this factory's policy. */
@@ -278,11 +272,6 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
       } finally {
         blockingWaits.remove(call);
       }
-    }
-
-    @Override
-    public String toString() {
-      return "ClosingWaits{" + time + "}";
     }
   }
 }

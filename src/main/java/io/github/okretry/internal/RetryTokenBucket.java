@@ -48,15 +48,8 @@ public final class RetryTokenBucket {
    * @param retryBeforeFirstSuccess false: no retry after an error is paid before the bucket's
    *     first success (the strict rule for fleets of one-shot processes)
    */
-  public RetryTokenBucket(
-      long depositMilli,
-      long capacityMilli,
-      long initialMilli,
-      int reservePerSecond,
-      long retryCostMilli,
-      long timeoutCostMilli,
-      long retryAfterCostMilli,
-      boolean retryBeforeFirstSuccess) {
+  public RetryTokenBucket(long depositMilli, long capacityMilli, long initialMilli, int reservePerSecond,
+      long retryCostMilli, long timeoutCostMilli, long retryAfterCostMilli, boolean retryBeforeFirstSuccess) {
     if (depositMilli < 0) throw new IllegalArgumentException("depositMilli < 0: " + depositMilli);
     if (capacityMilli < MILLI) throw new IllegalArgumentException("capacityMilli < 1000: " + capacityMilli);
     if (initialMilli < 0 || initialMilli > capacityMilli) {
@@ -84,15 +77,9 @@ public final class RetryTokenBucket {
   public static RetryTokenBucket withDefaults(
       double percentCanRetry, int maxTokens, int minRetriesPerSecond, boolean retryBeforeFirstSuccess) {
     long capacity = (long) maxTokens * MILLI;
-    return new RetryTokenBucket(
-        Math.round(percentCanRetry * MILLI),
-        capacity,
-        Math.round(capacity * Tuning.INITIAL_FILL),
-        minRetriesPerSecond,
-        Tuning.RETRY_COST_MILLI,
-        Tuning.TIMEOUT_COST_MILLI,
-        Tuning.RETRY_AFTER_COST_MILLI,
-        retryBeforeFirstSuccess);
+    long initial = Math.round(capacity * Tuning.INITIAL_FILL);
+    return new RetryTokenBucket(Math.round(percentCanRetry * MILLI), capacity, initial, minRetriesPerSecond,
+        Tuning.RETRY_COST_MILLI, Tuning.TIMEOUT_COST_MILLI, Tuning.RETRY_AFTER_COST_MILLI, retryBeforeFirstSuccess);
   }
 
   /** The balance, without the reserve, in thousandths of a token. */
