@@ -18,7 +18,9 @@ final class CallFailures {
 
   /** {@code e} (null: nothing) will ride on the final exception, if the call ends with one. */
   void add(@Nullable IOException e) {
-    if (e != null) earlier = FailureHistory.add(earlier, e);
+    if (e == null) return;
+    if (earlier == null) earlier = new FailureHistory();
+    earlier.add(e);
   }
 
   /** The last failure, described ({@link Events#describe}), or null before the first. */

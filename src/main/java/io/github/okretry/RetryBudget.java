@@ -96,11 +96,8 @@ public final class RetryBudget {
   }
 
   /**
-   * Pays for a retry when {@link LogicalCall} decides it ({@link RetryTokenBucket#payForRetry});
-   * one that is then not sent is given back ({@link #refund}): a retry never sent is never paid for.
-   *
-   * @param kind what the retry follows, which sets its price
-   * @param maxRetries the call's {@code maxRetries}
+   * Pays for a retry of {@code kind} when {@link LogicalCall} decides it ({@link
+   * RetryTokenBucket#payForRetry}); one then not sent is given back ({@link #refund}).
    */
   Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
     return bucket == null ? Payment.PAID : bucket.payForRetry(kind, maxRetries, nowNanos);

@@ -133,10 +133,9 @@ public final class RetryInterceptor implements Interceptor {
 
   /**
    * True if an okretry layer above this interceptor governs the call of {@code chain}: a {@code
-   * RetryInterceptor} earlier in the same client (its call tag: it reaches every interceptor of the
-   * call whatever request they pass on, for one small node on the call's tags rather than a copy
-   * of the request), or a {@link RetryingCallFactory} whose attempt this is (its attempts carry
-   * their {@link Attempt}).
+   * RetryInterceptor} earlier in the same client (its call tag, a small node rather than a copy of
+   * the request, reaches every interceptor of the call whatever request they pass on), or a {@link
+   * RetryingCallFactory} whose attempt this is (its attempts carry their {@link Attempt}).
    */
   private static boolean governed(Chain chain) {
     return chain.call().tag(GOVERNED) != null || chain.request().tag(ATTEMPT) != null;

@@ -4,8 +4,6 @@ package io.github.okretry.internal;
  * Everything the decision after a failed attempt depends on, as one value: which attempt it was,
  * what its outcome showed, and how much time is left. Built with named steps ({@link #attempt},
  * then the {@link Builder}'s), so no two booleans can be swapped by accident.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class AttemptFacts {
 

@@ -8,8 +8,6 @@ package io.github.okretry.internal;
  * the public {@code Jitter}, which describes each kind, so internal names nothing of the API). The
  * order is backoff, then jitter, then cap, so no jitter can ever exceed {@code max}. No input
  * overflows: retry 10 000 simply waits the cap.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class Backoff {
 

@@ -4,8 +4,6 @@ package io.github.okretry.internal;
  * When one logical call must end, on a monotonic clock: okretry's own deadline (the policy's or a
  * request's override) or OkHttp's call timeout, the shorter winning. Pure arithmetic: every method
  * takes the clock's reading. The one home of the "no deadline" sentinel, {@link #NO_DEADLINE}.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class CallDeadline {
 

@@ -8,8 +8,6 @@ import okio.Timeout;
  * Reads a call's {@link Timeout} the way OkHttp enforces it: a timeout, a deadline, or both, the
  * shorter winning. OkHttp's own calls honor {@code call.timeout().deadline(…)} as well as {@code
  * timeout(…)}; so must okretry wherever it is the one enforcing the call's time.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class CallTimeouts {
 

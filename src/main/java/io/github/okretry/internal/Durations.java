@@ -7,8 +7,6 @@ import java.util.concurrent.TimeUnit;
  * Validation of the duration settings, shared by every builder so each says the same thing: a
  * duration is present, positive (or 0 for none, where a setting allows none) and at most 24 hours,
  * and the message names the setting and the value as the caller wrote it.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class Durations {
 

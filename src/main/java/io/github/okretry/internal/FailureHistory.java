@@ -1,7 +1,6 @@
 package io.github.okretry.internal;
 
 import java.io.IOException;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The exceptions of a logical call's earlier attempts, to ride on its final exception as
@@ -11,8 +10,7 @@ import org.jspecify.annotations.Nullable;
  * So a final exception carries at most {@code KEEP_FIRST + 1 + KEEP_LAST} suppressed, oldest
  * first.
  *
- * <p>Not thread-safe: one logical call is driven by one thread at a time. Internal API: not
- * covered by compatibility guarantees.
+ * <p>Not thread-safe: one logical call is driven by one thread at a time.
  */
 public final class FailureHistory {
 
@@ -22,13 +20,6 @@ public final class FailureHistory {
   private final IOException[] first = new IOException[KEEP_FIRST];
   private final IOException[] last = new IOException[KEEP_LAST]; // a ring, oldest at count % KEEP_LAST
   private int count; // every failure added, kept or not
-
-  /** {@code history} (a new one if null) with {@code e} added. */
-  public static FailureHistory add(@Nullable FailureHistory history, IOException e) {
-    FailureHistory h = history != null ? history : new FailureHistory();
-    h.add(e);
-    return h;
-  }
 
   /** Records the failure of an attempt that is about to be retried. */
   public void add(IOException e) {

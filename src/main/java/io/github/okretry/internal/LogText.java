@@ -12,8 +12,6 @@ import org.jspecify.annotations.Nullable;
  * invisible format controls (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060–U+206F, U+FEFF,
  * U+FFF9–U+FFFB) and unpaired surrogates. Everything else passes unchanged, backslashes included.
  * The result is at most {@link #MAX_CHARS} characters plus a short "... (N more chars)" suffix.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class LogText {
 

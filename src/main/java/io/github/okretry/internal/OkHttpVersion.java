@@ -4,13 +4,9 @@ import okhttp3.OkHttp;
 
 /**
  * Fails fast, with a message a user can act on, when the OkHttp on the classpath is older than
- * okretry needs.
- *
- * <p>Maven settles versions per artifact, and OkHttp's JVM jar changed its name in 5 ({@code
- * okhttp-jvm}; 4's is {@code okhttp}): a dependency that brings {@code okhttp:4.12.0} (Retrofit 3
- * does) puts both jars on the classpath, and {@code OkHttpClient} may load from the old one.
- * Without this check the first retry would throw {@code NoSuchMethodError} deep inside a call;
- * with it, {@code build()} throws {@link IllegalStateException} naming both versions.
+ * okretry needs: with OkHttp 4 beside 5 on a Maven classpath (README, "OkHttp 4 beside it"),
+ * {@code OkHttpClient} may load from the old jar, and the first retry would otherwise throw {@code
+ * NoSuchMethodError} deep inside a call.
  */
 public final class OkHttpVersion {
 

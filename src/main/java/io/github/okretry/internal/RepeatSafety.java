@@ -11,8 +11,6 @@ import org.jspecify.annotations.Nullable;
  * When a request may be sent again: whether sending it twice has the effect of sending it once
  * (idempotent), and whether its body can be written twice. A value, one of four shared instances,
  * so finding it allocates nothing. Pure: every input is passed in.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class RepeatSafety {
 

@@ -9,8 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * as an argument, so the same code runs on a real clock inside {@code RetryBudget} and on a
  * simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the balance
  * and the count are lock-free, the reserve is {@code synchronized}.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class RetryTokenBucket {
 

@@ -16,8 +16,6 @@ import org.jspecify.annotations.Nullable;
  * <p>Outside it, on real time: the async driver waits on the factory's scheduler (which a test
  * replaces with a fake one), {@code DeadlineWatch} cancels on okio's watchdog, and okio deadlines
  * are read against {@link System#nanoTime()} ({@link CallTimeouts}).
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public interface TimeSource {
 

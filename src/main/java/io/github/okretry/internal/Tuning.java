@@ -9,8 +9,6 @@ import java.util.concurrent.TimeUnit;
  * them in one place and a fleet simulator can build {@link RetryTokenBucket} and {@link
  * OriginPacer} with other values side by side with these. Why each value was chosen is in
  * {@code docs/semantics.md} ("Retry budget", "Pacing a crowd").
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class Tuning {
 
