@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * How long okretry waits between attempts, on fake time: exponential backoff with its jitter
  * kinds, a server's {@code Retry-After} (seconds or a date, capped by {@code maxRetryAfter}, never
  * shortened, spread only upward), and a property over hostile headers. The pure pieces are {@code
- * internal/BackoffTest}, {@code internal/RetryAfterTest} and {@code internal/RetryRulesTest};
+ * internal/BackoffTest}, {@code internal/RetryAfterTest} and {@code RetryRulesTest};
  * waits that do not fit the deadline are {@link DeadlineTest}.
  */
 @Tag("unit")

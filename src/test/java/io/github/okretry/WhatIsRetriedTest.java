@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Which outcomes are retried: 429 and 503, timeouts and connection failures, and what
  * {@code retryOnStatus}, {@code retryOnResponse} and {@code retryOnException} add; everything else
  * returns or throws at once. Whether a retryable failure may be repeated is {@link SafeToRepeatTest};
- * the rules themselves are {@code internal/ClassifierTest}.
+ * the rules themselves are {@code ClassifierTest}.
  */
 @Tag("unit")
 @ParameterizedClass
