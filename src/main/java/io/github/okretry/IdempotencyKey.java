@@ -3,7 +3,7 @@ package io.github.okretry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per-request choice of the idempotency key that {@link RetryInterceptor} sends, attached as a
+ * Per-request choice of the idempotency key okretry sends (with either driver), attached as a
  * request tag:
  *
  * <pre>{@code
