@@ -18,23 +18,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The async driver's loop for one enqueued {@link RetryingCall}: it acts on each {@link Step}
- * (sends an attempt as its own OkHttp call, schedules a wait, delivers once) and decides nothing
- * itself. Between attempts nothing runs and no thread is held, only a scheduled task.
+ * (sends an attempt as its own OkHttp call, a {@link Leg}; schedules a wait; delivers once) and
+ * decides nothing itself. Between attempts nothing runs and no thread is held, only a scheduled task.
  *
- * <p>Each attempt is a {@link Leg}: its own OkHttp call, callback and deadline watch. With hedging
- * several fly at once: a SEND arms a timer ({@link Attempt#hedgeAfterNanos}), at which the loop
- * asks {@link LogicalCall#next} with attempts in flight; a SEND it answers is a hedge. The
- * client's dispatcher may hold a hedge behind other calls to its host (at most {@code
- * maxRequestsPerHost} run, 5 by default), including the very attempt it hedges: it is an attempt
- * only once it leaves that queue, when {@link AttemptSettings} asks its leg ({@link Leg#departs}).
- *
- * <p>Legs' callbacks and the timer may then run at once on different threads, while a {@link
- * LogicalCall} is single-threaded: every question to it while attempts are in flight is asked
- * under {@link #lock}, and what it answers is acted on after the lock is released (no callback or
- * cancel runs under it). The first step that is not a DROP ends the round: the hedge timer is
- * stale and every other leg is canceled (before a wait, only a hedge still queued can be left; it
- * would never go); their outcomes, when they come, find the call {@link #finished} or the leg not
- * departed, and are closed unread.
+ * <p>With hedging several legs fly: a SEND arms a timer ({@link Attempt#hedgeAfterNanos}), at which
+ * the loop asks {@link LogicalCall#next} again, and a SEND then is a hedge. Legs' callbacks and the
+ * timer may run at once on different threads, while a {@link LogicalCall} is single-threaded: every
+ * question to it while attempts are in flight is asked under {@link #lock}, and acted on after the
+ * lock is released (no callback or cancel runs under it). The first step that is not a DROP ends
+ * the round: the timer is stale and every other leg is canceled, its outcome closed unread.
  */
 final class AsyncLoop {
 
@@ -44,13 +36,10 @@ final class AsyncLoop {
   private final Callback callback;
   private final LogicalCall logical;
   private final AtomicBoolean delivered = new AtomicBoolean();
-  /** Orders a wait's scheduled task with the cancel that may end the wait. */
-  private final Object waitLock = new Object();
+  private final Object waitLock = new Object(); // orders a wait's task with the cancel that may end the wait
   private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
-  /** True while enqueue() runs the first step on the caller's thread. */
-  volatile boolean starting;
-  /** True while a scheduled step runs on the factory's scheduler thread. */
-  private volatile boolean onScheduler;
+  volatile boolean starting; // while enqueue() runs the first step on the caller's thread
+  private volatile boolean onScheduler; // while a scheduled step runs on the factory's scheduler thread
   /** Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may run at once. */
   private final Object lock = new Object();
   private final List<Leg> legs = new ArrayList<>(2); // guarded by lock: this round's, in flight or queued
@@ -75,24 +64,31 @@ final class AsyncLoop {
     try {
       next();
     } catch (RuntimeException | Error t) {
-      // Thrown from a scheduled task it would vanish into the task's future: hand it to the
-      // thread's handler instead, as a throw on an OkHttp dispatcher thread would reach it.
-      Thread thread = Thread.currentThread();
-      thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+      uncaught(t);
     } finally {
       onScheduler = false;
     }
   }
 
+  private static void uncaught(Throwable t) {
+    // Thrown from a scheduled task it would vanish into the task's future: the thread's handler
+    // gets it instead, as a throw on an OkHttp dispatcher thread would reach it.
+    Thread thread = Thread.currentThread();
+    thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+  }
+
   /** Asks for the next step, after a wait or at the start, and acts on it. */
   void next() {
+    call.factory.waiting.remove(this);
+    resume(call.canceled ? new IOException("Canceled")
+        : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed")
+        : null);
+  }
+
+  /** Asks for the next step with no attempt in flight ({@code endedBy}: what cut the wait short) and acts on it. */
+  private void resume(@Nullable IOException endedBy) {
     try {
-      call.factory.waiting.remove(this);
-      IOException ended =
-          call.canceled ? new IOException("Canceled")
-              : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed")
-              : null;
-      act(logical.next(ended), null);
+      act(logical.next(endedBy), null);
     } catch (RuntimeException | Error t) {
       crashed(t);
       throw t;
@@ -104,11 +100,7 @@ final class AsyncLoop {
     Response out = step.settle(response); // the caller's, for a RETURN; else closed
     switch (step.kind()) {
       case SEND:
-        Leg leg;
-        synchronized (lock) {
-          leg = fly(step.attempt());
-        }
-        leg.go();
+        fly(step.attempt()).go();
         return;
       case WAIT:
         schedule(step.waitNanos());
@@ -126,26 +118,15 @@ final class AsyncLoop {
     }
   }
 
-  /** {@code attempt}, a SEND, as a new leg in flight (guarded by lock); the hedge it arms, if any. */
+  /** {@code attempt}, a SEND, as a new leg in flight, to {@link Leg#go}; the hedge it arms, if any. */
   private Leg fly(Attempt attempt) {
-    // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
-    // none) afresh: bound it instead by what the logical call has left. call.timeout() gets
-    // OkHttp's own timeout semantics (it also bounds reading the body); okretry's own deadline,
-    // as in the interceptor, bounds the attempt until its outcome is in hand and no longer (a
-    // DeadlineWatch stopped in after()), so a slow predicate or listener cannot cancel a
-    // response decided in time.
-    Call sent = call.factory.attemptClient.newCall(
-        attempt.request().newBuilder().tag(Attempt.class, attempt).build());
-    sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
-    for (EventListener l : call.eventListeners) sent.addEventListener(l);
-    Leg leg = new Leg(attempt, sent);
-    attempt.departure = leg; // before enqueue() hands it to another thread
-    attempt.attachTo(sent);
-    leg.watch = DeadlineWatch.start(sent, attempt.watchNanos());
-    legs.add(leg);
-    if (!attempt.hedge) call.current = sent; // a hedge becomes the call's own only if it wins
-    arm(attempt.hedgeAfterNanos);
-    return leg;
+    synchronized (lock) {
+      Leg leg = new Leg(attempt);
+      legs.add(leg);
+      if (!attempt.hedge) call.current = leg.sent; // a hedge becomes the call's own only if it wins
+      arm(attempt.hedgeAfterNanos);
+      return leg;
+    }
   }
 
   /** Schedules the hedge timer of this round after {@code delayNanos} (0: none). Guarded by lock. */
@@ -173,19 +154,15 @@ final class AsyncLoop {
       }
       leg.go();
     } catch (RuntimeException | Error t) {
-      Thread thread = Thread.currentThread();
-      thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+      uncaught(t);
     }
   }
 
   /** {@code leg}'s attempt ended with {@code response} or {@code error}. */
   private void after(Leg leg, @Nullable Response response, @Nullable IOException error) {
     try {
-      DeadlineWatch w = leg.watch;
-      leg.watch = null;
-      boolean fired = w != null && w.stop(); // before any user code runs on the outcome
       int seen =
-          (fired ? Seen.WATCH_FIRED : 0)
+          (leg.watch != null && leg.watch.stop() ? Seen.WATCH_FIRED : 0) // before any user code runs on the outcome
               | (call.canceled ? Seen.CALLER_CANCELED : 0)
               | (leg.sent.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
       Step step;
@@ -195,29 +172,24 @@ final class AsyncLoop {
         // A loser, canceled when another answered for the call, or a hedge that never left the
         // dispatcher: never an attempt of the call.
         if (finished || !leg.departed) {
-          if (response != null) response.close();
+          Step.DROP.settle(response); // closes it
           return;
         }
         try {
           step = logical.ended(leg.attempt, response, error, seen);
         } catch (Error e) {
-          if (response != null) response.close();
+          Step.DROP.settle(response);
           throw e;
         }
-        if (step.kind() != Step.Kind.DROP) { // the round is over: its timer is stale, every other leg a loser
-          round++;
-          cancelTimer();
-          if (!legs.isEmpty()) losers = new ArrayList<>(legs);
-          legs.clear();
+        if (step.kind() != Step.Kind.DROP) {
+          losers = endRound();
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
             call.current = leg.sent; // the call's own from now on: isCanceled() reports the winner, not a loser
           }
         }
       }
-      if (losers != null) {
-        for (Leg loser : losers) loser.sent.cancel(); // their outcomes find the call finished, or never departed
-      }
+      cancel(losers); // their outcomes find the call finished, or never departed
       act(step, response);
     } catch (RuntimeException | Error t) {
       crashed(t);
@@ -225,25 +197,31 @@ final class AsyncLoop {
     }
   }
 
-  private void cancelTimer() { // guarded by lock
+  /** The round is over (guarded by lock): its hedge timer is stale; returns its legs, to cancel, or null for none. */
+  private @Nullable List<Leg> endRound() {
+    round++;
     ScheduledFuture<?> t = hedgeTimer;
     hedgeTimer = null;
     if (t != null) t.cancel(false);
+    List<Leg> losers = legs.isEmpty() ? null : new ArrayList<>(legs);
+    legs.clear();
+    return losers;
+  }
+
+  private static void cancel(@Nullable List<Leg> legs) { // outside the lock: a cancel may call back
+    if (legs != null) for (Leg leg : legs) leg.sent.cancel();
   }
 
   /**
-   * The caller canceled (or user code threw): the hedge timer is dropped and every leg canceled,
-   * outside the lock (a cancel may call back), as {@link RetryingCall#cancel} cancels {@code
-   * current}. Returns the legs canceled.
+   * The caller canceled (or user code threw): the hedge timer is dropped and every leg canceled, as
+   * {@link RetryingCall#cancel} cancels {@code current}.
    */
-  List<Leg> cancelAll() {
+  void cancelAll() {
     List<Leg> flying;
     synchronized (lock) {
-      cancelTimer();
-      flying = new ArrayList<>(legs);
+      flying = endRound();
     }
-    for (Leg l : flying) l.sent.cancel();
-    return flying;
+    cancel(flying);
   }
 
   /**
@@ -257,10 +235,7 @@ final class AsyncLoop {
     call.canceled = true;
     Call sent = call.current;
     if (sent != null) sent.cancel();
-    for (Leg leg : cancelAll()) {
-      DeadlineWatch w = leg.watch;
-      if (w != null) w.stop();
-    }
+    cancelAll(); // their watches stop as their outcomes come
     ScheduledFuture<?> f;
     synchronized (waitLock) {
       f = pending;
@@ -307,14 +282,7 @@ final class AsyncLoop {
     }
     if (f != null && f.cancel(false)) {
       call.factory.waiting.remove(this);
-      offThisThread(() -> {
-        try {
-          act(logical.next(new IOException(why)), null);
-        } catch (RuntimeException | Error t) {
-          crashed(t);
-          throw t;
-        }
-      });
+      onDispatcher(() -> resume(new IOException(why)), true);
     }
   }
 
@@ -323,16 +291,14 @@ final class AsyncLoop {
       response.close();
       return;
     }
-    onCallbackThread(() -> respond(response));
-  }
-
-  private void respond(Response response) {
-    try {
-      callback.onResponse(call, response);
-    } catch (IOException e) {
-      log.warn("Callback.onResponse threw for {}", call, e);
-      response.close();
-    }
+    onCallbackThread(() -> {
+      try {
+        callback.onResponse(call, response);
+      } catch (IOException e) {
+        log.warn("Callback.onResponse threw for {}", call, e);
+        response.close();
+      }
+    });
   }
 
   private void deliverFailure(IOException e) {
@@ -343,52 +309,58 @@ final class AsyncLoop {
   /**
    * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
    * callback never runs on the enqueuing thread) or on the scheduler thread (a slow callback
-   * must not hold up every waiting retry), else here. If the dispatcher was shut down, here
-   * after all, as OkHttp itself calls back when its executor rejects a call: enqueue() returns
-   * normally and the callback still runs exactly once.
+   * must not hold up every waiting retry), else here.
    */
   private void onCallbackThread(Runnable callbackRun) {
-    if (starting || onScheduler) {
-      try {
-        call.factory.attemptClient.dispatcher().executorService().execute(callbackRun);
-        return;
-      } catch (RejectedExecutionException e) {
-        // fall through: call back on this thread
-      }
-    }
-    callbackRun.run();
+    if (starting || onScheduler) onDispatcher(callbackRun, false);
+    else callbackRun.run();
   }
 
   /**
-   * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls
-   * back. If the dispatcher was shut down, here after all, but what it throws is logged, never
-   * passed to the caller of cancel() or close().
+   * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls back.
+   * If the dispatcher was shut down, here after all, as OkHttp calls back when its executor
+   * rejects a call (enqueue() returns normally and the callback still runs exactly once); if
+   * {@code quiet}, what it throws then is logged, never passed to the caller of cancel() or close().
    */
-  private void offThisThread(Runnable task) {
+  private void onDispatcher(Runnable task, boolean quiet) {
     try {
       call.factory.attemptClient.dispatcher().executorService().execute(task);
       return;
     } catch (RejectedExecutionException e) {
-      // fall through
+      // fall through: run it on this thread
     }
     try {
       task.run();
     } catch (RuntimeException | Error t) {
+      if (!quiet) throw t;
       log.warn("A callback or listener of {} threw; ignored here", call, t);
     }
   }
 
-  /** One attempt of the call, or a hedge still queued: its own OkHttp call, callback, deadline watch and departure gate. */
+  /**
+   * An attempt, or a hedge still queued: its own OkHttp call, callback, deadline watch and departure
+   * gate. The client's dispatcher may hold a hedge behind other calls to its host (at most {@code
+   * maxRequestsPerHost}, 5 by default), even the attempt it hedges: it is an attempt only once it
+   * leaves that queue ({@link #departs}); until then its outcome is closed unread.
+   */
   final class Leg implements Callback, Attempt.Departure {
     final Attempt attempt;
     final Call sent;
-    volatile @Nullable DeadlineWatch watch;
+    private final @Nullable DeadlineWatch watch; // stop(): true if it fired (the deadline passed, the call canceled)
     boolean departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
 
-    Leg(Attempt attempt, Call sent) {
+    Leg(Attempt attempt) {
       this.attempt = attempt;
-      this.sent = sent;
-      this.departed = !attempt.hedge;
+      // Its own OkHttp call would start the client's callTimeout afresh: what the logical call has
+      // left bounds it instead (reading the body too); okretry's deadline bounds it until its outcome
+      // is in hand (the watch), so a slow predicate or listener cannot cancel a response in time.
+      sent = call.factory.attemptClient.newCall(attempt.request().newBuilder().tag(Attempt.class, attempt).build());
+      sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
+      for (EventListener l : call.eventListeners) sent.addEventListener(l);
+      attempt.departure = this; // before enqueue() hands it to another thread
+      attempt.attachTo(sent);
+      watch = DeadlineWatch.start(sent, attempt.watchNanos());
+      departed = !attempt.hedge;
     }
 
     /** Outside the lock: an executor that rejects the call fails it on this thread. */

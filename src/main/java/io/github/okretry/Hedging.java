@@ -3,7 +3,6 @@ package io.github.okretry;
 import io.github.okretry.internal.OriginLatencies;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.Tuning;
-import okhttp3.HttpUrl;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -77,10 +76,7 @@ final class Hedging {
     return new Hedging(call, shared);
   }
 
-  /**
-   * {@code primary} was sent at {@code nowNanos}: a new round, with nothing else in flight; its
-   * first hedge is armed on it ({@link Attempt#hedgeAfterNanos}).
-   */
+  /** {@code primary} was sent at {@code nowNanos}: a new round, nothing else in flight; the first hedge armed on it. */
   void roundStarted(Attempt primary, long nowNanos) {
     primary.sentNanos = nowNanos;
     inFlight = 1;
@@ -90,7 +86,7 @@ final class Hedging {
     primary.hedgeAfterNanos = delayNanos();
   }
 
-  /** True while an attempt of the round is in flight: a wait that ends then is a hedge's ({@link #due}). */
+  /** True while an attempt of the round is in flight: a wait ending then is a hedge's ({@link #due}). */
   boolean inRound() {
     return inFlight > 0;
   }
@@ -108,11 +104,10 @@ final class Hedging {
    * delay is still warming up). What it answers is what {@link #due} holds the driver's timer to.
    */
   private long delayNanos() {
-    HttpUrl url = call.request.url();
     if (refused || pending != null || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
     // An origin that never answered may be one that refuses everything: no hedge to it yet.
-    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(url) ? fixedDelayNanos : 0;
-    long percentile = origins.percentileNanos(url);
+    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(call.request.url()) ? fixedDelayNanos : 0;
+    long percentile = origins.percentileNanos(call.request.url());
     if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
     long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
     return armedNanos = Math.max(floorNanos, margin);
@@ -120,10 +115,10 @@ final class Hedging {
 
   /**
    * The hedge to hand to the driver at {@code nowNanos} (a SEND), numbered {@code number} if it
-   * goes, or {@link Step#DROP} for none now, checked in this order: one is armed and its delay is over; {@code origin} does not push
-   * back (is not refusing or pacing calls, and has not refused a call of this factory lately: else
-   * this call never hedges again); the call {@code mayAttempt} again (within its attempts and its
-   * deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
+   * goes, or a DROP, checked in this order: one is armed and its delay is over; {@code origin} does
+   * not push back (is not refusing or pacing calls, and has not refused a call of this factory
+   * lately: else this call never hedges again); the call {@code mayAttempt} again (within its
+   * attempts and its deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
    */
   Step due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
     if (!isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return Step.DROP;
@@ -168,10 +163,7 @@ final class Hedging {
     armedNanos = 0;
   }
 
-  /**
-   * {@code hedge}, which {@link #departs}, goes now beside the attempts in flight; the next hedge
-   * is armed on it ({@link Attempt#hedgeAfterNanos}).
-   */
+  /** {@code hedge}, which {@link #departs}, goes now beside the attempts in flight; the next hedge armed on it. */
   void sent(Attempt hedge, long nowNanos) {
     hedge.sentNanos = nowNanos;
     sent++;
