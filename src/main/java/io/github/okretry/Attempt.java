@@ -26,7 +26,7 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   final boolean hedge; // sent beside an attempt in flight
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
-  /** A queued hedge's gate, set by the driver before it hands the hedge to OkHttp; else null. */
+  /** Its gate in a driver that queues it, set before OkHttp has it (asked for a hedge only); else null. */
   @Nullable Departure departure;
 
   /** Asked when a queued attempt (a hedge) leaves the driver's queue, before anything is sent. */
