@@ -166,8 +166,8 @@ public final class OriginGate {
         entry.quota = new QuotaPacer(true, nowNanos);
         quotaOrigins++;
       }
-      long admitted = entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos); // the pacer's: -wait, or a number
-      return admitted < 0 ? new QuotaTurn(key, 0, -admitted) : new QuotaTurn(key, admitted, 0);
+      long wait = entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+      return new QuotaTurn(key, wait > 0 ? 0 : entry.quota.lastSend(), wait);
     }
   }
 
@@ -186,12 +186,12 @@ public final class OriginGate {
     if (quotas == null && counted == null) return;
     HttpUrl answered = response != null ? response.request().url() : null;
     String answeredOrigin = answered != null ? origin(answered) : counted.origin;
-    long seq = counted != null ? counted.seq : -1; // the pacers' "not counted"
+    long seq = counted != null ? counted.seq : 0; // 0: not counted
     synchronized (this) {
       if (counted != null && !counted.origin.equals(answeredOrigin)) {
         Entry admitted = entries.get(counted.origin);
         if (admitted != null && admitted.quota != null) admitted.quota.failed(seq, nowNanos);
-        seq = -1; // counted there; the answer is learned where it came from
+        seq = 0; // counted there; the answer is learned where it came from
       }
       Entry entry = quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
       if (entry == null) return;
