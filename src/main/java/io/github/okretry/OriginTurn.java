@@ -101,13 +101,13 @@ final class OriginTurn {
 
   /** The origin asked every caller to wait: wait with it, or be throttled if this call cannot. */
   private Step heldAtGate(OriginGate.Closed closed, long nowNanos, long remainingNanos, Request request) {
-    long wait = closed.notBeforeNanos() - nowNanos;
+    long wait = closed.notBeforeNanos - nowNanos;
     if (wait > policy.settings.maxRetryAfterNanos || wait >= remainingNanos) {
       abandon(); // a turn it may hold is given back
-      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", closed.code(), wait, request);
+      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", closed.code, wait, request);
     }
     // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-    if (crowd == Crowd.NOT_PACED) waitOn(OriginGate.origin(url), closed.code(), wait, remainingNanos);
+    if (crowd == Crowd.NOT_PACED) waitOn(OriginGate.origin(url), closed.code, wait, remainingNanos);
     return Step.waitFor(policy.rules.spreadUpward(wait, remainingNanos, policy.random));
   }
 

@@ -10,48 +10,31 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one policy's calls know per origin (scheme, host, port): the opt-in origin-wide {@code
- * Retry-After} gate, which holds every call to an origin that refused a call with a 429/503
- * {@code Retry-After} until the time it named, and the {@link OriginPacer} that spreads this
- * client's retries waiting on the origin.
+ * Retry-After} gate (every call to an origin that refused one with a 429/503 {@code Retry-After}
+ * waits until the time it named), the {@link OriginPacer} of the retries waiting on it, and, once
+ * it published a quota (or, probing, was called), its {@link QuotaPacer}.
  *
- * <p>Bounded: at most {@code maxOrigins} origins are remembered ({@link Tuning#MAX_ORIGINS} by
- * default, about 200 bytes each); past that the least recently used one is forgotten, which at
- * worst lets one call through to an origin that is still closed, to be closed again by its
- * answer. It also holds each origin's {@link QuotaPacer} once the origin published a quota (or,
- * with probing on, once a call was made to it). Entries whose gate is open and whose pacers are idle are removed when met (by a lookup
- * or a report) and, two at a time, from the least recently used end whenever an origin is added,
- * so expiry is amortised and the table empties itself once throttling is over. So
- * every operation costs O(1) (plus building the key) whatever the number of origins, under one
- * short lock; a lookup when nothing is remembered takes no lock.
+ * <p>Bounded: at most {@code maxOrigins} origins (about 200 bytes each); past that the least
+ * recently used is forgotten, which at worst lets one call through to an origin still closed, to
+ * be closed again by its answer. An entry with nothing left to keep is removed when met, and two
+ * at a time from the least recently used end whenever an origin is added, so the table empties
+ * itself once throttling is over. Every operation is O(1) under one short lock; a lookup when
+ * nothing is remembered takes no lock.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class OriginGate {
 
-  /**
-   * A closed gate: no request before {@code notBeforeNanos}; {@code code} is the status that
-   * closed it, handed to callers that cannot wait.
-   */
+  /** A closed gate. */
   public static final class Closed {
-    private final long notBeforeNanos;
-    private final int code;
+    /** No request before this time. */
+    public final long notBeforeNanos;
+    /** The status that closed it, handed to callers that cannot wait. */
+    public final int code;
 
     Closed(long notBeforeNanos, int code) {
       this.notBeforeNanos = notBeforeNanos;
       this.code = code;
-    }
-
-    public long notBeforeNanos() {
-      return notBeforeNanos;
-    }
-
-    public int code() {
-      return code;
-    }
-
-    @Override
-    public String toString() {
-      return "Closed{notBeforeNanos=" + notBeforeNanos + ", code=" + code + "}";
     }
   }
 
@@ -62,7 +45,7 @@ public final class OriginGate {
    */
   public static final class QuotaTurn {
     private final String origin; // the origin whose quota pacer answered
-    final long seq; // the pacer's number for the send, once it goes (tests read it)
+    final long seq; // the pacer's number for the send once it goes, from 1 (tests read it)
     private final long waitNanos;
 
     QuotaTurn(String origin, long seq, long waitNanos) {
@@ -74,11 +57,6 @@ public final class OriginGate {
     /** How long to wait before asking again; 0: go now, counted. */
     public long waitNanos() {
       return waitNanos;
-    }
-
-    @Override
-    public String toString() {
-      return waitNanos > 0 ? "QuotaTurn{wait " + waitNanos + " ns}" : "QuotaTurn{go, " + origin + " #" + seq + "}";
     }
   }
 

@@ -25,10 +25,10 @@ class OriginGateTest {
     OriginGate gate = new OriginGate();
     gate.close(url("a.test"), 0, 10 * S, 503);
     gate.close(url("a.test"), 1 * S, 5 * S, 429);
-    assertThat(gate.check(url("a.test"), 2 * S).notBeforeNanos()).isEqualTo(10 * S);
-    assertThat(gate.check(url("a.test"), 2 * S).code()).isEqualTo(503);
+    assertThat(gate.check(url("a.test"), 2 * S).notBeforeNanos).isEqualTo(10 * S);
+    assertThat(gate.check(url("a.test"), 2 * S).code).isEqualTo(503);
     gate.close(url("a.test"), 3 * S, 20 * S, 429);
-    assertThat(gate.check(url("a.test"), 3 * S).code()).isEqualTo(429);
+    assertThat(gate.check(url("a.test"), 3 * S).code).isEqualTo(429);
     assertThat(gate.check(url("a.test"), 20 * S)).as("reopened at its time").isNull();
     assertThat(gate.size()).as("an open gate with no pacing is not kept").isZero();
   }
@@ -139,7 +139,7 @@ class OriginGateTest {
     gate.close(url("b.test"), 0, 10 * S, 429);
     assertThat(gate.size()).isEqualTo(1);
     assertThat(gate.check(url("a.test"), 1)).isNull();
-    assertThat(gate.check(url("b.test"), 1).code()).isEqualTo(429);
+    assertThat(gate.check(url("b.test"), 1).code).isEqualTo(429);
     assertThatThrownBy(() -> new OriginGate(0)).isInstanceOf(IllegalArgumentException.class).hasMessage("maxOrigins < 1: 0");
   }
 
@@ -149,8 +149,8 @@ class OriginGateTest {
     OriginGate gate = new OriginGate();
     gate.close(url("a.test"), o, o + 10 * S, 503);
     gate.close(url("a.test"), o + 1 * S, o + 5 * S, 429);
-    assertThat(gate.check(url("a.test"), o + 6 * S).notBeforeNanos()).isEqualTo(o + 10 * S);
-    assertThat(gate.check(url("a.test"), o + 6 * S).code()).isEqualTo(503);
+    assertThat(gate.check(url("a.test"), o + 6 * S).notBeforeNanos).isEqualTo(o + 10 * S);
+    assertThat(gate.check(url("a.test"), o + 6 * S).code).isEqualTo(503);
   }
 
   /** Turns of {@code origin} at {@code now}: the gap between two retries asking at once. */
@@ -185,7 +185,7 @@ class OriginGateTest {
     gate.sent(url("a.test"), 1);
     gate.admitted(url("a.test"), 1);
     assertThat(gate.size()).isEqualTo(1);
-    assertThat(gate.check(url("a.test"), 2).code()).isEqualTo(503);
+    assertThat(gate.check(url("a.test"), 2).code).isEqualTo(503);
   }
 
   @Test
