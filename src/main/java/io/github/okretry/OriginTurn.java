@@ -72,10 +72,8 @@ final class OriginTurn {
       if (closed != null) return heldAtGate(closed, nowNanos, remainingNanos, request);
     }
     if (crowd == Crowd.WAITING && pacedOrigin != null) {
-      // Its own wait is over: a turn from the origin's pacer. If others wait ahead of it and its
-      // turn would come after its latest time, it takes none and cannot go: held to its latest
-      // time it would bunch with the crowd there, and sent at once it would only add to the crowd
-      // the origin is turning away. It ends as a Retry-After that does not fit ends. One turn per wait.
+      // Its own wait is over: a turn from the origin's pacer, one per wait. A turn past its latest
+      // time is none (OriginPacer's third invariant): it ends as a Retry-After that does not fit.
       long slot = gate.reserve(pacedOrigin, nowNanos, latestNanos, ownLatestNanos);
       if (slot - Math.max(nowNanos, latestNanos) > 0) {
         crowd = Crowd.NOT_PACED; // no turn was taken
@@ -112,16 +110,13 @@ final class OriginTurn {
   }
 
   /**
-   * The quota the call's origin published: wait while it is spent (or a probe is pending), as
-   * long as the whole hold, from its first wait for this attempt however often the call asks
-   * again, fits in the {@code maxWaitNanos} it was given then; past that the call goes and the
-   * server decides. Asked only while some origin publishes one (or probing is on).
+   * The quota the call's origin published: wait while it is spent (or a probe is pending), past
+   * that the call goes and the server decides. A hold is one wait however often the call asks
+   * again (every 5 ms while a probe is pending): bounded from its first wait by the {@code
+   * maxWaitNanos} the call had then, else short waits that each fit would add up past the deadline.
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
     if (counted != null || !gate.pacesQuotas()) return null; // the common case: no quota ever seen
-    // A hold is one wait however often the call asks again (a probe pending, slow start: every
-    // 5 ms): bounded from its first wait by what the call could wait then, else short waits
-    // that each fit would add up to any length, past the deadline.
     long left = quotaHolds ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
     OriginGate.QuotaTurn turn = gate.admitQuota(url, nowNanos, Math.max(0, left));
     if (turn != null && turn.waitNanos() > 0) {
