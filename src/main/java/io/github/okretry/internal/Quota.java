@@ -1,5 +1,6 @@
 package io.github.okretry.internal;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -148,8 +149,8 @@ public final class Quota {
     if (!(o instanceof Quota)) return false;
     Quota q = (Quota) o;
     return form == q.form
-        && eq(policy, q.policy)
-        && eq(partitionKey, q.partitionKey)
+        && Objects.equals(policy, q.policy)
+        && Objects.equals(partitionKey, q.partitionKey)
         && remaining == q.remaining
         && hasLimit == q.hasLimit
         && limit == q.limit
@@ -157,10 +158,6 @@ public final class Quota {
         && receivedAtNanos == q.receivedAtNanos
         && hasReset == q.hasReset
         && resetAfterNanos == q.resetAfterNanos;
-  }
-
-  private static boolean eq(@Nullable Object a, @Nullable Object b) {
-    return a == null ? b == null : a.equals(b);
   }
 
   @Override

@@ -48,8 +48,6 @@ public final class QuotaPacer {
   /** A longer path is not remembered (it goes by the nearest known one): bounds memory and each comparison. */
   static final int MAX_PATH_CHARS = 256;
 
-  private static final String[] NO_PATHS = new String[0];
-
   /** One key's state. Sends are numbered from 1: a number 0 is a send that was not counted. */
   private static final class Key {
     final @Nullable String policy;
@@ -78,7 +76,7 @@ public final class QuotaPacer {
       this.partitionKey = partitionKey;
       this.byPath = byPath;
       this.bucket = bucket;
-      this.paths = bucket ? new String[PATHS_PER_BUCKET] : NO_PATHS;
+      this.paths = new String[bucket ? PATHS_PER_BUCKET : 0];
     }
 
     boolean current(long nowNanos) {
@@ -91,7 +89,6 @@ public final class QuotaPacer {
   }
 
   private final boolean probe;
-  private final long memoryNanos;
   private final Key[] keys = new Key[QuotaHeaders.MAX_QUOTAS];
   private int keyCount;
   private boolean probing; // probe mode: no answer from the origin yet
@@ -101,17 +98,10 @@ public final class QuotaPacer {
   private long lastSendNanos;
   private long lastActivityNanos;
 
-  /**
-   * @param probe whether to hold a crowd's calls to this origin until its first answer
-   */
+  /** @param probe whether to hold a crowd's calls to this origin until its first answer */
   public QuotaPacer(boolean probe, long nowNanos) {
-    this(probe, Tuning.PACING_MEMORY_NANOS, nowNanos);
-  }
-
-  QuotaPacer(boolean probe, long memoryNanos, long nowNanos) {
     this.probe = probe;
     this.probing = probe;
-    this.memoryNanos = memoryNanos;
     this.lastActivityNanos = nowNanos;
   }
 
@@ -229,9 +219,9 @@ public final class QuotaPacer {
     boolean current = known && k.current(nowNanos);
     // Others draw on it: a refusal while it said some was left, or a fall faster than our sends.
     if (current && refused && k.remaining - inFlight > 0) markShared(k, nowNanos);
-    // Within a window, every send this client made since its first answer there, and every one
-    // then still in flight, may have reached the server in between (sends race to it in any
-    // order; answers race back): only a fall beyond all of them, and a little, is someone else's.
+    // Every send this client made since the window's first answer, and every one then in flight,
+    // may have reached the server in between: only a fall beyond all of them, and a little, is
+    // someone else's.
     if (current && k.baseSeq > 0 && seq > k.baseSeq
         && k.baseRemaining - remaining > (sends - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
       markShared(k, nowNanos);
@@ -292,7 +282,7 @@ public final class QuotaPacer {
 
   private void markShared(Key k, long nowNanos) {
     k.shared = true;
-    k.sharedUntilNanos = nowNanos + memoryNanos;
+    k.sharedUntilNanos = nowNanos + Tuning.PACING_MEMORY_NANOS;
   }
 
   /**
@@ -346,9 +336,8 @@ public final class QuotaPacer {
   }
 
   /**
-   * Leading path segments two different paths have in common: 1 for {@code /issues/3} and {@code
-   * /issues/7}, 0 for {@code /issues/3} and {@code /search/issues}. Paths as {@link
-   * okhttp3.HttpUrl#encodedPath()} gives them: each starts with {@code /}.
+   * Leading segments two different paths (each starting with {@code /}) have in common: 1 for
+   * {@code /issues/3} and {@code /issues/7}, 0 for {@code /issues/3} and {@code /search/issues}.
    */
   static int commonSegments(String a, String b) {
     int n = Math.min(a.length(), b.length());
@@ -384,19 +373,19 @@ public final class QuotaPacer {
   }
 
   /**
-   * True if there is nothing to keep: every key lapsed (dropped on the way: {@code memoryNanos} past
-   * its reset, or past when it was heard), and no send is in flight and no probe pending, or nothing
-   * happened for that long either (an answer that never came must not keep the entry forever).
+   * True if there is nothing to keep: every key lapsed (dropped on the way: {@link
+   * Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard), and no send is in flight
+   * and no probe pending, or nothing happened for that long either (an answer that never came must
+   * not keep the entry forever).
    */
   public boolean isIdle(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
-      long end = (k.hasReset ? k.resetAtNanos : k.infoAtNanos) + memoryNanos;
+      long end = (k.hasReset ? k.resetAtNanos : k.infoAtNanos) + Tuning.PACING_MEMORY_NANOS;
       if (nowNanos - end >= 0 && !k.shared(nowNanos)) keys[i] = keys[--keyCount];
     }
     if (keyCount > 0) return false;
-    if (nowNanos - lastActivityNanos < memoryNanos) return inFlight == 0 && !probing && !probe;
-    return true;
+    return nowNanos - lastActivityNanos >= Tuning.PACING_MEMORY_NANOS || (inFlight == 0 && !probing && !probe);
   }
 
   /** Sends counted in flight (for tests). */

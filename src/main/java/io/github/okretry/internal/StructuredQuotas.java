@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import okhttp3.Headers;
 import org.jspecify.annotations.Nullable;
 
@@ -158,7 +159,7 @@ final class StructuredQuotas {
     void add(Quota q) {
       for (int i = 0; i < quotas.size(); i++) {
         Quota old = quotas.get(i);
-        if (eq(old.policy(), q.policy()) && eq(old.partitionKey(), q.partitionKey())) {
+        if (Objects.equals(old.policy(), q.policy()) && Objects.equals(old.partitionKey(), q.partitionKey())) {
           boolean hasReset = old.hasReset() || q.hasReset();
           long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
           boolean hasLimit = old.hasLimit() || q.hasLimit();
@@ -176,10 +177,6 @@ final class StructuredQuotas {
     @Nullable
     List<Quota> result() {
       return quotas.isEmpty() ? null : Collections.unmodifiableList(new ArrayList<>(quotas));
-    }
-
-    private static boolean eq(@Nullable String a, @Nullable String b) {
-      return a == null ? b == null : a.equals(b);
     }
   }
 }
