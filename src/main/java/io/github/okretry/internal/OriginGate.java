@@ -237,54 +237,37 @@ public final class OriginGate {
    *
    * @param origin a key from {@link #origin(HttpUrl)}
    */
-  public long reserve(String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
-    synchronized (this) {
-      return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos, ownLatestNanos);
-    }
-  }
-
-  /** The attempt of the turn at {@code slotNanos} left: see {@link OriginPacer#used}. Adds nothing if the origin was forgotten meanwhile. */
-  public void used(String origin, long slotNanos, long nowNanos) {
-    synchronized (this) {
-      Entry entry = entries.get(origin);
-      if (entry != null && entry.pacer != null) entry.pacer.used(slotNanos, nowNanos);
-    }
+  public synchronized long reserve(String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
+    return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos, ownLatestNanos);
   }
 
   /**
-   * The call holding the turn at {@code slotNanos} ended without sending: see {@link
-   * OriginPacer#givenBack}. Adds nothing if the origin was forgotten meanwhile.
+   * The attempt of the turn at {@code slotNanos} left ({@link OriginPacer#used}); nothing if the
+   * origin was forgotten meanwhile.
    */
-  public void givenBack(String origin, long slotNanos, long nowNanos) {
-    synchronized (this) {
-      Entry entry = entries.get(origin);
-      if (entry != null && entry.pacer != null) entry.pacer.givenBack(slotNanos, nowNanos);
-    }
+  public synchronized void used(String origin, long slotNanos, long nowNanos) {
+    Entry entry = entries.get(origin);
+    if (entry != null && entry.pacer != null) entry.pacer.used(slotNanos, nowNanos);
   }
 
-  /**
-   * What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link
-   * OriginPacer#released}.
-   */
-  public void released(
+  /** The call holding the turn at {@code slotNanos} ended unsent ({@link OriginPacer#givenBack}); as {@link #used}. */
+  public synchronized void givenBack(String origin, long slotNanos, long nowNanos) {
+    Entry entry = entries.get(origin);
+    if (entry != null && entry.pacer != null) entry.pacer.givenBack(slotNanos, nowNanos);
+  }
+
+  /** What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link OriginPacer#released}. */
+  public synchronized void released(
       String origin, long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
-    synchronized (this) {
-      pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
-    }
+    pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
   }
 
-  /**
-   * A call that is not paced was sent to {@code url}'s origin at {@code sentNanos}: see {@link
-   * OriginPacer#sent}. Only if the origin has a pacer; adds nothing.
-   */
+  /** A call that is not paced was sent to {@code url}'s origin: see {@link OriginPacer#sent}. */
   public void sent(HttpUrl url, long sentNanos) {
     report(url, sentNanos, false);
   }
 
-  /**
-   * The origin of {@code answeredUrl} admitted a call that was not paced, sent at {@code
-   * sentNanos}: see {@link OriginPacer#admitted}. Only if the origin has a pacer; adds nothing.
-   */
+  /** {@code answeredUrl}'s origin admitted a call that was not paced: see {@link OriginPacer#admitted}. */
   public void admitted(HttpUrl answeredUrl, long sentNanos) {
     report(answeredUrl, sentNanos, true);
   }

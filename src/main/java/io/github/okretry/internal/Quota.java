@@ -5,13 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One quota a response published, as {@link QuotaHeaders} parsed it: how many requests are left
- * for one policy of the server, and when more arrive. Immutable; every number already bounded
- * (see {@link QuotaHeaders}), so a consumer needs no checks of its own.
- *
- * <p>Key: the caller's origin plus {@link #policy()} and {@link #partitionKey()} (either may be
- * null; two quotas of one response never share both). Time: {@link #resetAtNanos()} is on the
- * monotonic clock the caller passed as "now" when the response arrived; wall-clock resets were
- * converted to a delta first.
+ * for one policy of the server, and when more arrive. Immutable; every number already bounded by
+ * {@link QuotaHeaders}, so a consumer needs no checks of its own. Keyed by the caller's origin,
+ * {@link #policy()} and {@link #partitionKey()} (two quotas of one response never share both);
+ * times on the caller's monotonic clock (a wall-clock reset was converted to a delta first).
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -78,19 +75,15 @@ public final class Quota {
   }
 
   /**
-   * The server's name for the policy (IETF item name), Discord's {@code X-RateLimit-Bucket}, or
-   * GitHub's {@code X-RateLimit-Resource}; null when the server names none. At most 128 visible
-   * ASCII characters.
+   * The server's name for the policy (IETF item name, Discord's {@code X-RateLimit-Bucket}, GitHub's
+   * {@code X-RateLimit-Resource}), at most 128 visible ASCII characters; null when it names none.
    */
   @Nullable
   public String policy() {
     return policy;
   }
 
-  /**
-   * The IETF partition key {@code pk}, as the base64 text of its Byte Sequence (at most 128
-   * characters), or null.
-   */
+  /** The IETF partition key {@code pk} as the base64 text of its Byte Sequence (≤ 128 characters), or null. */
   @Nullable
   public String partitionKey() {
     return partitionKey;
@@ -121,10 +114,7 @@ public final class Quota {
     return receivedAtNanos;
   }
 
-  /**
-   * Whether the response said when more quota arrives, within {@link QuotaHeaders#MAX_RESET_NANOS}.
-   * False means unknown: none was sent, or it was beyond the bound, in the past, or malformed.
-   */
+  /** Whether the response said when more quota arrives; false if it did not, or out of bounds or malformed. */
   public boolean hasReset() {
     return hasReset;
   }
@@ -134,11 +124,7 @@ public final class Quota {
     return resetAfterNanos;
   }
 
-  /**
-   * When more quota arrives, on the caller's monotonic clock ({@code receivedAtNanos +
-   * resetAfterNanos}, compared by subtraction as {@link System#nanoTime()} values are); only
-   * meaningful when {@link #hasReset()}.
-   */
+  /** When more quota arrives, on the caller's monotonic clock; only meaningful when {@link #hasReset()}. */
   public long resetAtNanos() {
     return receivedAtNanos + resetAfterNanos;
   }

@@ -26,9 +26,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class QuotaHeaders {
   /**
-   * The longest reset believed: 10 minutes, the draft's own example threshold (§8.5.1 "implementing
-   * retries when the reset parameter exceeds ten minutes"). A later one is reported as unknown, so
-   * a hostile or mistaken value can never park calls.
+   * The longest reset believed: 10 minutes, the draft's own threshold (§8.5.1). A later one is
+   * unknown, so a hostile or mistaken value can never park calls.
    */
   public static final long MAX_RESET_NANOS = 600_000_000_000L;
 
@@ -104,11 +103,9 @@ public final class QuotaHeaders {
   }
 
   /**
-   * How long until the quota {@code response} reports spent comes back: the latest reset among the
-   * quotas it publishes with nothing remaining, in nanoseconds from {@code nowNanos} (≥ 0, at most
-   * {@link #MAX_RESET_NANOS}), or {@link RetryAfter#ABSENT} if none is spent or none of the spent
-   * ones says when. What a retried response without {@code Retry-After} waits instead of its
-   * backoff (docs/semantics.md, "Retry-After").
+   * The latest reset among the quotas {@code response} reports spent, in nanoseconds from {@code
+   * nowNanos}, or {@link RetryAfter#ABSENT} if none says when: what a retried response without
+   * {@code Retry-After} waits instead of its backoff (docs/semantics.md, "Retry-After").
    *
    * @param nowNanos the caller's monotonic time when the response arrived
    * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
@@ -169,12 +166,10 @@ public final class QuotaHeaders {
   }
 
   /**
-   * A reset as the separate fields send it, in nanoseconds from now, or -1. Decided by magnitude,
-   * since the same names carry both (delta at Envoy and in the early drafts; epoch seconds at
-   * GitHub, X, Okta, Discord, Bluesky, GitLab): ≥ 10^12 is epoch milliseconds, ≥ 10^9 (2001) epoch
-   * seconds, anything smaller delta seconds (10^9 s is 31 years: never a delta). An epoch is
-   * measured against the response's {@code Date}, else the local wall clock (as hub4j does); one
-   * in the past is unknown (as Envoy does), not "now".
+   * A reset as the separate fields send it, in nanoseconds from now, or -1. By magnitude, since one
+   * name carries both (docs/semantics.md, "Legacy reset"): ≥ 10^12 epoch milliseconds, ≥ 10^9 epoch
+   * seconds, else delta seconds. An epoch is measured against the response's {@code Date}, else the
+   * local wall clock (as hub4j does); one in the past is unknown (as Envoy does), not "now".
    */
   private static long reset(Headers headers, @Nullable String value, WallClock clock) {
     long[] decimal = decimal(value);
@@ -192,8 +187,7 @@ public final class QuotaHeaders {
     return deltaMillis * 1_000_000L;
   }
 
-  // A reset past MAX_RESET_NANOS (or negative) is unknown: -1. Shared with StructuredQuotas, so every
-  // form keeps the one bound.
+  // A reset past MAX_RESET_NANOS (or negative) is unknown: -1. Every form keeps the one bound.
   static long boundedReset(long nanos) {
     return nanos < 0 || nanos > MAX_RESET_NANOS ? -1 : nanos;
   }

@@ -18,12 +18,11 @@ import okhttp3.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The two {@link QuotaHeaders} forms that are RFC 9651 structured fields, read from what {@link
- * StructuredFields} parses: the IETF {@code RateLimit} List with its {@code RateLimit-Policy}
- * (draft -08 to -10), and the draft -07 {@code RateLimit} Dictionary, which express-rate-limit
- * still sends. Each returns null for a field that is absent, too long or malformed, so {@link
- * QuotaHeaders#parse} moves on to the next form; the other bounds are {@link QuotaHeaders}'s. Work
- * is linear in the fields: each member is checked once and finds its policy in a map.
+ * The two {@link QuotaHeaders} forms that are RFC 9651 structured fields: the IETF {@code
+ * RateLimit} List with its {@code RateLimit-Policy} (draft -08 to -10), and the draft -07 {@code
+ * RateLimit} Dictionary, which express-rate-limit still sends. Each returns null for a field that
+ * is absent, too long or malformed, so {@link QuotaHeaders#parse} moves on to the next form. Linear
+ * in the fields: each member is checked once and finds its policy in a map.
  */
 final class StructuredQuotas {
   private StructuredQuotas() {}
