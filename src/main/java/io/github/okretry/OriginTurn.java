@@ -49,9 +49,8 @@ final class OriginTurn {
   private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
   private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
-  private boolean quotaHolds; // a quota holds its attempt: since quotaHeldSinceNanos, for at most quotaHoldNanos
+  private long quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos; 0: none
   private long quotaHeldSinceNanos;
-  private long quotaHoldNanos;
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
   private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
 
@@ -117,17 +116,16 @@ final class OriginTurn {
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
     if (counted != null || !gate.pacesQuotas()) return null; // the common case: no quota ever seen
-    long left = quotaHolds ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
+    long left = quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
     OriginGate.QuotaTurn turn = gate.admitQuota(url, nowNanos, Math.max(0, left));
     if (turn != null && turn.waitNanos() > 0) {
-      if (!quotaHolds) {
-        quotaHolds = true;
+      if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;
         quotaHoldNanos = maxWaitNanos;
       }
       return Step.waitFor(turn.waitNanos());
     }
-    quotaHolds = false;
+    quotaHoldNanos = 0;
     counted = turn; // null: it goes uncounted, the origin has no quota
     return null;
   }
@@ -194,7 +192,7 @@ final class OriginTurn {
    * closed, deadline, gave up): a turn it holds is given back.
    */
   void abandon() {
-    quotaHolds = false;
+    quotaHoldNanos = 0;
     if (crowd == Crowd.HOLDING && pacedOrigin != null) gate.givenBack(pacedOrigin, slotNanos, policy.time.nanoTime());
     if (crowd != Crowd.SENT) crowd = Crowd.NOT_PACED;
   }
