@@ -138,14 +138,10 @@ public final class OriginGate {
     String key = origin(url);
     synchronized (this) {
       Entry entry = probe ? entryFor(key, nowNanos) : entries.get(key);
-      if (entry == null) return null;
-      if (entry.quota == null) {
-        if (!probe) return null;
-        entry.quota = new QuotaPacer(true, nowNanos);
-        quotaOrigins++;
-      }
-      long wait = entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
-      return new QuotaTurn(key, wait > 0 ? 0 : entry.quota.lastSend(), wait);
+      if (entry == null || (entry.quota == null && !probe)) return null;
+      QuotaPacer quota = quotaFor(entry, nowNanos);
+      long wait = quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+      return new QuotaTurn(key, wait > 0 ? 0 : quota.lastSend(), wait);
     }
   }
 
@@ -172,16 +168,12 @@ public final class OriginGate {
         seq = 0; // counted there; the answer is learned where it came from
       }
       Entry entry = quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
-      if (entry == null) return;
-      if (entry.quota == null) {
-        if (quotas == null) return;
-        entry.quota = new QuotaPacer(probe, nowNanos);
-        quotaOrigins++;
-      }
+      if (entry == null || (entry.quota == null && quotas == null)) return;
+      QuotaPacer quota = quotaFor(entry, nowNanos);
       if (response == null) {
-        entry.quota.failed(seq, nowNanos);
+        quota.failed(seq, nowNanos);
       } else {
-        entry.quota.answered(seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
+        quota.answered(seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
       }
     }
   }
@@ -301,6 +293,15 @@ public final class OriginGate {
   /** The key of {@code url}'s origin: {@code scheme://host:port}. */
   public static String origin(HttpUrl url) {
     return url.scheme() + "://" + url.host() + ":" + url.port();
+  }
+
+  /** The entry's quota pacer, added if missing. Holds the lock. */
+  private QuotaPacer quotaFor(Entry entry, long nowNanos) {
+    if (entry.quota == null) {
+      entry.quota = new QuotaPacer(probe, nowNanos);
+      quotaOrigins++;
+    }
+    return entry.quota;
   }
 
   private OriginPacer pacerFor(String key, long nowNanos) {

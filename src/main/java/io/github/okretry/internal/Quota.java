@@ -39,17 +39,8 @@ public final class Quota {
   private final boolean hasReset;
   private final long resetAfterNanos;
 
-  Quota(
-      Form form,
-      @Nullable String policy,
-      @Nullable String partitionKey,
-      long remaining,
-      boolean hasLimit,
-      long limit,
-      long windowNanos,
-      long receivedAtNanos,
-      boolean hasReset,
-      long resetAfterNanos) {
+  Quota(Form form, @Nullable String policy, @Nullable String partitionKey, long remaining, boolean hasLimit,
+      long limit, long windowNanos, long receivedAtNanos, boolean hasReset, long resetAfterNanos) {
     if (form == null) throw new NullPointerException("form == null");
     if (remaining < 0) throw new IllegalArgumentException("remaining < 0: " + remaining);
     if (hasLimit && (limit < 0 || remaining > limit)) {

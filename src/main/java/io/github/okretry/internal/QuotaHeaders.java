@@ -63,16 +63,13 @@ public final class QuotaHeaders {
   }
 
   /**
-   * The quotas these headers publish, or null.
-   *
-   * <p>Nothing is read from a response that came from a cache ({@code fromCache}, or an {@code
-   * Age} above 0: the draft's "positive current_age"), nor from a 401 or 407, whose quota fields
-   * are placeholders of an unauthenticated caller, not this client's quota.
+   * The quotas these headers publish, or null; {@code nowNanos} and {@code clock} as for {@link
+   * #parse(Response, long, WallClock)}. Nothing is read from a response that came from a cache
+   * ({@code fromCache}, or an {@code Age} above 0: the draft's "positive current_age"), nor from a
+   * 401 or 407, whose quota fields are placeholders of an unauthenticated caller.
    *
    * @param code the response's status
    * @param fromCache whether the response was served from a cache rather than by the origin
-   * @param nowNanos the caller's monotonic time when the response arrived
-   * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
    */
   @Nullable
   public static List<Quota> parse(Headers headers, int code, boolean fromCache, long nowNanos, WallClock clock) {
