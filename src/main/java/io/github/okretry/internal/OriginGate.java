@@ -85,16 +85,6 @@ public final class OriginGate {
   private volatile int size; // entries.size(), readable without the lock
   private volatile int quotaOrigins; // entries with a QuotaPacer, readable without the lock
 
-  /** A gate remembering at most {@link Tuning#MAX_ORIGINS} origins, pacing by published quotas. */
-  public OriginGate() {
-    this(Tuning.MAX_ORIGINS);
-  }
-
-  /** A gate remembering at most {@code maxOrigins} origins, pacing by published quotas. */
-  public OriginGate(int maxOrigins) {
-    this(maxOrigins, true, false, WallClock.SYSTEM, RandomSource.THREAD_LOCAL);
-  }
-
   /**
    * A gate remembering at most {@code maxOrigins} origins.
    *
