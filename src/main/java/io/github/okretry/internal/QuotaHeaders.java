@@ -150,13 +150,10 @@ public final class QuotaHeaders {
         if (!isKeyText(policy)) return null; // an unusable id: keying it would merge or split buckets
       }
     }
-    long resetNanos = -1;
     String after = form == Form.X_RATELIMIT ? headers.get("X-RateLimit-Reset-After") : null;
-    if (after != null) {
-      resetNanos = boundedReset(decimalNanos(after)); // Discord: relative, so immune to clock skew
-    } else {
-      resetNanos = reset(headers, headers.get(prefix + "Reset"), clock);
-    }
+    long resetNanos = after != null
+        ? delta(decimal(after)) // Discord: relative, so immune to clock skew
+        : reset(headers, decimal(headers.get(prefix + "Reset")), clock);
     Quota q = new Quota(form, policy, null, remaining, limit >= 0, Math.max(0, limit), 0, nowNanos,
         resetNanos >= 0, Math.max(0, resetNanos));
     return Collections.singletonList(q);
@@ -168,14 +165,12 @@ public final class QuotaHeaders {
    * seconds, else delta seconds. An epoch is measured against the response's {@code Date}, else the
    * local wall clock (as hub4j does); one in the past is unknown (as Envoy does), not "now".
    */
-  private static long reset(Headers headers, @Nullable String value, WallClock clock) {
-    long[] decimal = decimal(value);
+  private static long reset(Headers headers, long @Nullable [] decimal, WallClock clock) {
     if (decimal == null) return -1;
     long whole = decimal[0];
-    long fraction = decimal[1];
-    if (whole < EPOCH_SECONDS_FROM) return boundedReset(whole * NANOS_PER_SECOND + fraction);
+    if (whole < EPOCH_SECONDS_FROM) return delta(decimal);
     // whole < 10^15 (integer's bound), so whole * 1000 cannot overflow.
-    long epochMillis = whole >= EPOCH_MILLIS_FROM ? whole : whole * 1000 + fraction / 1_000_000L;
+    long epochMillis = whole >= EPOCH_MILLIS_FROM ? whole : whole * 1000 + decimal[1] / 1_000_000L;
     Date serverNow = headers.getDate("Date");
     long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();
     long deltaMillis = epochMillis - nowMillis;
@@ -215,44 +210,30 @@ public final class QuotaHeaders {
     return value.substring(0, end);
   }
 
-  /**
-   * Non-negative decimal seconds ({@code 1.5}, at most 15 integer digits) as nanoseconds, digits
-   * past the nanosecond rounded up; -1 for anything else; saturated past {@link
-   * #MAX_RESET_NANOS}, which callers bound anyway.
-   */
-  private static long decimalNanos(@Nullable String value) {
-    long[] decimal = decimal(value);
-    if (decimal == null) return -1;
-    if (decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return Long.MAX_VALUE;
-    return decimal[0] * NANOS_PER_SECOND + decimal[1];
+  // A delta of decimal seconds as nanoseconds, or -1 (none, or past MAX_RESET_NANOS).
+  private static long delta(long @Nullable [] decimal) {
+    if (decimal == null || decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return -1;
+    return boundedReset(decimal[0] * NANOS_PER_SECOND + decimal[1]);
   }
 
-  // {whole seconds (≤ 15 digits), fraction in nanoseconds} of a non-negative decimal, or null.
+  // {whole seconds (≤ 15 digits), fraction in nanoseconds rounded up past the ninth digit} of a
+  // non-negative decimal ("1.5"), or null ("", "1.", ".5", "-1", "1e3").
   private static long @Nullable [] decimal(@Nullable String value) {
     if (value == null) return null;
     value = value.trim();
     int dot = value.indexOf('.');
     long whole = integer(dot < 0 ? value : value.substring(0, dot));
-    long fraction = fractionNanos(value, dot);
-    return whole < 0 || fraction < 0 ? null : new long[] {whole, fraction};
-  }
-
-  // The digits after value[dot] as nanoseconds (rounded up past the ninth); 0 without a dot; -1 if
-  // they are empty or not all ASCII digits.
-  private static long fractionNanos(String value, int dot) {
-    if (dot < 0) return 0;
-    int n = value.length() - dot - 1;
-    if (n == 0) return -1;
+    if (whole < 0 || dot == value.length() - 1) return null;
     long fraction = 0;
-    boolean more = false;
-    for (int i = 0; i < n; i++) {
-      char c = value.charAt(dot + 1 + i);
-      if (c < '0' || c > '9') return -1;
-      if (i < 9) fraction = fraction * 10 + (c - '0');
+    boolean more = false; // a non-zero digit past the nanosecond
+    for (int i = dot + 1; dot >= 0 && i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') return null;
+      if (i - dot <= 9) fraction = fraction * 10 + (c - '0');
       else if (c != '0') more = true;
     }
-    for (int i = n; i < 9; i++) fraction *= 10;
-    return more ? fraction + 1 : fraction;
+    for (int i = dot < 0 ? 9 : value.length() - dot - 1; i < 9; i++) fraction *= 10;
+    return new long[] {whole, more ? fraction + 1 : fraction};
   }
 
   // A key part okretry can compare and log: 1..128 visible ASCII characters.

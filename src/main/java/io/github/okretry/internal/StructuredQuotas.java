@@ -37,14 +37,13 @@ final class StructuredQuotas {
       if (!validServiceLimit(limits.get(i))) return null; // one bad member: the field is malformed
     }
     Map<String, Item> policies = policies(headers);
-    Merged merged = new Merged();
+    List<Quota> merged = new ArrayList<>();
     for (int i = 0; i < limits.size(); i++) {
       Item item = limits.get(i);
       String name = item.text;
       String pk = text(item.param("pk"));
       if (name.length() > MAX_KEY_CHARS || (pk != null && pk.length() > MAX_KEY_CHARS)) continue;
-      // The policy of the same name whose pk matches, else the one of that name without pk (it
-      // covers every pk).
+      // The policy of the same name whose pk matches, else the one without pk (it covers every pk).
       Item policy = policies.get(policyKey(name, pk));
       if (policy == null && pk != null) policy = policies.get(name);
       if (policy != null && !countsRequests(policy)) continue; // a quota of bytes says nothing of requests
@@ -57,16 +56,15 @@ final class StructuredQuotas {
       if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
       Item t = item.param("t");
       long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
-      merged.add(new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
+      merge(merged, new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
           resetNanos >= 0, Math.max(0, resetNanos)));
     }
-    return merged.result();
+    return merged.isEmpty() ? null : Collections.unmodifiableList(merged);
   }
 
   /**
-   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the
-   * field is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands
-   * alone).
+   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the field
+   * is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands alone).
    */
   private static Map<String, Item> policies(Headers headers) {
     List<Item> list = StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
@@ -149,33 +147,24 @@ final class StructuredQuotas {
   }
 
   /**
-   * Quotas by key (policy, pk), at most {@link QuotaHeaders#MAX_QUOTAS}. The same key twice keeps
-   * the more conservative reading: fewer remaining, and the later reset.
+   * Adds {@code q} to {@code quotas}, at most {@link QuotaHeaders#MAX_QUOTAS}, one per key (policy,
+   * pk): the same key twice keeps the more conservative reading, fewer remaining and the later reset.
    */
-  private static final class Merged {
-    final List<Quota> quotas = new ArrayList<>();
-
-    void add(Quota q) {
-      for (int i = 0; i < quotas.size(); i++) {
-        Quota old = quotas.get(i);
-        if (Objects.equals(old.policy(), q.policy()) && Objects.equals(old.partitionKey(), q.partitionKey())) {
-          boolean hasReset = old.hasReset() || q.hasReset();
-          long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
-          boolean hasLimit = old.hasLimit() || q.hasLimit();
-          long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
-          long remaining = Math.min(old.remaining(), q.remaining());
-          if (hasLimit) remaining = Math.min(remaining, limit);
-          quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
-              Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
-          return;
-        }
+  private static void merge(List<Quota> quotas, Quota q) {
+    for (int i = 0; i < quotas.size(); i++) {
+      Quota old = quotas.get(i);
+      if (Objects.equals(old.policy(), q.policy()) && Objects.equals(old.partitionKey(), q.partitionKey())) {
+        boolean hasReset = old.hasReset() || q.hasReset();
+        long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
+        boolean hasLimit = old.hasLimit() || q.hasLimit();
+        long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
+        long remaining = Math.min(old.remaining(), q.remaining());
+        if (hasLimit) remaining = Math.min(remaining, limit);
+        quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
+            Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
+        return;
       }
-      if (quotas.size() < MAX_QUOTAS) quotas.add(q);
     }
-
-    @Nullable
-    List<Quota> result() {
-      return quotas.isEmpty() ? null : Collections.unmodifiableList(new ArrayList<>(quotas));
-    }
+    if (quotas.size() < MAX_QUOTAS) quotas.add(q);
   }
 }
