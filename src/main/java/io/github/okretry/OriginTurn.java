@@ -11,19 +11,17 @@ import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One {@link LogicalCall}'s standing with the origins it calls, under its policy's settings, all
- * reached through the policy's {@link OriginGate}: the gate an origin-wide {@code Retry-After}
- * closes, the crowd of calls waiting on an origin (its {@code OriginPacer}), and the quota an
- * origin published (its {@code QuotaPacer}). Before each attempt it answers {@link #admit}: go
- * (nothing), a WAIT, or a RETURN of a local response when the call cannot wait as the origin asks
- * ({@link #refusedFor} says why). After each attempt it hears what the origin answered ({@link
- * #answered}). Decides nothing else. Like its call, not thread-safe.
+ * One {@link LogicalCall}'s standing with the origins it calls, all through its policy's {@link
+ * OriginGate}: the gate an origin-wide {@code Retry-After} closes, the crowd waiting on an origin
+ * ({@code OriginPacer}) and the quota it published ({@code QuotaPacer}). Before each attempt {@link
+ * #admit} answers go (null), a WAIT, or a RETURN of a local response when the call cannot wait as
+ * the origin asks ({@link #refusedFor} says why); after it, {@link #answered} hears what the origin
+ * said. Decides nothing else. Like its call, not thread-safe.
  *
- * <p>In the crowd: a call is paced after a 429/503 with {@code Retry-After} (once that wait is
- * over, {@link #waitOn}) or while the gate holds it; any other call only reports its sends and
- * admissions, and only while some origin is paced. A turn is held from {@link #admit} until its
- * attempt leaves ({@link #sending}) or the call ends without sending it ({@link #abandon}), which
- * gives it back, so a canceled crowd leaves no turns behind to delay later calls.
+ * <p>A call is paced after a 429/503 with {@code Retry-After} ({@link #waitOn}) or while the gate
+ * holds it; it holds its turn until its attempt leaves ({@link #sending}) or the call ends unsent
+ * ({@link #abandon}, which gives it back, so a canceled crowd delays no later call). Any other call
+ * only reports its sends and admissions, and only while some origin is paced.
  */
 final class OriginTurn {
 

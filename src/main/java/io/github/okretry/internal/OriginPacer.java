@@ -4,10 +4,9 @@ package io.github.okretry.internal;
  * Paces the retries of one client that wait on one origin after it refused them with a 429/503
  * {@code Retry-After}, so a crowd arrives about as fast as the origin recently admitted them
  * rather than all in the same instant. Each retry, once its own {@code Retry-After} (spread upward)
- * has passed, asks for a turn: the later of now and the last turn handed out plus the interval. A
- * turn is held until its attempt leaves ({@link #used}) or its call ends without sending it
- * ({@link #givenBack}). The invariants (docs/semantics.md, "Pacing a crowd"; property tests on
- * fake time):
+ * has passed, asks for a turn: the later of now and the last turn handed out plus the interval,
+ * held until its attempt leaves ({@link #used}) or its call ends unsent ({@link #givenBack}). The
+ * invariants (docs/semantics.md, "Pacing a crowd"; property tests on fake time):
  *
  * <ol>
  *   <li><em>A lone call is not delayed</em> longer than its spread alone might have: a retry that
@@ -15,29 +14,27 @@ package io.github.okretry.internal;
  *   <li><em>A given-back turn delays no one</em>: once no turn is held, the next counts from the
  *       last turn used; a turn given back at the end of the line is handed out again.
  *   <li><em>A crowd beyond its ceiling gives up, never bunches</em>: a retry that is not alone and
- *       whose turn would come after its latest time takes none ({@link #reserve}). Released at
- *       that time, such retries would reach the origin together; so a paced crowd is never denser
- *       than the same crowd unpaced.
- *   <li><em>Intervals come from evidence about spacing and are bounded by it</em>: a turn
- *       <em>refused</em> {@code g} after the origin last admitted one of this client's calls shows
- *       it needs more than {@code g} ({@code lo}), unless a call that is not paced was sent since
- *       or {@code g} is not shorter than the refusal's and the waited-out {@code Retry-After} (a
- *       longer gap says nothing spacing could fix); two turns <em>admitted</em> back to back
- *       {@code g} apart show {@code g} is enough ({@code hi}).
+ *       whose turn would come after its latest time takes none ({@link #reserve}); released at
+ *       that time, such retries would reach the origin together.
+ *   <li><em>Intervals come from evidence about spacing and are bounded by it</em>: a turn refused
+ *       {@code g} after the origin last admitted one of this client's calls shows it needs more
+ *       than {@code g} ({@code lo}), unless an unpaced call was sent since or {@code g} is not
+ *       shorter than the refusal's and the waited-out {@code Retry-After} (then spacing could not
+ *       fix it); two turns admitted back to back {@code g} apart show {@code g} is enough ({@code
+ *       hi}).
  * </ol>
  *
  * <p>The interval is 0 until a turn was refused, then {@code lo × }{@link Tuning#PACING_GROWTH},
- * and {@code min(hi, lo × growth) × }{@link Tuning#PACING_MARGIN} once {@code hi} is known: {@code
- * hi} only narrows it, and it does not probe below {@code hi} (a refused retry costs its call
- * another {@code Retry-After}). It is at most the {@code Retry-After}s that taught {@code lo}, and
- * at most {@link Tuning#PACING_RATE_SLACK} mean gaps between the origin's admissions of this
- * client's calls over the last {@link Tuning#PACING_RATE_WINDOW_NANOS}. Bounds that contradict
- * each other drop the older one; each is forgotten {@link Tuning#PACING_MEMORY_NANOS} after it was
- * learned, so the spacing the pacer itself caused never keeps it alive.
+ * and {@code min(hi, lo × growth) × }{@link Tuning#PACING_MARGIN} once {@code hi} is known (never
+ * probing below it: a refused retry costs its call another {@code Retry-After}). It is at most the
+ * {@code Retry-After}s that taught {@code lo}, and at most {@link Tuning#PACING_RATE_SLACK} mean
+ * gaps between the origin's admissions of this client's calls over the last {@link
+ * Tuning#PACING_RATE_WINDOW_NANOS}. Of two bounds that contradict each other the newer stands; each
+ * is forgotten {@code memoryNanos} after it was learned, so spacing the pacer caused never keeps it.
  *
  * <p>Pure: every method takes the time. Not thread-safe ({@link OriginGate} guards it). O(1) per
- * call and a few fields per origin: turns are counted, not listed, so a turn given back in the
- * middle of the line leaves a hole that only the calls already behind it wait through.
+ * call: turns are counted, not listed, so a turn given back mid-line leaves a hole that only the
+ * calls already behind it wait through.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */

@@ -139,15 +139,8 @@ public final class Quota {
 
   @Override
   public int hashCode() {
-    int h = form.hashCode();
-    h = 31 * h + (policy == null ? 0 : policy.hashCode());
-    h = 31 * h + (partitionKey == null ? 0 : partitionKey.hashCode());
-    h = 31 * h + (int) (remaining ^ (remaining >>> 32));
-    h = 31 * h + (hasLimit ? (int) (limit ^ (limit >>> 32)) : -1);
-    h = 31 * h + (int) (windowNanos ^ (windowNanos >>> 32));
-    h = 31 * h + (int) (receivedAtNanos ^ (receivedAtNanos >>> 32));
-    h = 31 * h + (hasReset ? (int) (resetAfterNanos ^ (resetAfterNanos >>> 32)) : -1);
-    return h;
+    return Objects.hash(form, policy, partitionKey, remaining, hasLimit, limit, windowNanos, receivedAtNanos, hasReset,
+        resetAfterNanos);
   }
 
   /** E.g. {@code Quota{IETF_LIST "default" remaining=0/20 w=1s reset in 1000ms}}; server text escaped. */

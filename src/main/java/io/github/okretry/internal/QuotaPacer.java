@@ -16,9 +16,8 @@ import org.jspecify.annotations.Nullable;
  *       ({@link #bucketFor}); a partition may be anything, so a {@code pk} gates only the path
  *       that last reported it.
  *   <li><b>Spent</b>: available = the server's last {@code remaining} − this client's calls in
- *       flight (conservative, as nyxx). At 0 a call waits until the reset plus a per-window
- *       offset in [0, one quota interval], so processes told the same reset do not return in the
- *       same instant; never before the reset.
+ *       flight (as nyxx). At 0 a call waits until the reset plus a per-window offset in [0, one
+ *       quota interval], so processes told the same reset do not return in the same instant.
  *   <li><b>After the reset</b> one call at a time until an answer tells the new remaining, and
  *       <b>a fresh key</b> grows its calls in flight by one per answer (TCP's slow start): a crowd
  *       is released as the origin's answers allow, not all at once.
@@ -219,9 +218,8 @@ public final class QuotaPacer {
     boolean current = known && k.current(nowNanos);
     // Others draw on it: a refusal while it said some was left, or a fall faster than our sends.
     if (current && refused && k.remaining - inFlight > 0) markShared(k, nowNanos);
-    // Every send this client made since the window's first answer, and every one then in flight,
-    // may have reached the server in between: only a fall beyond all of them, and a little, is
-    // someone else's.
+    // Every send since the window's first answer, and every one then in flight, may have reached
+    // the server in between: only a fall beyond all of them, and a little, is someone else's.
     if (current && k.baseSeq > 0 && seq > k.baseSeq
         && k.baseRemaining - remaining > (sends - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
       markShared(k, nowNanos);
@@ -286,10 +284,9 @@ public final class QuotaPacer {
   }
 
   /**
-   * The named bucket a call to {@code path} draws on, or null if the origin named none: the one
-   * {@code path} last reported; else the one whose remembered paths share the most leading
-   * segments with it ({@code /issues/7} goes with {@code /issues/3}, not with {@code
-   * /search/issues}); on a tie the one more paths reported, then the one heard from last.
+   * The named bucket a call to {@code path} draws on, or null if none: the one {@code path} last
+   * reported; else the one whose paths share the most leading segments with it ({@link
+   * #commonSegments}); on a tie the one more paths reported, then the one heard from last.
    */
   private @Nullable Key bucketFor(String path) {
     Key best = null;
