@@ -136,11 +136,10 @@ public final class OriginGate {
   }
 
   /**
-   * An attempt ended with {@code response} (null: an exception). {@code counted}: the turn {@link
-   * #admitQuota} let it go with, or null if it went uncounted. Reads the quota the response
-   * publishes, if any, into its origin's pacer ({@code refused}: it turned the call away, with
-   * {@code retryAfterNanos} or {@link RetryAfter#ABSENT}). Without a count and without a published
-   * quota, takes no lock.
+   * An attempt that went with {@code counted} (null: uncounted) ended with {@code response} (null:
+   * an exception): its origin's quota pacer hears it and the quota the response publishes ({@code
+   * refused}: it turned the call away, with {@code retryAfterNanos} or {@link RetryAfter#ABSENT}).
+   * Without a count and without a published quota, takes no lock.
    */
   public void quotaAnswered(
       @Nullable QuotaTurn counted, @Nullable Response response, boolean refused, long retryAfterNanos, long nowNanos) {

@@ -202,11 +202,8 @@ public final class QuotaHeaders {
   @Nullable
   private static String firstMember(@Nullable String value) {
     if (value == null) return null;
-    int end = value.length();
-    int comma = value.indexOf(',');
-    if (comma >= 0) end = comma;
-    int semi = value.indexOf(';');
-    if (semi >= 0 && semi < end) end = semi;
+    int end = 0;
+    while (end < value.length() && value.charAt(end) != ',' && value.charAt(end) != ';') end++;
     return value.substring(0, end);
   }
 
