@@ -18,42 +18,34 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The async driver's loop for one enqueued {@link RetryingCall}: it acts on each {@link Step}
- * (sends an attempt as its own OkHttp call, schedules a wait, delivers once) and decides nothing
- * itself. Between attempts nothing runs and no thread is held, only a scheduled task.
+ * (sends an attempt as its own OkHttp call, a {@link Leg}; schedules a wait; delivers once) and
+ * decides nothing itself. Between attempts nothing runs and no thread is held, only a scheduled task.
  *
- * <p>With hedging, a second attempt may be in flight beside the first (an {@link AsyncHedging}
- * leg, its own OkHttp call and callback), sent when the hedge timer fires.
- * Their callbacks and the timer may then run at once on different threads, while a {@link
- * LogicalCall} is single-threaded: every question to it while attempts are in flight is asked
- * under {@link #lock}, and what it answers is acted on after the lock is released (no callback
- * or cancel runs under it). The first step that is not a DROP ends the round: the hedge timer is
- * canceled, and if the call is over, every other attempt in flight is canceled; their outcomes,
- * when they come, find the call {@link #finished} and are closed unread.
+ * <p>With hedging several legs fly: a SEND arms a timer ({@link Attempt#hedgeAfterNanos}), at which
+ * the loop asks {@link LogicalCall#next} again, and a SEND then is a hedge. Legs' callbacks and the
+ * timer may run at once on different threads, while a {@link LogicalCall} is single-threaded: every
+ * question to it while attempts are in flight is asked under {@link #lock}, and acted on after the
+ * lock is released (no callback or cancel runs under it). The first step that is not a DROP ends
+ * the round: the timer is stale and every other leg is canceled, its outcome closed unread.
  */
-final class AsyncLoop implements Callback {
+final class AsyncLoop {
 
   private static final Logger log = LoggerFactory.getLogger(RetryingCall.class);
 
-  final RetryingCall call;
+  private final RetryingCall call;
   private final Callback callback;
-  final LogicalCall logical;
+  private final LogicalCall logical;
   private final AtomicBoolean delivered = new AtomicBoolean();
-  /** Orders a wait's scheduled task with the cancel that may end the wait. */
-  private final Object waitLock = new Object();
+  private final Object waitLock = new Object(); // orders a wait's task with the cancel that may end the wait
   private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
-  /** Bounds the attempt in flight by okretry's own deadline; stopped once its outcome is in. */
-  private volatile @Nullable DeadlineWatch watch;
-  /** The attempt in flight, sent by send() and handed back to the call by after(). */
-  private volatile @Nullable Attempt inFlight;
-  /** True while enqueue() runs the first step on the caller's thread. */
-  volatile boolean starting;
-  /** True while a scheduled step runs on the factory's scheduler thread. */
-  private volatile boolean onScheduler;
+  volatile boolean starting; // while enqueue() runs the first step on the caller's thread
+  private volatile boolean onScheduler; // while a scheduled step runs on the factory's scheduler thread
   /** Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may run at once. */
-  final Object lock = new Object();
-  private boolean primaryFlying; // guarded by lock: the attempt of next()'s SEND is in flight
-  private @Nullable AsyncHedging hedging; // guarded by lock: made when the call first may hedge
-  boolean finished; // guarded by lock: a RETURN or THROW was decided
+  private final Object lock = new Object();
+  private final List<Leg> legs = new ArrayList<>(2); // guarded by lock: this round's, in flight or queued
+  private @Nullable ScheduledFuture<?> hedgeTimer; // guarded by lock
+  private int round; // guarded by lock: a hedge timer of an earlier round does nothing
+  private boolean finished; // guarded by lock: a RETURN or THROW was decided
 
   AsyncLoop(RetryingCall call, Callback callback) {
     this.call = call;
@@ -72,24 +64,31 @@ final class AsyncLoop implements Callback {
     try {
       next();
     } catch (RuntimeException | Error t) {
-      // Thrown from a scheduled task it would vanish into the task's future: hand it to the
-      // thread's handler instead, as a throw on an OkHttp dispatcher thread would reach it.
-      Thread thread = Thread.currentThread();
-      thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+      uncaught(t);
     } finally {
       onScheduler = false;
     }
   }
 
+  private static void uncaught(Throwable t) {
+    // Thrown from a scheduled task it would vanish into the task's future: the thread's handler
+    // gets it instead, as a throw on an OkHttp dispatcher thread would reach it.
+    Thread thread = Thread.currentThread();
+    thread.getUncaughtExceptionHandler().uncaughtException(thread, t);
+  }
+
   /** Asks for the next step, after a wait or at the start, and acts on it. */
   void next() {
+    call.factory.waiting.remove(this);
+    resume(call.canceled ? new IOException("Canceled")
+        : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed")
+        : null);
+  }
+
+  /** Asks for the next step with no attempt in flight ({@code endedBy}: what cut the wait short) and acts on it. */
+  private void resume(@Nullable IOException endedBy) {
     try {
-      call.factory.waiting.remove(this);
-      IOException ended =
-          call.canceled ? new IOException("Canceled")
-              : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed")
-              : null;
-      act(logical.next(ended), null);
+      act(logical.next(endedBy), null);
     } catch (RuntimeException | Error t) {
       crashed(t);
       throw t;
@@ -101,7 +100,7 @@ final class AsyncLoop implements Callback {
     Response out = step.settle(response); // the caller's, for a RETURN; else closed
     switch (step.kind()) {
       case SEND:
-        send(step.attempt());
+        fly(step.attempt()).go();
         return;
       case WAIT:
         schedule(step.waitNanos());
@@ -119,101 +118,78 @@ final class AsyncLoop implements Callback {
     }
   }
 
-  private void send(Attempt attempt) {
-    // Each attempt is its own OkHttp call, which would start the client's full callTimeout (or
-    // none) afresh: bound it instead by what the logical call has left. call.timeout() gets
-    // OkHttp's own timeout semantics (it also bounds reading the body); okretry's own deadline,
-    // as in the interceptor, bounds the attempt until its outcome is in hand and no longer (a
-    // DeadlineWatch stopped in decide()), so a slow predicate or listener cannot cancel a
-    // response decided in time.
-    Call sent = newCall(attempt);
-    call.current = sent;
-    inFlight = attempt;
-    attempt.attachTo(sent);
-    if (call.canceled) sent.cancel(); // cancel() may have run before current was set
-    watch = DeadlineWatch.start(sent, attempt.watchNanos());
+  /** {@code attempt}, a SEND, as a new leg in flight, to {@link Leg#go}; the hedge it arms, if any. */
+  private Leg fly(Attempt attempt) {
     synchronized (lock) {
-      primaryFlying = true;
-      long hedgeNanos = logical.hedgeDelayNanos();
-      AsyncHedging h = hedging;
-      if (h == null && hedgeNanos > 0) hedging = h = new AsyncHedging(this);
-      if (h != null) h.roundStarted(hedgeNanos);
+      Leg leg = new Leg(attempt);
+      legs.add(leg);
+      if (!attempt.hedge) call.current = leg.sent; // a hedge becomes the call's own only if it wins
+      arm(attempt.hedgeAfterNanos);
+      return leg;
     }
-    sent.enqueue(this);
   }
 
-  Call newCall(Attempt attempt) {
-    Call sent = call.factory.attemptClient.newCall(
-        attempt.request().newBuilder().tag(Attempt.class, attempt).build());
-    sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
-    for (EventListener l : call.eventListeners) sent.addEventListener(l);
-    return sent;
-  }
-
-  @Override
-  public void onResponse(Call attempt, Response response) {
-    after(attempt, null, response, null);
-  }
-
-  @Override
-  public void onFailure(Call attempt, IOException e) {
-    after(attempt, null, null, e);
-  }
-
-  /** {@code attempt} ended: the primary's ({@code leg} null) or a hedge's. */
-  void after(Call attempt, AsyncHedging.@Nullable Leg leg, @Nullable Response response, @Nullable IOException error) {
+  /** Schedules the hedge timer of this round after {@code delayNanos} (0: none). Guarded by lock. */
+  private void arm(long delayNanos) {
+    if (delayNanos <= 0) return;
+    int armedRound = round;
     try {
-      DeadlineWatch w;
-      if (leg == null) {
-        w = watch;
-        watch = null;
-      } else {
-        w = leg.watch;
-        leg.watch = null;
-      }
-      boolean fired = w != null && w.stop(); // before any user code runs on the outcome
-      int seen =
-          (fired ? Seen.WATCH_FIRED : 0)
-              | (call.canceled ? Seen.CALLER_CANCELED : 0)
-              | (attempt.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
-      Step step;
-      List<Call> losers = null;
+      hedgeTimer = call.factory.scheduler.schedule(() -> hedgeDue(armedRound), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // the factory is closing: no hedge, the attempts in flight answer alone
+    }
+  }
+
+  /** The hedge timer fired (on the scheduler thread): a wait with attempts in flight is over. */
+  private void hedgeDue(int armedRound) {
+    try {
+      Leg leg;
       synchronized (lock) {
-        if (finished) { // a loser, canceled when another answered for the call
-          if (response != null) response.close();
+        if (round != armedRound || finished) return; // the round ended: the timer was stale
+        hedgeTimer = null;
+        if (call.canceled || call.factory.isClosed()) return;
+        Step step = logical.next(null);
+        if (step.kind() != Step.Kind.SEND) return; // a DROP: no hedge now
+        leg = fly(step.attempt());
+      }
+      leg.go();
+    } catch (RuntimeException | Error t) {
+      uncaught(t);
+    }
+  }
+
+  /** {@code leg}'s attempt ended with {@code response} or {@code error}. */
+  private void after(Leg leg, @Nullable Response response, @Nullable IOException error) {
+    try {
+      int seen =
+          (leg.watch != null && leg.watch.stop() ? Seen.WATCH_FIRED : 0) // before any user code runs on the outcome
+              | (call.canceled ? Seen.CALLER_CANCELED : 0)
+              | (leg.sent.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
+      Step step;
+      List<Leg> losers = null;
+      synchronized (lock) {
+        legs.remove(leg);
+        // A loser, canceled when another answered for the call, or a hedge that never left the
+        // dispatcher: never an attempt of the call.
+        if (finished || !leg.departed) {
+          Step.DROP.settle(response); // closes it
           return;
         }
-        AsyncHedging h = hedging;
-        if (leg == null) {
-          primaryFlying = false;
-        } else {
-          if (h != null) h.ended(leg);
-          if (!leg.departed) { // it never left the dispatcher: never an attempt of the call
-            if (response != null) response.close();
-            return;
-          }
-        }
         try {
-          step = logical.ended(leg == null ? inFlight : leg.attempt, response, error, seen);
+          step = logical.ended(leg.attempt, response, error, seen);
         } catch (Error e) {
-          if (response != null) response.close();
+          Step.DROP.settle(response);
           throw e;
         }
-        if (step.kind() != Step.Kind.DROP) { // the round is over
-          if (h != null) h.roundEnded();
-          // Ending the call: every other attempt. Waiting for a retry: the hedge still queued, if any
-          // (one in flight would have made this a DROP); it would never go.
-          losers = attemptsInFlight();
+        if (step.kind() != Step.Kind.DROP) {
+          losers = endRound();
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
-            // The call's own call from now on, so isCanceled() reports the winner, not a loser canceled.
-            if (leg != null) call.current = attempt;
+            call.current = leg.sent; // the call's own from now on: isCanceled() reports the winner, not a loser
           }
         }
       }
-      if (losers != null) {
-        for (Call loser : losers) loser.cancel(); // their outcomes find the call finished
-      }
+      cancel(losers); // their outcomes find the call finished, or never departed
       act(step, response);
     } catch (RuntimeException | Error t) {
       crashed(t);
@@ -221,28 +197,31 @@ final class AsyncLoop implements Callback {
     }
   }
 
-  /** The OkHttp calls of this round still in flight, or null for none. */
-  private @Nullable List<Call> attemptsInFlight() { // guarded by lock
-    List<Call> calls = null;
-    Call primary = call.current;
-    if (primaryFlying && primary != null) {
-      calls = new ArrayList<>(2);
-      calls.add(primary);
-    }
-    AsyncHedging h = hedging;
-    return h != null ? h.addInFlight(calls) : calls;
+  /** The round is over (guarded by lock): its hedge timer is stale; returns its legs, to cancel, or null for none. */
+  private @Nullable List<Leg> endRound() {
+    round++;
+    ScheduledFuture<?> t = hedgeTimer;
+    hedgeTimer = null;
+    if (t != null) t.cancel(false);
+    List<Leg> losers = legs.isEmpty() ? null : new ArrayList<>(legs);
+    legs.clear();
+    return losers;
+  }
+
+  private static void cancel(@Nullable List<Leg> legs) { // outside the lock: a cancel may call back
+    if (legs != null) for (Leg leg : legs) leg.sent.cancel();
   }
 
   /**
-   * The caller canceled (or user code threw): the hedge timer is dropped and every hedge in
-   * flight canceled, as {@link RetryingCall#cancel} cancels the attempt in {@code current}.
+   * The caller canceled (or user code threw): the hedge timer is dropped and every leg canceled, as
+   * {@link RetryingCall#cancel} cancels {@code current}.
    */
-  void cancelHedges() {
-    AsyncHedging h;
+  void cancelAll() {
+    List<Leg> flying;
     synchronized (lock) {
-      h = hedging;
+      flying = endRound();
     }
-    if (h != null) h.cancelAll();
+    cancel(flying);
   }
 
   /**
@@ -256,9 +235,7 @@ final class AsyncLoop implements Callback {
     call.canceled = true;
     Call sent = call.current;
     if (sent != null) sent.cancel();
-    cancelHedges();
-    DeadlineWatch w = watch;
-    if (w != null) w.stop();
+    cancelAll(); // their watches stop as their outcomes come
     ScheduledFuture<?> f;
     synchronized (waitLock) {
       f = pending;
@@ -305,14 +282,7 @@ final class AsyncLoop implements Callback {
     }
     if (f != null && f.cancel(false)) {
       call.factory.waiting.remove(this);
-      offThisThread(() -> {
-        try {
-          act(logical.next(new IOException(why)), null);
-        } catch (RuntimeException | Error t) {
-          crashed(t);
-          throw t;
-        }
-      });
+      onDispatcher(() -> resume(new IOException(why)), true);
     }
   }
 
@@ -321,16 +291,14 @@ final class AsyncLoop implements Callback {
       response.close();
       return;
     }
-    onCallbackThread(() -> respond(response));
-  }
-
-  private void respond(Response response) {
-    try {
-      callback.onResponse(call, response);
-    } catch (IOException e) {
-      log.warn("Callback.onResponse threw for {}", call, e);
-      response.close();
-    }
+    onCallbackThread(() -> {
+      try {
+        callback.onResponse(call, response);
+      } catch (IOException e) {
+        log.warn("Callback.onResponse threw for {}", call, e);
+        response.close();
+      }
+    });
   }
 
   private void deliverFailure(IOException e) {
@@ -341,38 +309,91 @@ final class AsyncLoop implements Callback {
   /**
    * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
    * callback never runs on the enqueuing thread) or on the scheduler thread (a slow callback
-   * must not hold up every waiting retry), else here. If the dispatcher was shut down, here
-   * after all, as OkHttp itself calls back when its executor rejects a call: enqueue() returns
-   * normally and the callback still runs exactly once.
+   * must not hold up every waiting retry), else here.
    */
   private void onCallbackThread(Runnable callbackRun) {
-    if (starting || onScheduler) {
-      try {
-        call.factory.attemptClient.dispatcher().executorService().execute(callbackRun);
-        return;
-      } catch (RejectedExecutionException e) {
-        // fall through: call back on this thread
-      }
-    }
-    callbackRun.run();
+    if (starting || onScheduler) onDispatcher(callbackRun, false);
+    else callbackRun.run();
   }
 
   /**
-   * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls
-   * back. If the dispatcher was shut down, here after all, but what it throws is logged, never
-   * passed to the caller of cancel() or close().
+   * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls back.
+   * If the dispatcher was shut down, here after all, as OkHttp calls back when its executor
+   * rejects a call (enqueue() returns normally and the callback still runs exactly once); if
+   * {@code quiet}, what it throws then is logged, never passed to the caller of cancel() or close().
    */
-  private void offThisThread(Runnable task) {
+  private void onDispatcher(Runnable task, boolean quiet) {
     try {
       call.factory.attemptClient.dispatcher().executorService().execute(task);
       return;
     } catch (RejectedExecutionException e) {
-      // fall through
+      // fall through: run it on this thread
     }
     try {
       task.run();
     } catch (RuntimeException | Error t) {
+      if (!quiet) throw t;
       log.warn("A callback or listener of {} threw; ignored here", call, t);
+    }
+  }
+
+  /**
+   * An attempt, or a hedge still queued: its own OkHttp call, callback, deadline watch and departure
+   * gate. The client's dispatcher may hold a hedge behind other calls to its host (at most {@code
+   * maxRequestsPerHost}, 5 by default), even the attempt it hedges: it is an attempt only once it
+   * leaves that queue ({@link #departs}); until then its outcome is closed unread.
+   */
+  final class Leg implements Callback, Attempt.Departure {
+    final Attempt attempt;
+    final Call sent;
+    private final @Nullable DeadlineWatch watch; // stop(): true if it fired (the deadline passed, the call canceled)
+    boolean departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
+
+    Leg(Attempt attempt) {
+      this.attempt = attempt;
+      // Its own OkHttp call would start the client's callTimeout afresh: what the logical call has
+      // left bounds it instead (reading the body too); okretry's deadline bounds it until its outcome
+      // is in hand (the watch), so a slow predicate or listener cannot cancel a response in time.
+      sent = call.factory.attemptClient.newCall(attempt.request().newBuilder().tag(Attempt.class, attempt).build());
+      sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
+      for (EventListener l : call.eventListeners) sent.addEventListener(l);
+      attempt.departure = this; // before enqueue() hands it to another thread
+      attempt.attachTo(sent);
+      watch = DeadlineWatch.start(sent, attempt.watchNanos());
+      departed = !attempt.hedge;
+    }
+
+    /** Outside the lock: an executor that rejects the call fails it on this thread. */
+    void go() {
+      if (call.canceled) sent.cancel(); // cancel() may have run before the leg was in flight
+      sent.enqueue(this);
+    }
+
+    /**
+     * Its call left the dispatcher (on its thread, from {@link AttemptSettings}): true if it goes,
+     * now paid for and counted; the next hedge is armed on it.
+     */
+    @Override
+    public boolean departs() {
+      synchronized (lock) {
+        if (departed) return true; // asked again: the answer stands
+        if (finished || call.canceled || call.factory.isClosed()) return false;
+        Step step = logical.departs(attempt);
+        if (step.kind() != Step.Kind.SEND) return false;
+        departed = true;
+        arm(step.attempt().hedgeAfterNanos);
+        return true;
+      }
+    }
+
+    @Override
+    public void onResponse(Call c, Response response) {
+      after(this, response, null);
+    }
+
+    @Override
+    public void onFailure(Call c, IOException e) {
+      after(this, null, e);
     }
   }
 }

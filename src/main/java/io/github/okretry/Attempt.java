@@ -8,19 +8,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One attempt of a {@link LogicalCall}, as a driver sends it: the attempt is the SEND {@link Step}
- * itself (so a send allocates nothing), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one call follow one
- * another, so one is reused; each hedge (two in flight) takes its own ({@link Hedging}). The factory's attempts
- * carry it as a request tag, for {@link AttemptSettings}, which also asks a hedge's {@link Departure}
- * whether it may still go when OkHttp's dispatcher runs it.
+ * itself (so a send allocates nothing), with the delay of a hedge beside it ({@link
+ * #hedgeAfterNanos}), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one
+ * call follow one another, so one is reused; each hedge (two in flight) takes its own ({@link
+ * Hedging}). The factory's attempts carry it as a request tag, for {@link AttemptSettings}, which
+ * also asks a hedge's {@link Departure} whether it may still go when OkHttp's dispatcher runs it.
  */
 final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private final LogicalCall call;
   int number; // 1 for the first
   long sentNanos; // on the policy's clock; read only when hedging
+  /**
+   * How long after this attempt goes (a hedge: leaves its queue) the driver asks {@link
+   * LogicalCall#next} again, with attempts in flight, for a hedge; 0 for none. Set by {@link Hedging}.
+   */
+  long hedgeAfterNanos;
   final boolean hedge; // sent beside an attempt in flight
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
-  /** A queued hedge's gate, set by the driver before it hands the hedge to OkHttp; else null. */
+  /** Its gate in a driver that queues it, set before OkHttp has it (asked for a hedge only); else null. */
   @Nullable Departure departure;
 
   /** Asked when a queued attempt (a hedge) leaves the driver's queue, before anything is sent. */

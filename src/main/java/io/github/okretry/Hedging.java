@@ -3,7 +3,6 @@ package io.github.okretry;
 import io.github.okretry.internal.OriginLatencies;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.Tuning;
-import okhttp3.HttpUrl;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -77,20 +76,26 @@ final class Hedging {
     return new Hedging(call, shared);
   }
 
-  /** {@code primary} was sent at {@code nowNanos}: a new round, with nothing else in flight. */
+  /** {@code primary} was sent at {@code nowNanos}: a new round, nothing else in flight; the first hedge armed on it. */
   void roundStarted(Attempt primary, long nowNanos) {
     primary.sentNanos = nowNanos;
     inFlight = 1;
     sent = 0;
     lastSentNanos = nowNanos;
-    armedNanos = 0;
     pending = null;
+    primary.hedgeAfterNanos = delayNanos();
+  }
+
+  /** True while an attempt of the round is in flight: a wait ending then is a hedge's ({@link #due}). */
+  boolean inRound() {
+    return inFlight > 0;
   }
 
   /** The round is over (the call ends, waits or retries): a hedge still pending never goes. */
   void roundEnded() {
     pending = null;
     armedNanos = 0;
+    inFlight = 0; // any still in flight are canceled by the driver, their outcomes unread
   }
 
   /**
@@ -98,25 +103,25 @@ final class Hedging {
    * hedges this round, one is pending, the origin refused or has not answered yet, or the adaptive
    * delay is still warming up). What it answers is what {@link #due} holds the driver's timer to.
    */
-  long delayNanos(HttpUrl url) {
+  private long delayNanos() {
     if (refused || pending != null || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
     // An origin that never answered may be one that refuses everything: no hedge to it yet.
-    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(url) ? fixedDelayNanos : 0;
-    long percentile = origins.percentileNanos(url);
+    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(call.request.url()) ? fixedDelayNanos : 0;
+    long percentile = origins.percentileNanos(call.request.url());
     if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
     long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
     return armedNanos = Math.max(floorNanos, margin);
   }
 
   /**
-   * The hedge to hand to the driver at {@code nowNanos}, numbered {@code number} if it goes, or
-   * null, checked in this order: one is armed and its delay is over; {@code origin} does not push
-   * back (is not refusing or pacing calls, and has not refused a call of this factory lately: else
-   * this call never hedges again); the call {@code mayAttempt} again (within its attempts and its
-   * deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
+   * The hedge to hand to the driver at {@code nowNanos} (a SEND), numbered {@code number} if it
+   * goes, or a DROP, checked in this order: one is armed and its delay is over; {@code origin} does
+   * not push back (is not refusing or pacing calls, and has not refused a call of this factory
+   * lately: else this call never hedges again); the call {@code mayAttempt} again (within its
+   * attempts and its deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
    */
-  @Nullable Attempt due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
-    if (!isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return null;
+  Step due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
+    if (!isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return Step.DROP;
     armedNanos = 0; // the next is armed once this one went
     Attempt hedge = pending = new Attempt(call, true);
     hedge.number = number; // attempts start one at a time, and none while a hedge is pending
@@ -158,13 +163,13 @@ final class Hedging {
     armedNanos = 0;
   }
 
-  /** {@code hedge}, which {@link #departs}, goes now beside the attempts in flight. */
+  /** {@code hedge}, which {@link #departs}, goes now beside the attempts in flight; the next hedge armed on it. */
   void sent(Attempt hedge, long nowNanos) {
     hedge.sentNanos = nowNanos;
     sent++;
     inFlight++;
     lastSentNanos = nowNanos;
-    armedNanos = 0;
+    hedge.hedgeAfterNanos = delayNanos();
   }
 
   /** {@code attempt} of this round ended; true if others of the round are still in flight. */

@@ -20,11 +20,12 @@ import org.jspecify.annotations.Nullable;
  * One logical call under a {@link RetryPolicy}: its state across attempts and every decision about
  * it. A driver asks {@link #next} before an attempt and after a wait, and hands each attempt's
  * outcome to {@link #ended} with what it saw ({@link Seen}); both answer with a {@link Step}, never
- * a reason. The blocking driver asks only these two; the async one asks five: also {@link
- * #hedgeDelayNanos}, {@link #hedge} and {@link #hedgeDeparts} to time and send a hedge. A THROW
- * says whether the call ran out of time ({@link Step#timedOut}), which both drivers report as
- * OkHttp does, as canceled. It reports each event to the policy's {@link Events} but does no I/O: it never sends,
- * closes, sleeps or throws. Not thread-safe: one logical call is driven by one thread at a time.
+ * a reason. The blocking driver asks only these two. The async one, after {@link #start}, asks them
+ * and one more: {@link #next} also when a hedge's delay is over with attempts in flight, and
+ * {@link #departs} when a hedge leaves its queue. A THROW says whether the call ran out of time
+ * ({@link Step#timedOut}), which both drivers report as OkHttp does, as canceled. It reports each
+ * event to the policy's {@link Events} but does no I/O: it never sends, closes, sleeps or throws.
+ * Not thread-safe: one logical call is driven by one thread at a time.
  */
 final class LogicalCall {
 
@@ -90,12 +91,20 @@ final class LogicalCall {
     return call;
   }
 
-  /** What to do before an attempt: at the start, after each wait ({@code waitEndedBy}: what cut it short). */
+  /**
+   * What to do when no attempt is in hand: at the start, after each wait ({@code waitEndedBy}: what
+   * cut it short), or, with attempts in flight, when the hedge delay of the latest SEND ({@link
+   * Attempt#hedgeAfterNanos}) is over: then a SEND of a hedge (the same request and key, numbered
+   * as it will be if it goes; nothing paid, counted or reported until it {@link #departs}) or a
+   * DROP for none now ({@link Hedging#due}).
+   */
   Step next(@Nullable IOException waitEndedBy) {
     Step d = decided;
     decided = null;
     if (d != null) return d;
     long now = policy.time.nanoTime();
+    Hedging h = hedging;
+    if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
     Step held = origin.admit(now, deadline.remainingNanos(now), request);
     if (held != null) return held.kind() == Step.Kind.WAIT ? held : throttled(held);
@@ -104,45 +113,26 @@ final class LogicalCall {
     origin.sending();
     policy.events.attemptStarted(request, attempts);
     Attempt a = attemptHandle();
-    if (hedging != null) hedging.roundStarted(a, now);
+    if (h != null) h.roundStarted(a, now);
     return a;
   }
 
   /**
-   * After a SEND (an attempt or a hedge): how long until a hedge of the attempts in flight is
-   * due, or 0 for none; the driver then asks {@link #hedge} when that time comes.
+   * {@code hedge}, a SEND of {@link #next} with attempts in flight, leaves the driver's queue for
+   * the network: itself if it goes (now paid for, counted and reported: {@code onHedgeStarted},
+   * {@code onAttemptStarted}; the next hedge armed on it), or a DROP if it must not be sent ({@link
+   * Hedging#departs}: its round is over, the origin pushes back, the call is out of attempts or
+   * time, or the budget does not pay).
    */
-  long hedgeDelayNanos() {
-    return hedging != null ? hedging.delayNanos(request.url()) : 0;
-  }
-
-  /**
-   * A hedge's time came: the hedge to hand to the driver (the same request and key, numbered as
-   * it will be if it goes), or null if none may go now ({@link Hedging#due}). Not yet an attempt:
-   * nothing is paid, counted or reported until the driver asks {@link #hedgeDeparts}.
-   */
-  @Nullable Attempt hedge() {
-    Hedging h = hedging;
-    if (h == null) return null;
-    long now = policy.time.nanoTime();
-    return h.due(now, origin, mayAttempt(now), attempts + 1);
-  }
-
-  /**
-   * {@code hedge}, from {@link #hedge}, leaves the driver's queue for the network: true if it goes
-   * (then it is paid for, counted and reported: {@code onHedgeStarted}, {@code onAttemptStarted}),
-   * false if it must not be sent ({@link Hedging#departs}: its round is over, the origin pushes
-   * back, the call is out of attempts or time, or the budget does not pay).
-   */
-  boolean hedgeDeparts(Attempt hedge) {
+  Step departs(Attempt hedge) {
     Hedging h = hedging;
     long now = policy.time.nanoTime();
-    if (h == null || !h.departs(hedge, now, origin, mayAttempt(now))) return false;
+    if (h == null || !h.departs(hedge, now, origin, mayAttempt(now))) return Step.DROP;
     attempts++;
     policy.events.hedgeStarted(request, attempts, h.silentNanos(now));
     policy.events.attemptStarted(request, attempts);
     h.sent(hedge, now);
-    return true;
+    return hedge;
   }
 
   private boolean mayAttempt(long nowNanos) {

@@ -11,19 +11,17 @@ import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One {@link LogicalCall}'s standing with the origins it calls, under its policy's settings, all
- * reached through the policy's {@link OriginGate}: the gate an origin-wide {@code Retry-After}
- * closes, the crowd of calls waiting on an origin (its {@code OriginPacer}), and the quota an
- * origin published (its {@code QuotaPacer}). Before each attempt it answers {@link #admit}: go
- * (nothing), a WAIT, or a RETURN of a local response when the call cannot wait as the origin asks
- * ({@link #refusedFor} says why). After each attempt it hears what the origin answered ({@link
- * #answered}). Decides nothing else. Like its call, not thread-safe.
+ * One {@link LogicalCall}'s standing with the origins it calls, all through its policy's {@link
+ * OriginGate}: the gate an origin-wide {@code Retry-After} closes, the crowd waiting on an origin
+ * ({@code OriginPacer}) and the quota it published ({@code QuotaPacer}). Before each attempt {@link
+ * #admit} answers go (null), a WAIT, or a RETURN of a local response when the call cannot wait as
+ * the origin asks ({@link #refusedFor} says why); after it, {@link #answered} hears what the origin
+ * said. Decides nothing else. Like its call, not thread-safe.
  *
- * <p>In the crowd: a call is paced after a 429/503 with {@code Retry-After} (once that wait is
- * over, {@link #waitOn}) or while the gate holds it; any other call only reports its sends and
- * admissions, and only while some origin is paced. A turn is held from {@link #admit} until its
- * attempt leaves ({@link #sending}) or the call ends without sending it ({@link #abandon}), which
- * gives it back, so a canceled crowd leaves no turns behind to delay later calls.
+ * <p>A call is paced after a 429/503 with {@code Retry-After} ({@link #waitOn}) or while the gate
+ * holds it; it holds its turn until its attempt leaves ({@link #sending}) or the call ends unsent
+ * ({@link #abandon}, which gives it back, so a canceled crowd delays no later call). Any other call
+ * only reports its sends and admissions, and only while some origin is paced.
  */
 final class OriginTurn {
 
@@ -49,9 +47,8 @@ final class OriginTurn {
   private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
   private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
-  private boolean quotaHolds; // a quota holds its attempt: since quotaHeldSinceNanos, for at most quotaHoldNanos
+  private long quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos; 0: none
   private long quotaHeldSinceNanos;
-  private long quotaHoldNanos;
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
   private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
 
@@ -72,10 +69,8 @@ final class OriginTurn {
       if (closed != null) return heldAtGate(closed, nowNanos, remainingNanos, request);
     }
     if (crowd == Crowd.WAITING && pacedOrigin != null) {
-      // Its own wait is over: a turn from the origin's pacer. If others wait ahead of it and its
-      // turn would come after its latest time, it takes none and cannot go: held to its latest
-      // time it would bunch with the crowd there, and sent at once it would only add to the crowd
-      // the origin is turning away. It ends as a Retry-After that does not fit ends. One turn per wait.
+      // Its own wait is over: a turn from the origin's pacer, one per wait. A turn past its latest
+      // time is none (OriginPacer's third invariant): it ends as a Retry-After that does not fit.
       long slot = gate.reserve(pacedOrigin, nowNanos, latestNanos, ownLatestNanos);
       if (slot - Math.max(nowNanos, latestNanos) > 0) {
         crowd = Crowd.NOT_PACED; // no turn was taken
@@ -101,38 +96,34 @@ final class OriginTurn {
 
   /** The origin asked every caller to wait: wait with it, or be throttled if this call cannot. */
   private Step heldAtGate(OriginGate.Closed closed, long nowNanos, long remainingNanos, Request request) {
-    long wait = closed.notBeforeNanos() - nowNanos;
+    long wait = closed.notBeforeNanos - nowNanos;
     if (wait > policy.settings.maxRetryAfterNanos || wait >= remainingNanos) {
       abandon(); // a turn it may hold is given back
-      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", closed.code(), wait, request);
+      return throttled(GiveUpReason.ORIGIN_THROTTLED, "origin", closed.code, wait, request);
     }
     // A call held at the gate joins the crowd waiting on the origin: paced like a retry.
-    if (crowd == Crowd.NOT_PACED) waitOn(OriginGate.origin(url), closed.code(), wait, remainingNanos);
+    if (crowd == Crowd.NOT_PACED) waitOn(OriginGate.origin(url), closed.code, wait, remainingNanos);
     return Step.waitFor(policy.rules.spreadUpward(wait, remainingNanos, policy.random));
   }
 
   /**
-   * The quota the call's origin published: wait while it is spent (or a probe is pending), as
-   * long as the whole hold, from its first wait for this attempt however often the call asks
-   * again, fits in the {@code maxWaitNanos} it was given then; past that the call goes and the
-   * server decides. Asked only while some origin publishes one (or probing is on).
+   * The quota the call's origin published: wait while it is spent (or a probe is pending), past
+   * that the call goes and the server decides. A hold is one wait however often the call asks
+   * again (every 5 ms while a probe is pending): bounded from its first wait by the {@code
+   * maxWaitNanos} the call had then, else short waits that each fit would add up past the deadline.
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
     if (counted != null || !gate.pacesQuotas()) return null; // the common case: no quota ever seen
-    // A hold is one wait however often the call asks again (a probe pending, slow start: every
-    // 5 ms): bounded from its first wait by what the call could wait then, else short waits
-    // that each fit would add up to any length, past the deadline.
-    long left = quotaHolds ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
+    long left = quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
     OriginGate.QuotaTurn turn = gate.admitQuota(url, nowNanos, Math.max(0, left));
     if (turn != null && turn.waitNanos() > 0) {
-      if (!quotaHolds) {
-        quotaHolds = true;
+      if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;
         quotaHoldNanos = maxWaitNanos;
       }
       return Step.waitFor(turn.waitNanos());
     }
-    quotaHolds = false;
+    quotaHoldNanos = 0;
     counted = turn; // null: it goes uncounted, the origin has no quota
     return null;
   }
@@ -199,7 +190,7 @@ final class OriginTurn {
    * closed, deadline, gave up): a turn it holds is given back.
    */
   void abandon() {
-    quotaHolds = false;
+    quotaHoldNanos = 0;
     if (crowd == Crowd.HOLDING && pacedOrigin != null) gate.givenBack(pacedOrigin, slotNanos, policy.time.nanoTime());
     if (crowd != Crowd.SENT) crowd = Crowd.NOT_PACED;
   }

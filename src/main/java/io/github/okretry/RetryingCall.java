@@ -149,7 +149,7 @@ final class RetryingCall implements Call {
     if (call != null) call.cancel();
     AsyncLoop run = async;
     if (run != null) {
-      run.cancelHedges();
+      run.cancelAll();
       run.endWait("Canceled");
     }
   }

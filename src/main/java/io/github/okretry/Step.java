@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a driver does next for one logical call, one of five, as {@link LogicalCall} decides it:
  * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
- * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges in
- * flight also {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call. The driver acts on
+ * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges also
+ * {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call, or a hedge. The driver acts on
  * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
  * the {@link Attempt} itself (one per call, reused by each attempt; for a first attempt made without
  * state, the constant {@link StatelessAttempt#FIRST}), RETURN one constant for all;
@@ -23,8 +23,8 @@ class Step {
     RETURN,
     THROW,
     /**
-     * Only with hedges in flight (the async driver): close any response in hand and forget this
-     * attempt; another attempt of the call is still in flight and its outcome decides.
+     * Only with hedges (the async driver): close any response in hand and forget this attempt, as
+     * another attempt of the call still in flight decides; or send no hedge now.
      */
     DROP
   }
@@ -32,7 +32,7 @@ class Step {
   /** Return the response in hand (of the attempt that just ended), as it is. */
   static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false);
 
-  /** Drop the attempt that just ended: another in flight answers for the call. */
+  /** Drop the attempt that just ended (another in flight answers for the call), or the hedge asked for. */
   static final Step DROP = new Other(Kind.DROP, 0, null, null, false);
 
   private final Kind kind;

@@ -28,7 +28,7 @@ class ArchitectureTest {
           .importPackages("io.github.okretry");
 
   static final String[] DRIVERS = {
-    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AsyncHedging", "AttemptSettings", "DeadlineWatch",
+    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
   static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "Step", "Attempt", "Seen", "Hedging"};
@@ -80,7 +80,7 @@ class ArchitectureTest {
     // blocking driver stands beside the async one, not under it.
     noClasses()
         .that(classes("RetryInterceptor", "BlockingLoop"))
-        .should().dependOnClassesThat(classes("RetryingCallFactory", "RetryingCall", "AsyncLoop", "AsyncHedging"))
+        .should().dependOnClassesThat(classes("RetryingCallFactory", "RetryingCall", "AsyncLoop"))
         .check(MAIN);
   }
 

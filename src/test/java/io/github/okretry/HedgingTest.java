@@ -78,23 +78,44 @@ class HedgingTest {
 
   final Map<LogicalCall, Attempt> firsts = new IdentityHashMap<>();
 
-  /** A call whose first attempt is in flight, its hedge armed as a driver arms it. */
+  /** A call whose first attempt is in flight, its first hedge armed on it. */
   LogicalCall sent(RetryPolicy policy, Request request) {
     LogicalCall call = LogicalCall.start(policy, request, 0, factory(policy));
     Step first = call.next(null);
     assertThat(first.kind()).isEqualTo(Step.Kind.SEND);
     firsts.put(call, first.attempt());
-    call.hedgeDelayNanos(); // as a driver asks after each SEND: arms the hedge
     return call;
+  }
+
+  /** The delay of the first hedge armed on {@code call}'s first attempt ({@link #sent}), 0 for none. */
+  long hedgeAfter(LogicalCall call) {
+    return first(call).hedgeAfterNanos;
+  }
+
+  /**
+   * The hedge a driver gets when it asks with attempts in flight (its hedge timer fired), or null
+   * for a DROP: due, not yet gone.
+   */
+  static @Nullable Attempt due(LogicalCall call) {
+    Step step = call.next(null);
+    assertThat(step.kind()).as("with attempts in flight: a hedge or none").isIn(Step.Kind.SEND, Step.Kind.DROP);
+    return step.kind() == Step.Kind.SEND ? step.attempt() : null;
+  }
+
+  /** True if {@code hedge}, {@link #due}, leaves the driver's queue now; else it was dropped. */
+  static boolean departs(LogicalCall call, Attempt hedge) {
+    Step step = call.departs(hedge);
+    assertThat(step).isIn(hedge, Step.DROP);
+    return step == hedge;
   }
 
   /**
    * The hedge due now, sent at once (as by a driver whose queue is empty: it is due and leaves at
    * the same moment), or null if none goes.
    */
-  static Attempt hedged(LogicalCall call) {
-    Attempt hedge = call.hedge();
-    return hedge != null && call.hedgeDeparts(hedge) ? hedge : null;
+  static @Nullable Attempt hedged(LogicalCall call) {
+    Attempt hedge = due(call);
+    return hedge != null && departs(call, hedge) ? hedge : null;
   }
 
   /** The first attempt {@link #sent} for {@code call}. */
@@ -105,7 +126,7 @@ class HedgingTest {
   @Test
   void theHedgeIsDueAtTheDelayNotBefore() {
     LogicalCall call = sent(known(policy()), get);
-    assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
+    assertThat(hedgeAfter(call)).isEqualTo(50 * MS);
     advanceMillis(49);
     assertThat(hedged(call)).isNull();
     advanceMillis(1);
@@ -114,7 +135,7 @@ class HedgingTest {
     assertThat(hedge.number).isEqualTo(2);
     assertThat(hedge.hedge).isTrue();
     assertThat(hedge.request()).isSameAs(call.request); // the same request, the same key
-    assertThat(call.hedgeDelayNanos()).as("maxHedges 1: no second hedge").isZero();
+    assertThat(hedge.hedgeAfterNanos).as("maxHedges 1: no second hedge").isZero();
     assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 50 ms", "start 2");
   }
 
@@ -144,7 +165,7 @@ class HedgingTest {
     advanceMillis(step.waitNanos() / MS);
     Step retry = call.next(null);
     assertThat(retry.attempt().number).isEqualTo(3);
-    assertThat(call.hedgeDelayNanos()).as("the retry's round may be hedged again").isEqualTo(50 * MS);
+    assertThat(retry.attempt().hedgeAfterNanos).as("the retry's round may be hedged again").isEqualTo(50 * MS);
     Step last = call.ended(retry.attempt(), null, new SocketTimeoutException("third"), 0);
     assertThat(last.kind()).isEqualTo(Step.Kind.WAIT);
     advanceMillis(last.waitNanos() / MS);
@@ -180,35 +201,37 @@ class HedgingTest {
   @Test
   void noFixedDelayHedgeToAnOriginThatNeverAnswered() {
     LogicalCall call = sent(policy().build(), get);
-    assertThat(call.hedgeDelayNanos()).isZero();
+    assertThat(hedgeAfter(call)).isZero();
     advanceMillis(50);
     assertThat(hedged(call)).isNull();
     assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
-    assertThat(sent(policy().build(), get).hedgeDelayNanos()).as("another factory: its own table").isZero();
+    assertThat(hedgeAfter(sent(policy().build(), get))).as("another factory: its own table").isZero();
   }
 
   @Test
   void noHedgeWithoutARetryToSpend() {
     LogicalCall call = sent(known(policy().maxRetries(0)), get);
-    assertThat(call.hedgeDelayNanos()).isZero();
+    assertThat(hedgeAfter(call)).isZero();
   }
 
   @Test
   void maxHedgesInFlightEachADelayAfterTheLast() {
     LogicalCall call = sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
     advanceMillis(50);
-    assertThat(hedged(call).number).isEqualTo(2);
-    assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
+    Attempt second = hedged(call);
+    assertThat(second.number).isEqualTo(2);
+    assertThat(second.hedgeAfterNanos).isEqualTo(50 * MS);
     advanceMillis(49);
     assertThat(hedged(call)).isNull();
     advanceMillis(1);
-    assertThat(hedged(call).number).isEqualTo(3);
-    assertThat(call.hedgeDelayNanos()).isZero();
+    Attempt third = hedged(call);
+    assertThat(third.number).isEqualTo(3);
+    assertThat(third.hedgeAfterNanos).isZero();
   }
 
   /**
    * Issue 30.3: a driver may queue a hedge (OkHttp's dispatcher runs only so many calls per host)
-   * between {@code hedge()}, when it is due, and {@code hedgeDeparts}, when it leaves the queue.
+   * between {@code next()}, when it is due, and {@code departs}, when it leaves the queue.
    * Only a hedge that leaves is paid for, counted and reported.
    */
   @Nested
@@ -219,19 +242,19 @@ class HedgingTest {
       LogicalCall call = sent(known(policy().retryBudget(budget), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
       double tokens = budget.availableTokens();
       advanceMillis(50);
-      Attempt hedge = call.hedge();
+      Attempt hedge = due(call);
       assertThat(hedge.number).as("numbered as it will be if it goes").isEqualTo(2);
+      assertThat(hedge.hedgeAfterNanos).as("the next is armed when this one goes").isZero();
       assertThat(events.lines()).containsExactly("start 1");
       assertThat(budget.availableTokens()).isEqualTo(tokens);
-      assertThat(call.hedgeDelayNanos()).as("no second hedge while one is queued").isZero();
       advanceMillis(50);
-      assertThat(call.hedge()).isNull();
+      assertThat(due(call)).as("no second hedge while one is queued").isNull();
       advanceMillis(30); // it waited 80 ms in the queue
-      assertThat(call.hedgeDeparts(hedge)).isTrue();
-      assertThat(call.hedgeDeparts(hedge)).as("only once").isFalse();
+      assertThat(departs(call, hedge)).isTrue();
+      assertThat(departs(call, hedge)).as("only once").isFalse();
       assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 130 ms", "start 2");
       assertThat(budget.availableTokens()).isEqualTo(tokens - 1);
-      assertThat(call.hedgeDelayNanos()).as("the next, a delay after this one went").isEqualTo(50 * MS);
+      assertThat(hedge.hedgeAfterNanos).as("the next, a delay after this one went").isEqualTo(50 * MS);
     }
 
     @Test
@@ -239,10 +262,10 @@ class HedgingTest {
       RetryBudget budget = RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).percentCanRetry(0).build();
       LogicalCall call = sent(known(policy().retryBudget(budget)), get);
       advanceMillis(50);
-      Attempt hedge = call.hedge();
+      Attempt hedge = due(call);
       advanceMillis(100);
       assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
-      assertThat(call.hedgeDeparts(hedge)).isFalse();
+      assertThat(departs(call, hedge)).isFalse();
       assertThat(events.lines()).containsExactly("start 1", "succeeded 1 HTTP 200");
       assertThat(budget.availableTokens()).isEqualTo(10);
     }
@@ -251,14 +274,14 @@ class HedgingTest {
     void queuedWhenItsRoundFailsItNeverGoesAndTheRetryIsTheNextAttempt() {
       LogicalCall call = sent(known(policy().maxRetries(3)), get);
       advanceMillis(50);
-      Attempt stale = call.hedge();
+      Attempt stale = due(call);
       Step step = call.ended(first(call), null, new SocketTimeoutException("first"), 0);
       assertThat(step.kind()).as("not dropped: a queued hedge is not in flight").isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
       Step retry = call.next(null);
       assertThat(retry.attempt().number).isEqualTo(2);
-      assertThat(call.hedgeDelayNanos()).isEqualTo(50 * MS);
-      assertThat(call.hedgeDeparts(stale)).as("the last round's, left in the queue").isFalse();
+      assertThat(retry.attempt().hedgeAfterNanos).isEqualTo(50 * MS);
+      assertThat(departs(call, stale)).as("the last round's, left in the queue").isFalse();
       advanceMillis(50);
       Attempt hedge = hedged(call);
       assertThat(hedge).isNotSameAs(stale);
@@ -274,12 +297,12 @@ class HedgingTest {
       LogicalCall a = sent(p, get);
       LogicalCall b = sent(p, get);
       advanceMillis(50);
-      Attempt aHedge = a.hedge();
-      Attempt bHedge = b.hedge();
+      Attempt aHedge = due(a);
+      Attempt bHedge = due(b);
       assertThat(aHedge).isNotNull();
       assertThat(bHedge).as("both due: nothing is paid yet").isNotNull();
-      assertThat(b.hedgeDeparts(bHedge)).isTrue();
-      assertThat(a.hedgeDeparts(aHedge)).as("the one token is spent").isFalse();
+      assertThat(departs(b, bHedge)).isTrue();
+      assertThat(departs(a, aHedge)).as("the one token is spent").isFalse();
       assertThat(events.lines("hedge")).containsExactly("hedge 2 after 50 ms");
     }
 
@@ -289,9 +312,9 @@ class HedgingTest {
       LogicalCall call = sent(p, get);
       LogicalCall other = sent(p, get);
       advanceMillis(50);
-      Attempt hedge = call.hedge();
+      Attempt hedge = due(call);
       other.ended(first(other), response(get, 503), null, 0);
-      assertThat(call.hedgeDeparts(hedge)).isFalse();
+      assertThat(departs(call, hedge)).isFalse();
       assertThat(events.lines("hedge")).isEmpty();
     }
 
@@ -299,9 +322,9 @@ class HedgingTest {
     void notOnceTheDeadlineHasPassed() {
       LogicalCall call = sent(known(policy().deadline(80, TimeUnit.MILLISECONDS)), get);
       advanceMillis(50);
-      Attempt hedge = call.hedge();
+      Attempt hedge = due(call);
       advanceMillis(30);
-      assertThat(call.hedgeDeparts(hedge)).isFalse();
+      assertThat(departs(call, hedge)).isFalse();
     }
   }
 
@@ -310,31 +333,31 @@ class HedgingTest {
     @Test
     void idempotentMethodsAndKeyedRequests() {
       RetryPolicy p = known(policy());
-      assertThat(sent(p, get).hedgeDelayNanos()).isPositive();
-      assertThat(sent(p, request("PUT", RequestBody.create("{}", MediaType.get("application/json")))).hedgeDelayNanos())
+      assertThat(hedgeAfter(sent(p, get))).isPositive();
+      assertThat(hedgeAfter(sent(p, request("PUT", RequestBody.create("{}", MediaType.get("application/json"))))))
           .isPositive();
       // A POST is stamped with a generated key before the call starts: keyed, so hedged.
       Request keyed = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
-      assertThat(sent(p, keyed).hedgeDelayNanos()).isPositive();
+      assertThat(hedgeAfter(sent(p, keyed))).isPositive();
     }
 
     @Test
     void neverAKeylessPost() {
       RetryPolicy p = known(policy().generateIdempotencyKeys(false));
       Request post = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
-      assertThat(sent(p, post).hedgeDelayNanos()).isZero();
+      assertThat(hedgeAfter(sent(p, post))).isZero();
     }
 
     @Test
     void neverAOneShotOrDuplexBody() {
       RetryPolicy p = known(policy());
-      assertThat(sent(p, request("PUT", body(true, false))).hedgeDelayNanos()).isZero();
-      assertThat(sent(p, request("PUT", body(false, true))).hedgeDelayNanos()).isZero();
+      assertThat(hedgeAfter(sent(p, request("PUT", body(true, false))))).isZero();
+      assertThat(hedgeAfter(sent(p, request("PUT", body(false, true))))).isZero();
     }
 
     @Test
     void notWhenTheFactoryDoesNotHedge() {
-      assertThat(sent(known(policy(), null), get).hedgeDelayNanos()).isZero();
+      assertThat(hedgeAfter(sent(known(policy(), null), get))).isZero();
     }
 
     Request request(String method, RequestBody body) {
@@ -373,14 +396,12 @@ class HedgingTest {
       advanceMillis(50);
       Attempt hedge = hedged(call);
       assertThat(call.ended(hedge, response(get, 503), null, 0)).isSameAs(Step.DROP);
-      assertThat(call.hedgeDelayNanos()).isZero();
       advanceMillis(50);
       assertThat(hedged(call)).isNull();
       Step step = call.ended(first, response(get, 503), null, 0);
       assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
-      call.next(null);
-      assertThat(call.hedgeDelayNanos()).as("nor in the retries after it").isZero();
+      assertThat(call.next(null).attempt().hedgeAfterNanos).as("nor in the retries after it").isZero();
     }
 
     @Test
@@ -391,7 +412,7 @@ class HedgingTest {
       advanceMillis(step.waitNanos() / MS);
       Step retry = call.next(null);
       assertThat(retry.kind()).isEqualTo(Step.Kind.SEND);
-      assertThat(call.hedgeDelayNanos()).isZero();
+      assertThat(retry.attempt().hedgeAfterNanos).isZero();
       advanceMillis(50);
       assertThat(hedged(call)).isNull();
     }
@@ -478,23 +499,23 @@ class HedgingTest {
     void noHedgeWhileWarmingUp() {
       RetryPolicy p = adaptive();
       for (int i = 0; i < 19; i++) answeredAfter(p, 5);
-      assertThat(sent(p, get).hedgeDelayNanos()).isZero();
+      assertThat(hedgeAfter(sent(p, get))).isZero();
       answeredAfter(p, 5);
-      assertThat(sent(p, get).hedgeDelayNanos()).isPositive();
+      assertThat(hedgeAfter(sent(p, get))).isPositive();
     }
 
     @Test
     void twiceThePercentileOfRecentAnswers() {
       RetryPolicy p = adaptive();
       for (int i = 1; i <= 40; i++) answeredAfter(p, 10 + (i % 10)); // 11..19, 10: p90 is 18 ms
-      assertThat(sent(p, get).hedgeDelayNanos()).isEqualTo(36 * MS);
+      assertThat(hedgeAfter(sent(p, get))).isEqualTo(36 * MS);
     }
 
     @Test
     void neverBelowTheFloor() {
       RetryPolicy p = adaptive();
       for (int i = 0; i < 40; i++) answeredAfter(p, 1);
-      assertThat(sent(p, get).hedgeDelayNanos()).isEqualTo(10 * MS);
+      assertThat(hedgeAfter(sent(p, get))).isEqualTo(10 * MS);
     }
 
     @Test
@@ -502,7 +523,7 @@ class HedgingTest {
       RetryPolicy p = adaptive();
       for (int i = 0; i < 40; i++) answeredAfter(p, 200);
       LogicalCall call = sent(p, get);
-      assertThat(call.hedgeDelayNanos()).isEqualTo(400 * MS);
+      assertThat(hedgeAfter(call)).isEqualTo(400 * MS);
       advanceMillis(201);
       assertThat(hedged(call)).isNull();
     }
@@ -518,7 +539,7 @@ class HedgingTest {
       advanceMillis(5);
       assertThat(call.ended(hedge, response(get, 200), null, 0)).isSameAs(Step.RETURN);
       // The first attempt is canceled by the driver and never reported: the table saw 5 ms only.
-      assertThat(sent(p, get).hedgeDelayNanos()).isEqualTo(10 * MS);
+      assertThat(hedgeAfter(sent(p, get))).isEqualTo(10 * MS);
       assertThat(first.number).isEqualTo(1);
     }
   }

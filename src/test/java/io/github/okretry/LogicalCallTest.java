@@ -50,12 +50,11 @@ class LogicalCallTest {
   long hedgeDelayOfTheRetryAfter(Response first) {
     LogicalCall call = LogicalCall.start(policy(), get, 0, hedging());
     Step send = call.next(null);
-    assertThat(call.hedgeDelayNanos()).as("the first round may be hedged").isEqualTo(50 * MS);
+    assertThat(send.attempt().hedgeAfterNanos).as("the first round may be hedged").isEqualTo(50 * MS);
     Step wait = call.ended(send.attempt(), first, null, 0);
     assertThat(wait.kind()).isEqualTo(Step.Kind.WAIT);
     time.advance(Duration.ofNanos(wait.waitNanos()));
-    assertThat(call.next(null).kind()).isEqualTo(Step.Kind.SEND);
-    return call.hedgeDelayNanos();
+    return call.next(null).attempt().hedgeAfterNanos;
   }
 
   @Test

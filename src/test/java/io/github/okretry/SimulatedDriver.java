@@ -22,9 +22,9 @@ import org.jspecify.annotations.Nullable;
  * share okretry's per-call sequence and differ only in the budget.
  *
  * <p>With a {@link HedgingPolicy}, a call is driven as {@link AsyncLoop} drives a hedging factory's: it always has its state
- * (no stateless first attempt); after each SEND the simulator asks {@link Call#hedgeDelayNanos},
- * and when that time comes {@link Call#hedge}, sending what it returns beside the attempt in
- * flight; each attempt's outcome is reported with its {@link Sent} handle, and {@link Next#DROP}
+ * (no stateless first attempt); each SEND carries the delay of a hedge ({@link Call#hedgeAfterNanos}),
+ * and when that time comes {@link Call#hedge} asks {@code next} again and, for a hedge, {@code
+ * departs} at once, sending what goes beside the attempt in flight; each attempt's outcome is reported with its {@link Sent} handle, and {@link Next#DROP}
  * says that outcome was dropped (another attempt answers for the call). On any other answer the
  * round is over: the simulator cancels the attempts still in flight.
  */
@@ -133,6 +133,7 @@ public final class SimulatedDriver {
     private @Nullable Sent sent; // the attempt sent last
     private int attempt;
     private long waitNanos;
+    private long hedgeAfterNanos; // of the latest SEND
     private boolean succeeded;
     private @Nullable GiveUpReason reason;
 
@@ -158,6 +159,7 @@ public final class SimulatedDriver {
       if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
       attempt++;
       sent = new Sent(step != null ? step.attempt() : null, attempt);
+      hedgeAfterNanos = step != null ? step.attempt().hedgeAfterNanos : 0;
       return Next.SEND;
     }
 
@@ -168,19 +170,21 @@ public final class SimulatedDriver {
       return s;
     }
 
-    /** After a SEND or a hedge: nanoseconds until a hedge is due, 0 for none (okretry's {@code hedgeDelayNanos}). */
-    public long hedgeDelayNanos() {
-      return logical != null ? logical.hedgeDelayNanos() : 0;
+    /** After a SEND or a hedge: nanoseconds until a hedge is due, 0 for none (okretry's {@code Attempt.hedgeAfterNanos}). */
+    public long hedgeAfterNanos() {
+      return hedgeAfterNanos;
     }
 
     /** A hedge's time came: the hedge to send beside the attempts in flight, or null if okretry sends none now. */
     public @Nullable Sent hedge() {
       LogicalCall call = logical;
-      Attempt h = call != null ? call.hedge() : null;
+      Step due = call != null ? call.next(null) : Step.DROP;
       // The simulated client queues nothing: a hedge handed over leaves at once, as it is due.
-      if (h == null || !call.hedgeDeparts(h)) return null;
+      Step went = due.kind() == Step.Kind.SEND ? call.departs(due.attempt()) : Step.DROP;
+      if (went.kind() != Step.Kind.SEND) return null;
       attempt++;
-      return sent = new Sent(h, attempt);
+      hedgeAfterNanos = went.attempt().hedgeAfterNanos;
+      return sent = new Sent(went.attempt(), attempt);
     }
 
     /** The attempt was answered: 200, or the failing 503 (with the driver's Retry-After if any). */

@@ -10,48 +10,31 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one policy's calls know per origin (scheme, host, port): the opt-in origin-wide {@code
- * Retry-After} gate, which holds every call to an origin that refused a call with a 429/503
- * {@code Retry-After} until the time it named, and the {@link OriginPacer} that spreads this
- * client's retries waiting on the origin.
+ * Retry-After} gate (every call to an origin that refused one with a 429/503 {@code Retry-After}
+ * waits until the time it named), the {@link OriginPacer} of the retries waiting on it, and, once
+ * it published a quota (or, probing, was called), its {@link QuotaPacer}.
  *
- * <p>Bounded: at most {@code maxOrigins} origins are remembered ({@link Tuning#MAX_ORIGINS} by
- * default, about 200 bytes each); past that the least recently used one is forgotten, which at
- * worst lets one call through to an origin that is still closed, to be closed again by its
- * answer. It also holds each origin's {@link QuotaPacer} once the origin published a quota (or,
- * with probing on, once a call was made to it). Entries whose gate is open and whose pacers are idle are removed when met (by a lookup
- * or a report) and, two at a time, from the least recently used end whenever an origin is added,
- * so expiry is amortised and the table empties itself once throttling is over. So
- * every operation costs O(1) (plus building the key) whatever the number of origins, under one
- * short lock; a lookup when nothing is remembered takes no lock.
+ * <p>Bounded: at most {@code maxOrigins} origins (about 200 bytes each); past that the least
+ * recently used is forgotten, which at worst lets one call through to an origin still closed, to
+ * be closed again by its answer. An entry with nothing left to keep is removed when met, and two
+ * at a time from the least recently used end whenever an origin is added, so the table empties
+ * itself once throttling is over. Every operation is O(1) under one short lock; a lookup when
+ * nothing is remembered takes no lock.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class OriginGate {
 
-  /**
-   * A closed gate: no request before {@code notBeforeNanos}; {@code code} is the status that
-   * closed it, handed to callers that cannot wait.
-   */
+  /** A closed gate. */
   public static final class Closed {
-    private final long notBeforeNanos;
-    private final int code;
+    /** No request before this time. */
+    public final long notBeforeNanos;
+    /** The status that closed it, handed to callers that cannot wait. */
+    public final int code;
 
     Closed(long notBeforeNanos, int code) {
       this.notBeforeNanos = notBeforeNanos;
       this.code = code;
-    }
-
-    public long notBeforeNanos() {
-      return notBeforeNanos;
-    }
-
-    public int code() {
-      return code;
-    }
-
-    @Override
-    public String toString() {
-      return "Closed{notBeforeNanos=" + notBeforeNanos + ", code=" + code + "}";
     }
   }
 
@@ -62,7 +45,7 @@ public final class OriginGate {
    */
   public static final class QuotaTurn {
     private final String origin; // the origin whose quota pacer answered
-    final long seq; // the pacer's number for the send, once it goes (tests read it)
+    final long seq; // the pacer's number for the send once it goes, from 1 (tests read it)
     private final long waitNanos;
 
     QuotaTurn(String origin, long seq, long waitNanos) {
@@ -74,11 +57,6 @@ public final class OriginGate {
     /** How long to wait before asking again; 0: go now, counted. */
     public long waitNanos() {
       return waitNanos;
-    }
-
-    @Override
-    public String toString() {
-      return waitNanos > 0 ? "QuotaTurn{wait " + waitNanos + " ns}" : "QuotaTurn{go, " + origin + " #" + seq + "}";
     }
   }
 
@@ -106,16 +84,6 @@ public final class OriginGate {
   private final LinkedHashMap<String, Entry> entries; // guarded by this; access order: LRU first
   private volatile int size; // entries.size(), readable without the lock
   private volatile int quotaOrigins; // entries with a QuotaPacer, readable without the lock
-
-  /** A gate remembering at most {@link Tuning#MAX_ORIGINS} origins, pacing by published quotas. */
-  public OriginGate() {
-    this(Tuning.MAX_ORIGINS);
-  }
-
-  /** A gate remembering at most {@code maxOrigins} origins, pacing by published quotas. */
-  public OriginGate(int maxOrigins) {
-    this(maxOrigins, true, false, WallClock.SYSTEM, RandomSource.THREAD_LOCAL);
-  }
 
   /**
    * A gate remembering at most {@code maxOrigins} origins.
@@ -160,23 +128,18 @@ public final class OriginGate {
     String key = origin(url);
     synchronized (this) {
       Entry entry = probe ? entryFor(key, nowNanos) : entries.get(key);
-      if (entry == null) return null;
-      if (entry.quota == null) {
-        if (!probe) return null;
-        entry.quota = new QuotaPacer(true, nowNanos);
-        quotaOrigins++;
-      }
-      long admitted = entry.quota.admit(nowNanos, url.encodedPath(), maxWaitNanos); // the pacer's: -wait, or a number
-      return admitted < 0 ? new QuotaTurn(key, 0, -admitted) : new QuotaTurn(key, admitted, 0);
+      if (entry == null || (entry.quota == null && !probe)) return null;
+      QuotaPacer quota = quotaFor(entry, nowNanos);
+      long wait = quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+      return new QuotaTurn(key, wait > 0 ? 0 : quota.lastSend(), wait);
     }
   }
 
   /**
-   * An attempt ended with {@code response} (null: an exception). {@code counted}: the turn {@link
-   * #admitQuota} let it go with, or null if it went uncounted. Reads the quota the response
-   * publishes, if any, into its origin's pacer ({@code refused}: it turned the call away, with
-   * {@code retryAfterNanos} or {@link RetryAfter#ABSENT}). Without a count and without a published
-   * quota, takes no lock.
+   * An attempt that went with {@code counted} (null: uncounted) ended with {@code response} (null:
+   * an exception): its origin's quota pacer hears it and the quota the response publishes ({@code
+   * refused}: it turned the call away, with {@code retryAfterNanos} or {@link RetryAfter#ABSENT}).
+   * Without a count and without a published quota, takes no lock.
    */
   public void quotaAnswered(
       @Nullable QuotaTurn counted, @Nullable Response response, boolean refused, long retryAfterNanos, long nowNanos) {
@@ -186,24 +149,20 @@ public final class OriginGate {
     if (quotas == null && counted == null) return;
     HttpUrl answered = response != null ? response.request().url() : null;
     String answeredOrigin = answered != null ? origin(answered) : counted.origin;
-    long seq = counted != null ? counted.seq : -1; // the pacers' "not counted"
+    long seq = counted != null ? counted.seq : 0; // 0: not counted
     synchronized (this) {
       if (counted != null && !counted.origin.equals(answeredOrigin)) {
         Entry admitted = entries.get(counted.origin);
         if (admitted != null && admitted.quota != null) admitted.quota.failed(seq, nowNanos);
-        seq = -1; // counted there; the answer is learned where it came from
+        seq = 0; // counted there; the answer is learned where it came from
       }
       Entry entry = quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
-      if (entry == null) return;
-      if (entry.quota == null) {
-        if (quotas == null) return;
-        entry.quota = new QuotaPacer(probe, nowNanos);
-        quotaOrigins++;
-      }
+      if (entry == null || (entry.quota == null && quotas == null)) return;
+      QuotaPacer quota = quotaFor(entry, nowNanos);
       if (response == null) {
-        entry.quota.failed(seq, nowNanos);
+        quota.failed(seq, nowNanos);
       } else {
-        entry.quota.answered(seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
+        quota.answered(seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
       }
     }
   }
@@ -259,54 +218,37 @@ public final class OriginGate {
    *
    * @param origin a key from {@link #origin(HttpUrl)}
    */
-  public long reserve(String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
-    synchronized (this) {
-      return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos, ownLatestNanos);
-    }
-  }
-
-  /** The attempt of the turn at {@code slotNanos} left: see {@link OriginPacer#used}. Adds nothing if the origin was forgotten meanwhile. */
-  public void used(String origin, long slotNanos, long nowNanos) {
-    synchronized (this) {
-      Entry entry = entries.get(origin);
-      if (entry != null && entry.pacer != null) entry.pacer.used(slotNanos, nowNanos);
-    }
+  public synchronized long reserve(String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
+    return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos, ownLatestNanos);
   }
 
   /**
-   * The call holding the turn at {@code slotNanos} ended without sending: see {@link
-   * OriginPacer#givenBack}. Adds nothing if the origin was forgotten meanwhile.
+   * The attempt of the turn at {@code slotNanos} left ({@link OriginPacer#used}); nothing if the
+   * origin was forgotten meanwhile.
    */
-  public void givenBack(String origin, long slotNanos, long nowNanos) {
-    synchronized (this) {
-      Entry entry = entries.get(origin);
-      if (entry != null && entry.pacer != null) entry.pacer.givenBack(slotNanos, nowNanos);
-    }
+  public synchronized void used(String origin, long slotNanos, long nowNanos) {
+    Entry entry = entries.get(origin);
+    if (entry != null && entry.pacer != null) entry.pacer.used(slotNanos, nowNanos);
   }
 
-  /**
-   * What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link
-   * OriginPacer#released}.
-   */
-  public void released(
+  /** The call holding the turn at {@code slotNanos} ended unsent ({@link OriginPacer#givenBack}); as {@link #used}. */
+  public synchronized void givenBack(String origin, long slotNanos, long nowNanos) {
+    Entry entry = entries.get(origin);
+    if (entry != null && entry.pacer != null) entry.pacer.givenBack(slotNanos, nowNanos);
+  }
+
+  /** What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link OriginPacer#released}. */
+  public synchronized void released(
       String origin, long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
-    synchronized (this) {
-      pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
-    }
+    pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
   }
 
-  /**
-   * A call that is not paced was sent to {@code url}'s origin at {@code sentNanos}: see {@link
-   * OriginPacer#sent}. Only if the origin has a pacer; adds nothing.
-   */
+  /** A call that is not paced was sent to {@code url}'s origin: see {@link OriginPacer#sent}. */
   public void sent(HttpUrl url, long sentNanos) {
     report(url, sentNanos, false);
   }
 
-  /**
-   * The origin of {@code answeredUrl} admitted a call that was not paced, sent at {@code
-   * sentNanos}: see {@link OriginPacer#admitted}. Only if the origin has a pacer; adds nothing.
-   */
+  /** {@code answeredUrl}'s origin admitted a call that was not paced: see {@link OriginPacer#admitted}. */
   public void admitted(HttpUrl answeredUrl, long sentNanos) {
     report(answeredUrl, sentNanos, true);
   }
@@ -340,6 +282,15 @@ public final class OriginGate {
   /** The key of {@code url}'s origin: {@code scheme://host:port}. */
   public static String origin(HttpUrl url) {
     return url.scheme() + "://" + url.host() + ":" + url.port();
+  }
+
+  /** The entry's quota pacer, added if missing. Holds the lock. */
+  private QuotaPacer quotaFor(Entry entry, long nowNanos) {
+    if (entry.quota == null) {
+      entry.quota = new QuotaPacer(probe, nowNanos);
+      quotaOrigins++;
+    }
+    return entry.quota;
   }
 
   private OriginPacer pacerFor(String key, long nowNanos) {

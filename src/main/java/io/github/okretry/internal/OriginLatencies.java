@@ -1,23 +1,22 @@
 package io.github.okretry.internal;
 
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import okhttp3.HttpUrl;
 
 /**
- * What hedging knows of each origin (scheme, host, port): when it last refused a call (a 429 or
- * 503, or a {@code Retry-After}), so that no call hedges to it for {@link
- * Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS} after; and, for the adaptive hedge delay, how long it
- * took to answer recently: per origin, a ring of the last {@link Tuning#HEDGE_WINDOW} latencies of attempts that
- * answered, and a percentile of them recomputed once per {@link Tuning#HEDGE_RECOMPUTE_EVERY}
- * new ones. An attempt canceled because another answered first is not recorded (its latency is
- * unknown, only bounded below): so what is recorded is the latency of answers, and a hedge that
- * cut a slow attempt short does not teach the table that the origin is slow.
+ * What hedging knows of each origin (scheme, host, port): when it last refused a call, so no call
+ * hedges to it for {@link Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS}; and, for the adaptive hedge
+ * delay, a ring of its last {@link Tuning#HEDGE_WINDOW} answer latencies with a percentile
+ * recomputed once per {@link Tuning#HEDGE_RECOMPUTE_EVERY} new ones. An attempt canceled because
+ * another answered first is not recorded (its latency is only bounded below), so a hedge that cut
+ * a slow attempt short does not teach the table that the origin is slow.
  *
- * <p>Bounded: at most {@code maxOrigins} origins, the least recently used forgotten first (an
- * origin forgotten only warms up again). Each operation is O(1) under one short lock, but one in
- * {@link Tuning#HEDGE_RECOMPUTE_EVERY} records sorts a copy of its window (128 longs).
+ * <p>Bounded: at most {@code maxOrigins} origins, the least recently used forgotten first (it only
+ * warms up again). O(1) under one short lock, but one record in {@link
+ * Tuning#HEDGE_RECOMPUTE_EVERY} sorts a copy of its window.
  *
  * <p>Internal API: not covered by compatibility guarantees. Thread-safe.
  */
@@ -81,7 +80,7 @@ public final class OriginLatencies {
       ring = new Ring();
       rings.put(key, ring);
       if (rings.size() > maxOrigins) {
-        java.util.Iterator<Map.Entry<String, Ring>> eldest = rings.entrySet().iterator();
+        Iterator<Map.Entry<String, Ring>> eldest = rings.entrySet().iterator();
         eldest.next();
         eldest.remove();
       }

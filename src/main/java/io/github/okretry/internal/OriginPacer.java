@@ -3,76 +3,42 @@ package io.github.okretry.internal;
 /**
  * Paces the retries of one client that wait on one origin after it refused them with a 429/503
  * {@code Retry-After}, so a crowd arrives about as fast as the origin recently admitted them
- * rather than all in the same instant.
- *
- * <p><b>Turns.</b> Each waiting retry, once its own {@code Retry-After} (spread upward as usual)
- * has passed, asks for a turn: the later of now and the last turn handed out plus the current
- * interval. A turn is held until its attempt leaves ({@link #used}) or its call ends without
- * sending it ({@link #givenBack}: canceled, interrupted, factory closed, deadline, gave up). The
- * pacer's invariants (docs/semantics.md, "Pacing a crowd"), each checked by property tests on
- * fake time:
+ * rather than all in the same instant. Each retry, once its own {@code Retry-After} (spread upward)
+ * has passed, asks for a turn: the later of now and the last turn handed out plus the interval,
+ * held until its attempt leaves ({@link #used}) or its call ends unsent ({@link #givenBack}). The
+ * invariants (docs/semantics.md, "Pacing a crowd"; property tests on fake time):
  *
  * <ol>
- *   <li><em>A lone call is not delayed.</em> A retry that asks while no other call holds a turn
- *       still ahead of now is released no later than {@code ownLatestNanos}: its {@code
- *       Retry-After} plus the most its spread could have added. Pacing never holds it longer
- *       than spreading alone might have.
- *   <li><em>A given-back turn does not delay anyone.</em> Once no turn is held, the next one
- *       counts from the last turn actually used; a turn given back at the end of the line is
- *       handed out again.
- *   <li><em>A crowd beyond its ceiling gives up, never bunches.</em> A retry that is not alone
- *       and whose turn would come after its latest time ({@code maxRetryAfter}, half the time
- *       left) takes no turn: {@link #reserve} returns that later time and the caller gives up
- *       with the origin's answer, as for a {@code Retry-After} that is too long. So the retries
- *       that are released are those an unpaced crowd would send at their wake times, or turns at
- *       least one interval apart: never denser than the same crowd unpaced.
- *   <li><em>Intervals come from evidence about spacing and are bounded by it</em> (below).
+ *   <li><em>A lone call is not delayed</em> longer than its spread alone might have: a retry that
+ *       asks while no other call holds a turn still ahead goes by {@code ownLatestNanos}.
+ *   <li><em>A given-back turn delays no one</em>: once no turn is held, the next counts from the
+ *       last turn used; a turn given back at the end of the line is handed out again.
+ *   <li><em>A crowd beyond its ceiling gives up, never bunches</em>: a retry that is not alone and
+ *       whose turn would come after its latest time takes none ({@link #reserve}); released at
+ *       that time, such retries would reach the origin together.
+ *   <li><em>Intervals come from evidence about spacing and are bounded by it</em>: a turn refused
+ *       {@code g} after the origin last admitted one of this client's calls shows it needs more
+ *       than {@code g} ({@code lo}), unless an unpaced call was sent since or {@code g} is not
+ *       shorter than the refusal's and the waited-out {@code Retry-After} (then spacing could not
+ *       fix it); two turns admitted back to back {@code g} apart show {@code g} is enough ({@code
+ *       hi}).
  * </ol>
  *
- * <p><b>The interval</b> is learned from the origin's answers to the released turns:
+ * <p>The interval is 0 until a turn was refused, then {@code lo × }{@link Tuning#PACING_GROWTH},
+ * and {@code min(hi, lo × growth) × }{@link Tuning#PACING_MARGIN} once {@code hi} is known (never
+ * probing below it: a refused retry costs its call another {@code Retry-After}). It is at most the
+ * {@code Retry-After}s that taught {@code lo}, and at most {@link Tuning#PACING_RATE_SLACK} mean
+ * gaps between the origin's admissions of this client's calls over the last {@link
+ * Tuning#PACING_RATE_WINDOW_NANOS}. Of two bounds that contradict each other the newer stands; each
+ * is forgotten {@code memoryNanos} after it was learned, so spacing the pacer caused never keeps it.
  *
- * <ul>
- *   <li>a turn <em>refused</em> with a {@code Retry-After} a gap {@code g} after the origin last
- *       admitted one of this client's calls says the origin needs more than {@code g} between
- *       calls (a lower bound, {@code lo}), but only if no other call of the client (a first
- *       attempt, which is not paced) was sent to the origin since that admission, and {@code g}
- *       is shorter than both that refusal's {@code Retry-After} and the {@code Retry-After} the
- *       refused call had waited out: a longer gap says nothing spacing could fix (the origin may
- *       refuse everything, a quota may be spent), so one long refusal teaches nothing;
- *   <li>a turn <em>admitted</em> right after another admitted one, {@code g} later, says {@code
- *       g} is enough (an upper bound, {@code hi}).
- * </ul>
- *
- * <p>The interval is 0 until a turn was refused (the first retries go as they wake, spread by
- * {@code retryAfterSpread}), {@code lo × }{@link Tuning#PACING_GROWTH} while only refusals are
- * known, and {@code min(hi, lo × growth) × }{@link Tuning#PACING_MARGIN} once two turns were
- * admitted back to back: the narrowest gap the origin recently admitted, with a little room for
- * scheduling jitter, but never wider than the refusals justify, so wide gaps between lone calls
- * cannot slow a crowd down. It is never longer than the {@code Retry-After}s of the refusal that
- * taught {@code lo}. It does not probe below {@code hi}, because a refused retry costs its call
- * another {@code Retry-After} ({@code OriginPacerTest#printTuningTable}). Bounds that contradict
- * each other (the origin sped up or slowed down) drop the older one. Each bound is forgotten
- * {@link Tuning#PACING_MEMORY_NANOS} after it was learned, however busy the origin is since: the
- * spacing the pacer itself caused is never evidence that keeps it alive.
- *
- * <p>As a safety net, the interval is also capped by the origin's recent admission rate of all
- * this client's calls: never more than {@link Tuning#PACING_RATE_SLACK} times the mean gap
- * between admissions over the last {@link Tuning#PACING_RATE_WINDOW_NANOS} (a sliding window).
- *
- * <p>A turn never comes before the retry's own {@code Retry-After} (the caller asks only after
- * waiting it). Pacing decides when, and for a crowd that does not fit its ceiling, that it
- * cannot go; the retry budget decides whether a retry is made at all.
- *
- * <p>Pure: every method takes the time, nothing reads a clock. Not thread-safe; {@link
- * OriginGate} guards each origin's pacer with its lock. O(1) per call and a fixed few fields per
- * origin: turns are counted, not listed, so a turn given back in the middle of the line leaves
- * a hole that only the calls already behind it wait through.
+ * <p>Pure: every method takes the time. Not thread-safe ({@link OriginGate} guards it). O(1) per
+ * call: turns are counted, not listed, so a turn given back mid-line leaves a hole that only the
+ * calls already behind it wait through.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class OriginPacer {
-
-  private static final long UNKNOWN = Long.MAX_VALUE;
 
   private final double growth;
   private final double margin;
@@ -92,7 +58,7 @@ public final class OriginPacer {
   private long loNanos; // 0: nothing refused yet
   private long loLearnedNanos;
   private long loCapNanos; // the shorter Retry-After of the refusal that taught lo
-  private long hiNanos = UNKNOWN;
+  private long hiNanos; // 0: nothing admitted back to back yet
   private long hiLearnedNanos;
   // The evidence the bounds are learned from.
   private long lastAdmittedSlotNanos; // of a paced release
@@ -219,7 +185,7 @@ public final class OriginPacer {
           loNanos = gap;
           loCapNanos = cap;
           loLearnedNanos = nowNanos;
-          if (hiKnown(nowNanos) && loNanos >= hiNanos) hiNanos = UNKNOWN; // the origin slowed down
+          if (hiKnown(nowNanos) && loNanos >= hiNanos) hiNanos = 0; // the origin slowed down
         }
       }
     }
@@ -290,7 +256,7 @@ public final class OriginPacer {
   }
 
   private boolean hiKnown(long nowNanos) {
-    return hiNanos != UNKNOWN && nowNanos - hiLearnedNanos < memoryNanos;
+    return hiNanos != 0 && nowNanos - hiLearnedNanos < memoryNanos;
   }
 
   private void countAdmission(long nowNanos) {
@@ -337,7 +303,7 @@ public final class OriginPacer {
     held = 0;
     anyUsed = false;
     loNanos = 0;
-    hiNanos = UNKNOWN;
+    hiNanos = 0;
     anyAdmitted = false;
     anyOtherAdmission = false;
     anyOtherSent = false;
@@ -345,11 +311,5 @@ public final class OriginPacer {
     windowStarted = false;
     admittedInWindow = 0;
     admittedInPreviousWindow = 0;
-  }
-
-  @Override
-  public String toString() {
-    return "OriginPacer{lo=" + loNanos + ", hi=" + (hiNanos == UNKNOWN ? "?" : Long.toString(hiNanos))
-        + ", held=" + held + "}";
   }
 }

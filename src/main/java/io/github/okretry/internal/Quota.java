@@ -1,16 +1,14 @@
 package io.github.okretry.internal;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One quota a response published, as {@link QuotaHeaders} parsed it: how many requests are left
- * for one policy of the server, and when more arrive. Immutable; every number already bounded
- * (see {@link QuotaHeaders}), so a consumer needs no checks of its own.
- *
- * <p>Key: the caller's origin plus {@link #policy()} and {@link #partitionKey()} (either may be
- * null; two quotas of one response never share both). Time: {@link #resetAtNanos()} is on the
- * monotonic clock the caller passed as "now" when the response arrived; wall-clock resets were
- * converted to a delta first.
+ * for one policy of the server, and when more arrive. Immutable; every number already bounded by
+ * {@link QuotaHeaders}, so a consumer needs no checks of its own. Keyed by the caller's origin,
+ * {@link #policy()} and {@link #partitionKey()} (two quotas of one response never share both);
+ * times on the caller's monotonic clock (a wall-clock reset was converted to a delta first).
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -41,17 +39,8 @@ public final class Quota {
   private final boolean hasReset;
   private final long resetAfterNanos;
 
-  Quota(
-      Form form,
-      @Nullable String policy,
-      @Nullable String partitionKey,
-      long remaining,
-      boolean hasLimit,
-      long limit,
-      long windowNanos,
-      long receivedAtNanos,
-      boolean hasReset,
-      long resetAfterNanos) {
+  Quota(Form form, @Nullable String policy, @Nullable String partitionKey, long remaining, boolean hasLimit,
+      long limit, long windowNanos, long receivedAtNanos, boolean hasReset, long resetAfterNanos) {
     if (form == null) throw new NullPointerException("form == null");
     if (remaining < 0) throw new IllegalArgumentException("remaining < 0: " + remaining);
     if (hasLimit && (limit < 0 || remaining > limit)) {
@@ -77,19 +66,15 @@ public final class Quota {
   }
 
   /**
-   * The server's name for the policy (IETF item name), Discord's {@code X-RateLimit-Bucket}, or
-   * GitHub's {@code X-RateLimit-Resource}; null when the server names none. At most 128 visible
-   * ASCII characters.
+   * The server's name for the policy (IETF item name, Discord's {@code X-RateLimit-Bucket}, GitHub's
+   * {@code X-RateLimit-Resource}), at most 128 visible ASCII characters; null when it names none.
    */
   @Nullable
   public String policy() {
     return policy;
   }
 
-  /**
-   * The IETF partition key {@code pk}, as the base64 text of its Byte Sequence (at most 128
-   * characters), or null.
-   */
+  /** The IETF partition key {@code pk} as the base64 text of its Byte Sequence (≤ 128 characters), or null. */
   @Nullable
   public String partitionKey() {
     return partitionKey;
@@ -120,10 +105,7 @@ public final class Quota {
     return receivedAtNanos;
   }
 
-  /**
-   * Whether the response said when more quota arrives, within {@link QuotaHeaders#MAX_RESET_NANOS}.
-   * False means unknown: none was sent, or it was beyond the bound, in the past, or malformed.
-   */
+  /** Whether the response said when more quota arrives; false if it did not, or out of bounds or malformed. */
   public boolean hasReset() {
     return hasReset;
   }
@@ -133,11 +115,7 @@ public final class Quota {
     return resetAfterNanos;
   }
 
-  /**
-   * When more quota arrives, on the caller's monotonic clock ({@code receivedAtNanos +
-   * resetAfterNanos}, compared by subtraction as {@link System#nanoTime()} values are); only
-   * meaningful when {@link #hasReset()}.
-   */
+  /** When more quota arrives, on the caller's monotonic clock; only meaningful when {@link #hasReset()}. */
   public long resetAtNanos() {
     return receivedAtNanos + resetAfterNanos;
   }
@@ -148,8 +126,8 @@ public final class Quota {
     if (!(o instanceof Quota)) return false;
     Quota q = (Quota) o;
     return form == q.form
-        && eq(policy, q.policy)
-        && eq(partitionKey, q.partitionKey)
+        && Objects.equals(policy, q.policy)
+        && Objects.equals(partitionKey, q.partitionKey)
         && remaining == q.remaining
         && hasLimit == q.hasLimit
         && limit == q.limit
@@ -159,21 +137,10 @@ public final class Quota {
         && resetAfterNanos == q.resetAfterNanos;
   }
 
-  private static boolean eq(@Nullable Object a, @Nullable Object b) {
-    return a == null ? b == null : a.equals(b);
-  }
-
   @Override
   public int hashCode() {
-    int h = form.hashCode();
-    h = 31 * h + (policy == null ? 0 : policy.hashCode());
-    h = 31 * h + (partitionKey == null ? 0 : partitionKey.hashCode());
-    h = 31 * h + (int) (remaining ^ (remaining >>> 32));
-    h = 31 * h + (hasLimit ? (int) (limit ^ (limit >>> 32)) : -1);
-    h = 31 * h + (int) (windowNanos ^ (windowNanos >>> 32));
-    h = 31 * h + (int) (receivedAtNanos ^ (receivedAtNanos >>> 32));
-    h = 31 * h + (hasReset ? (int) (resetAfterNanos ^ (resetAfterNanos >>> 32)) : -1);
-    return h;
+    return Objects.hash(form, policy, partitionKey, remaining, hasLimit, limit, windowNanos, receivedAtNanos, hasReset,
+        resetAfterNanos);
   }
 
   /** E.g. {@code Quota{IETF_LIST "default" remaining=0/20 w=1s reset in 1000ms}}; server text escaped. */

@@ -26,9 +26,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class QuotaHeaders {
   /**
-   * The longest reset believed: 10 minutes, the draft's own example threshold (§8.5.1 "implementing
-   * retries when the reset parameter exceeds ten minutes"). A later one is reported as unknown, so
-   * a hostile or mistaken value can never park calls.
+   * The longest reset believed: 10 minutes, the draft's own threshold (§8.5.1). A later one is
+   * unknown, so a hostile or mistaken value can never park calls.
    */
   public static final long MAX_RESET_NANOS = 600_000_000_000L;
 
@@ -64,16 +63,13 @@ public final class QuotaHeaders {
   }
 
   /**
-   * The quotas these headers publish, or null.
-   *
-   * <p>Nothing is read from a response that came from a cache ({@code fromCache}, or an {@code
-   * Age} above 0: the draft's "positive current_age"), nor from a 401 or 407, whose quota fields
-   * are placeholders of an unauthenticated caller, not this client's quota.
+   * The quotas these headers publish, or null; {@code nowNanos} and {@code clock} as for {@link
+   * #parse(Response, long, WallClock)}. Nothing is read from a response that came from a cache
+   * ({@code fromCache}, or an {@code Age} above 0: the draft's "positive current_age"), nor from a
+   * 401 or 407, whose quota fields are placeholders of an unauthenticated caller.
    *
    * @param code the response's status
    * @param fromCache whether the response was served from a cache rather than by the origin
-   * @param nowNanos the caller's monotonic time when the response arrived
-   * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
    */
   @Nullable
   public static List<Quota> parse(Headers headers, int code, boolean fromCache, long nowNanos, WallClock clock) {
@@ -104,11 +100,9 @@ public final class QuotaHeaders {
   }
 
   /**
-   * How long until the quota {@code response} reports spent comes back: the latest reset among the
-   * quotas it publishes with nothing remaining, in nanoseconds from {@code nowNanos} (≥ 0, at most
-   * {@link #MAX_RESET_NANOS}), or {@link RetryAfter#ABSENT} if none is spent or none of the spent
-   * ones says when. What a retried response without {@code Retry-After} waits instead of its
-   * backoff (docs/semantics.md, "Retry-After").
+   * The latest reset among the quotas {@code response} reports spent, in nanoseconds from {@code
+   * nowNanos}, or {@link RetryAfter#ABSENT} if none says when: what a retried response without
+   * {@code Retry-After} waits instead of its backoff (docs/semantics.md, "Retry-After").
    *
    * @param nowNanos the caller's monotonic time when the response arrived
    * @param clock the wall clock, read only for an epoch reset on a response without {@code Date}
@@ -156,34 +150,27 @@ public final class QuotaHeaders {
         if (!isKeyText(policy)) return null; // an unusable id: keying it would merge or split buckets
       }
     }
-    long resetNanos = -1;
     String after = form == Form.X_RATELIMIT ? headers.get("X-RateLimit-Reset-After") : null;
-    if (after != null) {
-      resetNanos = boundedReset(decimalNanos(after)); // Discord: relative, so immune to clock skew
-    } else {
-      resetNanos = reset(headers, headers.get(prefix + "Reset"), clock);
-    }
+    long resetNanos = after != null
+        ? delta(decimal(after)) // Discord: relative, so immune to clock skew
+        : reset(headers, decimal(headers.get(prefix + "Reset")), clock);
     Quota q = new Quota(form, policy, null, remaining, limit >= 0, Math.max(0, limit), 0, nowNanos,
         resetNanos >= 0, Math.max(0, resetNanos));
     return Collections.singletonList(q);
   }
 
   /**
-   * A reset as the separate fields send it, in nanoseconds from now, or -1. Decided by magnitude,
-   * since the same names carry both (delta at Envoy and in the early drafts; epoch seconds at
-   * GitHub, X, Okta, Discord, Bluesky, GitLab): ≥ 10^12 is epoch milliseconds, ≥ 10^9 (2001) epoch
-   * seconds, anything smaller delta seconds (10^9 s is 31 years: never a delta). An epoch is
-   * measured against the response's {@code Date}, else the local wall clock (as hub4j does); one
-   * in the past is unknown (as Envoy does), not "now".
+   * A reset as the separate fields send it, in nanoseconds from now, or -1. By magnitude, since one
+   * name carries both (docs/semantics.md, "Legacy reset"): ≥ 10^12 epoch milliseconds, ≥ 10^9 epoch
+   * seconds, else delta seconds. An epoch is measured against the response's {@code Date}, else the
+   * local wall clock (as hub4j does); one in the past is unknown (as Envoy does), not "now".
    */
-  private static long reset(Headers headers, @Nullable String value, WallClock clock) {
-    long[] decimal = decimal(value);
+  private static long reset(Headers headers, long @Nullable [] decimal, WallClock clock) {
     if (decimal == null) return -1;
     long whole = decimal[0];
-    long fraction = decimal[1];
-    if (whole < EPOCH_SECONDS_FROM) return boundedReset(whole * NANOS_PER_SECOND + fraction);
+    if (whole < EPOCH_SECONDS_FROM) return delta(decimal);
     // whole < 10^15 (integer's bound), so whole * 1000 cannot overflow.
-    long epochMillis = whole >= EPOCH_MILLIS_FROM ? whole : whole * 1000 + fraction / 1_000_000L;
+    long epochMillis = whole >= EPOCH_MILLIS_FROM ? whole : whole * 1000 + decimal[1] / 1_000_000L;
     Date serverNow = headers.getDate("Date");
     long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();
     long deltaMillis = epochMillis - nowMillis;
@@ -192,8 +179,7 @@ public final class QuotaHeaders {
     return deltaMillis * 1_000_000L;
   }
 
-  // A reset past MAX_RESET_NANOS (or negative) is unknown: -1. Shared with StructuredQuotas, so every
-  // form keeps the one bound.
+  // A reset past MAX_RESET_NANOS (or negative) is unknown: -1. Every form keeps the one bound.
   static long boundedReset(long nanos) {
     return nanos < 0 || nanos > MAX_RESET_NANOS ? -1 : nanos;
   }
@@ -216,52 +202,35 @@ public final class QuotaHeaders {
   @Nullable
   private static String firstMember(@Nullable String value) {
     if (value == null) return null;
-    int end = value.length();
-    int comma = value.indexOf(',');
-    if (comma >= 0) end = comma;
-    int semi = value.indexOf(';');
-    if (semi >= 0 && semi < end) end = semi;
+    int end = 0;
+    while (end < value.length() && value.charAt(end) != ',' && value.charAt(end) != ';') end++;
     return value.substring(0, end);
   }
 
-  /**
-   * Non-negative decimal seconds ({@code 1.5}, at most 15 integer digits) as nanoseconds, digits
-   * past the nanosecond rounded up; -1 for anything else; saturated past {@link
-   * #MAX_RESET_NANOS}, which callers bound anyway.
-   */
-  private static long decimalNanos(@Nullable String value) {
-    long[] decimal = decimal(value);
-    if (decimal == null) return -1;
-    if (decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return Long.MAX_VALUE;
-    return decimal[0] * NANOS_PER_SECOND + decimal[1];
+  // A delta of decimal seconds as nanoseconds, or -1 (none, or past MAX_RESET_NANOS).
+  private static long delta(long @Nullable [] decimal) {
+    if (decimal == null || decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return -1;
+    return boundedReset(decimal[0] * NANOS_PER_SECOND + decimal[1]);
   }
 
-  // {whole seconds (≤ 15 digits), fraction in nanoseconds} of a non-negative decimal, or null.
+  // {whole seconds (≤ 15 digits), fraction in nanoseconds rounded up past the ninth digit} of a
+  // non-negative decimal ("1.5"), or null ("", "1.", ".5", "-1", "1e3").
   private static long @Nullable [] decimal(@Nullable String value) {
     if (value == null) return null;
     value = value.trim();
     int dot = value.indexOf('.');
     long whole = integer(dot < 0 ? value : value.substring(0, dot));
-    long fraction = fractionNanos(value, dot);
-    return whole < 0 || fraction < 0 ? null : new long[] {whole, fraction};
-  }
-
-  // The digits after value[dot] as nanoseconds (rounded up past the ninth); 0 without a dot; -1 if
-  // they are empty or not all ASCII digits.
-  private static long fractionNanos(String value, int dot) {
-    if (dot < 0) return 0;
-    int n = value.length() - dot - 1;
-    if (n == 0) return -1;
+    if (whole < 0 || dot == value.length() - 1) return null;
     long fraction = 0;
-    boolean more = false;
-    for (int i = 0; i < n; i++) {
-      char c = value.charAt(dot + 1 + i);
-      if (c < '0' || c > '9') return -1;
-      if (i < 9) fraction = fraction * 10 + (c - '0');
+    boolean more = false; // a non-zero digit past the nanosecond
+    for (int i = dot + 1; dot >= 0 && i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') return null;
+      if (i - dot <= 9) fraction = fraction * 10 + (c - '0');
       else if (c != '0') more = true;
     }
-    for (int i = n; i < 9; i++) fraction *= 10;
-    return more ? fraction + 1 : fraction;
+    for (int i = dot < 0 ? 9 : value.length() - dot - 1; i < 9; i++) fraction *= 10;
+    return new long[] {whole, more ? fraction + 1 : fraction};
   }
 
   // A key part okretry can compare and log: 1..128 visible ASCII characters.

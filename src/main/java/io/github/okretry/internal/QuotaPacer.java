@@ -1,50 +1,35 @@
 package io.github.okretry.internal;
 
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Paces one client's calls to one origin by the quotas the origin publishes ({@link Quota}, as
- * {@link QuotaHeaders} parses them), so a call whose quota is spent waits until more arrives
- * instead of being sent to be refused. Pure: every method takes the time; not thread-safe ({@link
- * OriginGate} guards it with its lock). The rules (docs/semantics.md, "Published quotas"):
+ * Paces one client's calls to one origin by the quotas the origin publishes ({@link Quota}), so a
+ * call whose quota is spent waits until more arrives instead of being sent to be refused. Pure:
+ * every method takes the time; not thread-safe ({@link OriginGate} guards it with its lock). The
+ * rules, each with its why, are docs/semantics.md's table "Pacing by a published quota":
  *
  * <ul>
- *   <li><b>Keys.</b> One state per (policy name or bucket id, partition key), at most {@link
- *       QuotaHeaders#MAX_QUOTAS}. A key with neither a bucket id nor a partition key (an IETF
- *       policy, the -07 Dictionary, plain {@code RateLimit-*}) gates every call to the origin. A
- *       bucket the server names (Discord's {@code X-RateLimit-Bucket}, GitHub's {@code
- *       X-RateLimit-Resource}) covers many paths ({@code core} is every REST path of GitHub's): a
- *       path goes by the bucket it last reported, and a path not heard from by the bucket of the
- *       known path nearest to it ({@link #bucketFor}); so while the origin has shown one bucket,
- *       it gates every path. A key with an IETF {@code pk} gates only calls to the path that
- *       last reported it: a partition may be anything (a user, a route), and another path's may
- *       be another.
- *   <li><b>Spent.</b> Available = the server's last {@code remaining} − this client's calls in
- *       flight to the origin (as nyxx does: conservative, never optimistic). At 0 a call waits
- *       until the key's reset plus a per-window random offset in [0, one quota interval], so
- *       processes told the same reset do not return in the same instant; never before the reset.
- *   <li><b>After the reset</b> the old figures are stale: one call at a time goes until an answer
- *       tells the new remaining; so a crowd held at a reset is released as the origin's answers
- *       allow, not all at the reset instant.
- *   <li><b>A fresh key</b> grows its calls in flight as TCP's slow start does: one more per
- *       answer that carries the quota, so a crowd does not spend a shared quota before the first
- *       answers show whether others draw on it.
- *   <li><b>Shared.</b> If the server's remaining falls by more than this client sent between two
- *       of its answers, a key's first answer already lacks more than this client ever sent, or a
- *       call is refused while the quota said some was left, others draw on
- *       the quota; for {@link Tuning#PACING_MEMORY_NANOS} the key then spreads what is left over
- *       the time to its reset: one call per {@code (reset − now) / available}. Each process
- *       sharing the quota slows as the remaining falls, so together they settle near the rate it
- *       refills at.
+ *   <li><b>Keys</b>: one state per (policy name or bucket id, partition key). A bucket the server
+ *       names covers many paths, so a path not heard from goes by its nearest known path's bucket
+ *       ({@link #bucketFor}); a partition may be anything, so a {@code pk} gates only the path
+ *       that last reported it.
+ *   <li><b>Spent</b>: available = the server's last {@code remaining} − this client's calls in
+ *       flight (as nyxx). At 0 a call waits until the reset plus a per-window offset in [0, one
+ *       quota interval], so processes told the same reset do not return in the same instant.
+ *   <li><b>After the reset</b> one call at a time until an answer tells the new remaining, and
+ *       <b>a fresh key</b> grows its calls in flight by one per answer (TCP's slow start): a crowd
+ *       is released as the origin's answers allow, not all at once.
+ *   <li><b>Shared</b>: a fall faster than this client's sends, or a refusal while some was left,
+ *       means others draw on the quota: for {@link Tuning#PACING_MEMORY_NANOS} the key spreads
+ *       what is left over the time to its reset, so the processes settle near its refill rate.
  *   <li><b>Probe</b> (opt-in): an origin met for the first time sends one call and holds the rest
- *       until it answers (each as long as its caller can wait: the caller's {@code OriginTurn} bounds the whole
- *       hold); an answer without a quota frees the origin.
+ *       until it answers; an answer without a quota frees the origin.
  * </ul>
  *
- * <p>A {@code Retry-After} on a refusal that also carries quota fields takes precedence: it
- * becomes the key's reset. A wait longer than the caller can afford is not imposed: the call goes
- * and the server decides ({@code remaining} is no guarantee either way).
+ * <p>A refusal's {@code Retry-After} becomes the key's reset (the draft's MUST). A wait longer than
+ * the caller can afford is not imposed: the call goes and the server decides.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
@@ -57,13 +42,12 @@ public final class QuotaPacer {
   static final long DEFAULT_INTERVAL_NANOS = 50 * MILLI;
   /** Answers that may overtake one another on the way back, beyond what is counted in flight. */
   static final int REORDER_SLACK = 2;
-
   /** Paths remembered per named bucket, to tell which bucket a path not heard from draws on. */
   static final int PATHS_PER_BUCKET = 4;
   /** A longer path is not remembered (it goes by the nearest known one): bounds memory and each comparison. */
   static final int MAX_PATH_CHARS = 256;
 
-  /** One key's state. */
+  /** One key's state. Sends are numbered from 1: a number 0 is a send that was not counted. */
   private static final class Key {
     final @Nullable String policy;
     final @Nullable String partitionKey;
@@ -79,8 +63,8 @@ public final class QuotaPacer {
     long resetAtNanos;
     long intervalNanos = DEFAULT_INTERVAL_NANOS; // one quota unit's share of the window
     long offsetNanos; // this process's offset past the current reset
-    long lastSeq = -1; // the latest send whose answer reported this key
-    long baseSeq = -1; // the send whose answer opened the current window's figures; -1: uncounted
+    long lastSeq; // the latest send whose answer reported this key
+    long baseSeq; // the send whose answer opened the current window's figures
     long baseRemaining;
     int baseInFlight; // this client's sends in flight then
     long sharedUntilNanos;
@@ -91,16 +75,7 @@ public final class QuotaPacer {
       this.partitionKey = partitionKey;
       this.byPath = byPath;
       this.bucket = bucket;
-      this.paths = bucket ? new String[PATHS_PER_BUCKET] : NO_PATHS;
-    }
-
-    /** Kept until it lapses: another path's answer, which does not carry it, says nothing of it. */
-    boolean scoped() {
-      return byPath || bucket;
-    }
-
-    boolean is(Quota q) {
-      return eq(policy, q.policy()) && eq(partitionKey, q.partitionKey());
+      this.paths = new String[bucket ? PATHS_PER_BUCKET : 0];
     }
 
     boolean current(long nowNanos) {
@@ -112,54 +87,39 @@ public final class QuotaPacer {
     }
   }
 
-  private static final String[] NO_PATHS = new String[0];
-
   private final boolean probe;
-  private final long memoryNanos;
   private final Key[] keys = new Key[QuotaHeaders.MAX_QUOTAS];
   private int keyCount;
   private boolean probing; // probe mode: no answer from the origin yet
   private int inFlight; // this client's admitted sends not yet answered
-  private long sends; // sequence numbers of admitted sends
+  private long sends; // admitted sends: the number of the latest
   private int answers; // answers that carried a quota: the slow start's window
-  private boolean anySend;
   private long lastSendNanos;
   private long lastActivityNanos;
 
-  /**
-   * @param probe whether to hold a crowd's calls to this origin until its first answer
-   */
+  /** @param probe whether to hold a crowd's calls to this origin until its first answer */
   public QuotaPacer(boolean probe, long nowNanos) {
-    this(probe, Tuning.PACING_MEMORY_NANOS, nowNanos);
-  }
-
-  QuotaPacer(boolean probe, long memoryNanos, long nowNanos) {
     this.probe = probe;
     this.probing = probe;
-    this.memoryNanos = memoryNanos;
     this.lastActivityNanos = nowNanos;
   }
 
   /**
-   * Asks to send a call to {@code path} at {@code nowNanos}. A result ≥ 0 means go: the send is
-   * counted in flight under that sequence number, to be passed to {@link #answered}. A result
-   * {@code < 0} means wait {@code -result} nanoseconds, then ask again.
+   * Asks to send a call to {@code path} at {@code nowNanos}: 0 means go, counted in flight as send
+   * number {@link #lastSend()} until {@link #answered} or {@link #failed} hears how it ended; more
+   * means wait that many nanoseconds, then ask again.
    *
    * @param maxWaitNanos the longest this call can wait; a longer wait is not imposed
    */
   public long admit(long nowNanos, String path, long maxWaitNanos) {
     lastActivityNanos = nowNanos;
-    long notBefore = nowNanos;
-    if (probing && inFlight > 0) {
-      notBefore = nowNanos + ANSWER_POLL_NANOS;
-    }
+    long notBefore = probing && inFlight > 0 ? nowNanos + ANSWER_POLL_NANOS : nowNanos;
     boolean anyShared = false;
     boolean anyKey = false;
     Key bucket = bucketFor(path);
     for (int i = 0; i < keyCount; i++) {
       Key k = keys[i];
-      if (k.byPath && !path.equals(k.path)) continue;
-      if (k.bucket && k != bucket) continue;
+      if ((k.byPath && !path.equals(k.path)) || (k.bucket && k != bucket)) continue;
       anyKey = true;
       long t = notBefore(k, nowNanos);
       if (t - notBefore > 0) notBefore = t;
@@ -169,11 +129,16 @@ public final class QuotaPacer {
       notBefore = nowNanos + ANSWER_POLL_NANOS; // slow start: more once answers show the quota holds
     }
     long wait = notBefore - nowNanos;
-    if (wait > 0 && wait <= maxWaitNanos) return -wait;
+    if (wait > 0 && wait <= maxWaitNanos) return wait;
     inFlight++;
-    anySend = true;
+    sends++;
     lastSendNanos = nowNanos;
-    return sends++;
+    return 0;
+  }
+
+  /** The number of the latest send {@link #admit} let go, from 1. */
+  public long lastSend() {
+    return sends;
   }
 
   private long notBefore(Key k, long nowNanos) {
@@ -191,28 +156,25 @@ public final class QuotaPacer {
       if (inFlight > 0) return Math.max(nowNanos + ANSWER_POLL_NANOS, next);
       return nowNanos - next >= 0 ? nowNanos : next;
     }
-    if (k.shared(nowNanos) && anySend) {
+    if (k.shared(nowNanos) && sends > 0) {
       long horizon = k.hasReset ? k.resetAtNanos - nowNanos : k.intervalNanos * Math.max(1, k.remaining);
-      long spacing = horizon / available;
-      return lastSendNanos + spacing;
+      return lastSendNanos + horizon / available;
     }
     return nowNanos;
   }
 
   /**
-   * The origin answered. {@code seq} is the sequence number {@link #admit} gave the send, or
-   * negative for a send it did not count (the first of a stateless call, or one made before the
-   * origin published anything); {@code quotas} what the answer published (null: nothing);
-   * {@code refused} whether it turned the call away, with its {@code Retry-After} or {@link
+   * The origin answered send {@code seq} (0: a send {@link #admit} did not count, such as the first
+   * of a stateless call); {@code quotas} is what the answer published (null: nothing); {@code
+   * refused} whether it turned the call away, with its {@code Retry-After} or {@link
    * RetryAfter#ABSENT}.
    */
   public void answered(
       long seq, @Nullable String path, @Nullable List<Quota> quotas, boolean refused, long retryAfterNanos,
       long nowNanos, RandomSource random) {
-    lastActivityNanos = nowNanos;
-    if (seq >= 0 && inFlight > 0) inFlight--;
+    failed(seq, nowNanos); // no longer in flight
     if (quotas == null) {
-      if (seq >= 0) {
+      if (seq > 0) {
         probing = false; // the origin answered without a quota: nothing to pace
         dropStale(nowNanos); // nor any longer for a window that is over
       }
@@ -223,10 +185,10 @@ public final class QuotaPacer {
     for (int i = 0; i < quotas.size(); i++) learn(quotas.get(i), seq, path, refused, retryAfterNanos, nowNanos, random);
   }
 
-  /** A counted send ended without an answer (an exception): it is no longer in flight. */
+  /** Send {@code seq} (0: not counted) ended without an answer (an exception): it is no longer in flight. */
   public void failed(long seq, long nowNanos) {
     lastActivityNanos = nowNanos;
-    if (seq >= 0 && inFlight > 0) inFlight--;
+    if (seq > 0 && inFlight > 0) inFlight--;
   }
 
   private void learn(
@@ -235,7 +197,7 @@ public final class QuotaPacer {
     boolean byPath = q.partitionKey() != null;
     boolean bucket = !byPath && q.policy() != null
         && (q.form() == Quota.Form.X_RATELIMIT || q.form() == Quota.Form.X_RATE_LIMIT);
-    Key k = find(q, byPath, bucket, nowNanos);
+    Key k = find(q, byPath, bucket);
     if (byPath) k.path = path;
     if (bucket && path != null) reportedBy(k, path);
     boolean known = k.heard;
@@ -256,21 +218,17 @@ public final class QuotaPacer {
     boolean current = known && k.current(nowNanos);
     // Others draw on it: a refusal while it said some was left, or a fall faster than our sends.
     if (current && refused && k.remaining - inFlight > 0) markShared(k, nowNanos);
-    // Within a window, every send this client made since its first answer there, and every one
-    // then still in flight, may have reached the server in between (sends race to it in any
-    // order; answers race back): only a fall beyond all of them, and a little, is someone else's.
-    if (seq >= 0 && k.baseSeq >= 0 && seq > k.baseSeq && current
-        && k.baseRemaining - remaining > (sends - 1 - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
+    // Every send since the window's first answer, and every one then in flight, may have reached
+    // the server in between: only a fall beyond all of them, and a little, is someone else's.
+    if (current && k.baseSeq > 0 && seq > k.baseSeq
+        && k.baseRemaining - remaining > (sends - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
       markShared(k, nowNanos);
     }
-    if (current && k.baseSeq < 0 && seq >= 0) base(k, seq, remaining); // a window first heard of uncounted
-    // The first counted answer of a key already short by more than every send this client made
-    // to the origin: others drew on it first (the probes of other processes).
-    if (!known && seq >= 0 && q.hasLimit() && q.limit() - remaining > sends) markShared(k, nowNanos);
-    boolean newer = seq < 0 || seq > k.lastSeq;
-    if (seq >= 0 && seq > k.lastSeq) {
-      k.lastSeq = seq;
-    }
+    if (current && k.baseSeq == 0 && seq > 0) base(k, seq, remaining); // a window first heard of uncounted
+    // A key's first counted answer short by more than every send this client made: others drew first.
+    if (!known && seq > 0 && q.hasLimit() && q.limit() - remaining > sends) markShared(k, nowNanos);
+    boolean newer = seq > k.lastSeq;
+    if (newer) k.lastSeq = seq;
     if (!current) {
       // The first figures, or the window the old ones described is over: take these whole.
       base(k, seq, remaining);
@@ -289,11 +247,10 @@ public final class QuotaPacer {
         k.hasReset = true;
         k.resetAtNanos = resetAt;
       }
-    } else if (newer && seq >= 0 && k.baseSeq >= 0 && remaining > k.baseRemaining + k.baseInFlight + REORDER_SLACK) {
-      // Above anything this window showed, even with this client's sends racing one another: more
-      // quota arrived (a bucket refilled, a window turned early as an integer t rounded up
-      // hides). Any other rise is an answer overtaken by a later one, or a server that counts
-      // loosely (3, 2, 3): the lower count stands until the window is over.
+    } else if (newer && k.baseSeq > 0 && remaining > k.baseRemaining + k.baseInFlight + REORDER_SLACK) {
+      // Above anything this window showed, even with this client's sends racing: more quota
+      // arrived (a refill, a window turned early). Any other rise is an overtaken answer or a
+      // loose count (3, 2, 3): the lower count stands until the window is over.
       base(k, seq, remaining);
       k.remaining = remaining;
       k.infoAtNanos = nowNanos;
@@ -312,28 +269,24 @@ public final class QuotaPacer {
     k.baseInFlight = inFlight;
   }
 
-  // Keys whose window is over: the origin no longer publishes them, so they gate nothing. A key
-  // scoped to a bucket or a partition stays until it lapses: another route's answer, which does
-  // not carry it, says nothing of that bucket.
+  // Keys whose window is over gate nothing once the origin no longer publishes them. A key scoped
+  // to a bucket or a partition stays until it lapses: another path's answer says nothing of it.
   private void dropStale(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
-      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.scoped()) keys[i] = keys[--keyCount];
+      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.byPath && !k.bucket) keys[i] = keys[--keyCount];
     }
   }
 
   private void markShared(Key k, long nowNanos) {
     k.shared = true;
-    k.sharedUntilNanos = nowNanos + memoryNanos;
+    k.sharedUntilNanos = nowNanos + Tuning.PACING_MEMORY_NANOS;
   }
 
   /**
-   * The named bucket a call to {@code path} draws on, or null if the origin named none. The one
-   * {@code path} last reported; else, for a path not heard from, the one whose remembered paths
-   * share the most leading segments with it ({@code /issues/7} goes with {@code /issues/3}, not
-   * with {@code /search/issues}); on a tie the one more paths reported, then the one heard from
-   * last. So a single bucket gates every path, and GitHub's {@code search} does not hold its
-   * {@code core} paths.
+   * The named bucket a call to {@code path} draws on, or null if none: the one {@code path} last
+   * reported; else the one whose paths share the most leading segments with it ({@link
+   * #commonSegments}); on a tie the one more paths reported, then the one heard from last.
    */
   private @Nullable Key bucketFor(String path) {
     Key best = null;
@@ -361,10 +314,8 @@ public final class QuotaPacer {
   private void reportedBy(Key k, String path) {
     if (path.length() > MAX_PATH_CHARS) return;
     for (int i = 0; i < keyCount; i++) {
-      Key other = keys[i];
-      if (other.bucket && other != k) forget(other, path);
+      if (keys[i].bucket) forget(keys[i], path);
     }
-    forget(k, path);
     int n = Math.min(k.pathCount, PATHS_PER_BUCKET - 1);
     System.arraycopy(k.paths, 0, k.paths, 1, n);
     k.paths[0] = path;
@@ -382,9 +333,8 @@ public final class QuotaPacer {
   }
 
   /**
-   * Leading path segments two different paths have in common: 1 for {@code /issues/3} and {@code
-   * /issues/7}, 0 for {@code /issues/3} and {@code /search/issues}. Paths as {@link
-   * okhttp3.HttpUrl#encodedPath()} gives them: each starts with {@code /}.
+   * Leading segments two different paths (each starting with {@code /}) have in common: 1 for
+   * {@code /issues/3} and {@code /issues/7}, 0 for {@code /issues/3} and {@code /search/issues}.
    */
   static int commonSegments(String a, String b) {
     int n = Math.min(a.length(), b.length());
@@ -401,9 +351,10 @@ public final class QuotaPacer {
     return segments;
   }
 
-  private Key find(Quota q, boolean byPath, boolean bucket, long nowNanos) {
+  private Key find(Quota q, boolean byPath, boolean bucket) {
     for (int i = 0; i < keyCount; i++) {
-      if (keys[i].is(q)) return keys[i];
+      Key k = keys[i];
+      if (Objects.equals(k.policy, q.policy()) && Objects.equals(k.partitionKey, q.partitionKey())) return k;
     }
     if (keyCount == keys.length) {
       // Full: forget the key heard from longest ago.
@@ -419,21 +370,19 @@ public final class QuotaPacer {
   }
 
   /**
-   * True if there is nothing to keep: every key's figures lapsed ({@link
-   * Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard if it had none), and
-   * either no send is in flight and no probe pending, or nothing happened for that long either
-   * (an answer that never came must not keep the entry forever). Lapsed keys are dropped on the
-   * way.
+   * True if there is nothing to keep: every key lapsed (dropped on the way: {@link
+   * Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard), and no send is in flight
+   * and no probe pending, or nothing happened for that long either (an answer that never came must
+   * not keep the entry forever).
    */
   public boolean isIdle(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
-      long end = (k.hasReset ? k.resetAtNanos : k.infoAtNanos) + memoryNanos;
+      long end = (k.hasReset ? k.resetAtNanos : k.infoAtNanos) + Tuning.PACING_MEMORY_NANOS;
       if (nowNanos - end >= 0 && !k.shared(nowNanos)) keys[i] = keys[--keyCount];
     }
     if (keyCount > 0) return false;
-    if (nowNanos - lastActivityNanos < memoryNanos) return inFlight == 0 && !probing && !probe;
-    return true;
+    return nowNanos - lastActivityNanos >= Tuning.PACING_MEMORY_NANOS || (inFlight == 0 && !probing && !probe);
   }
 
   /** Sends counted in flight (for tests). */
@@ -444,21 +393,5 @@ public final class QuotaPacer {
   /** Keys remembered (for tests). */
   int keys() {
     return keyCount;
-  }
-
-  private static boolean eq(@Nullable String a, @Nullable String b) {
-    return a == null ? b == null : a.equals(b);
-  }
-
-  @Override
-  public String toString() {
-    StringBuilder b = new StringBuilder("QuotaPacer{inFlight=").append(inFlight).append(", answers=").append(answers);
-    if (probing) b.append(", probing");
-    for (int i = 0; i < keyCount; i++) {
-      Key k = keys[i];
-      b.append(", ").append(k.policy == null ? "-" : LogText.safe(k.policy)).append(" r=").append(k.remaining);
-      if (k.shared) b.append(" shared");
-    }
-    return b.append('}').toString();
   }
 }

@@ -4,6 +4,7 @@ import java.util.Date;
 import java.util.List;
 import okhttp3.Headers;
 import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses {@code Retry-After} (RFC 9110 §10.2.3) into a wait in nanoseconds.
@@ -17,21 +18,16 @@ import okhttp3.Response;
  *
  * <p>Also the millisecond forms {@code retry-after-ms} (Azure, OpenAI) and {@code
  * x-ms-retry-after-ms} (Azure, Cosmos DB): non-negative decimal milliseconds, a fraction allowed
- * (OpenAI's and Azure JS's parsers take one; a fraction of a nanosecond rounds up, so the server's
- * wait is never shortened), saturating like delta-seconds. A valid one takes precedence over
- * {@code Retry-After}, as in all three clients that read them (azure-core Java {@code
- * ImplUtils.getRetryAfterFromHeaders}, azure-core JS {@code throttlingRetryStrategy}, openai-python
- * {@code _parse_retry_after_header}): it is the same instruction at a finer grain. Those clients
- * disagree on which of the two ms names comes first (Java: {@code x-ms-retry-after-ms}; JS: {@code
- * retry-after-ms}); here the longer valid one wins, as for several {@code Retry-After} fields. An
- * invalid ms value ({@code -1}, {@code 1e3}, {@code soon}) is ignored and {@code Retry-After}
- * is read instead, as azure-core Java and openai-python do for an unparseable one.
+ * and rounded up to the nanosecond (never shorter than the server asked). A valid one takes
+ * precedence over {@code Retry-After}, as in azure-core (Java, JS) and openai-python: the same
+ * instruction at a finer grain. Those clients disagree on which ms name comes first; here the
+ * longer valid one wins, as for several {@code Retry-After} fields. An invalid one is ignored.
  *
  * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class RetryAfter {
 
-  /** Returned when there is no usable {@code Retry-After}. */
+  /** No usable {@code Retry-After}: not 0, a valid "retry now"; below every wait, for {@code Math.max}. */
   public static final long ABSENT = -1L;
 
   private static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
@@ -61,15 +57,10 @@ public final class RetryAfter {
   /**
    * Parses one field value; {@code responseHeaders} supplies the server's {@code Date}, if any.
    */
-  public static long parse(String value, Headers responseHeaders, WallClock clock) {
-    if (value == null) return ABSENT;
-    int start = 0;
-    int end = value.length();
-    while (start < end && isSpaceOrTab(value.charAt(start))) start++;
-    while (end > start && isSpaceOrTab(value.charAt(end - 1))) end--;
-    if (start == end) return ABSENT;
-    if (isAsciiDigit(value.charAt(start))) return parseSeconds(value, start, end);
-    return parseDate(value.substring(start, end), responseHeaders, clock);
+  public static long parse(@Nullable String value, Headers responseHeaders, WallClock clock) {
+    String v = trimSpacesAndTabs(value);
+    if (v.isEmpty()) return ABSENT;
+    return isAsciiDigit(v.charAt(0)) ? parseSeconds(v) : parseDate(v, responseHeaders, clock);
   }
 
   /**
@@ -90,24 +81,21 @@ public final class RetryAfter {
    * padded with spaces or tabs; in nanoseconds (≥ 0, saturated at {@link Long#MAX_VALUE}), or
    * {@link #ABSENT} for anything else (a sign, an exponent, a unit, an empty fraction).
    */
-  public static long parseMillis(String value) {
-    if (value == null) return ABSENT;
-    int start = 0;
-    int end = value.length();
-    while (start < end && isSpaceOrTab(value.charAt(start))) start++;
-    while (end > start && isSpaceOrTab(value.charAt(end - 1))) end--;
+  public static long parseMillis(@Nullable String value) {
+    String v = trimSpacesAndTabs(value);
+    int end = v.length();
     long millis = 0;
-    int i = start;
-    for (; i < end && isAsciiDigit(value.charAt(i)); i++) {
-      if (millis < MAX_MILLIS) millis = Math.min(MAX_MILLIS, millis * 10 + (value.charAt(i) - '0'));
+    int i = 0;
+    for (; i < end && isAsciiDigit(v.charAt(i)); i++) {
+      if (millis < MAX_MILLIS) millis = Math.min(MAX_MILLIS, millis * 10 + (v.charAt(i) - '0'));
     }
-    if (i == start) return ABSENT; // "", "-1", "+5", ".5", "soon"
+    if (i == 0) return ABSENT; // "", "-1", "+5", ".5", "soon"
     long fractionNanos = 0;
-    if (i < end && value.charAt(i) == '.') {
+    if (i < end && v.charAt(i) == '.') {
       int digits = 0;
       boolean more = false; // a non-zero digit past the nanosecond
-      for (i++; i < end && isAsciiDigit(value.charAt(i)); i++, digits++) {
-        int d = value.charAt(i) - '0';
+      for (i++; i < end && isAsciiDigit(v.charAt(i)); i++, digits++) {
+        int d = v.charAt(i) - '0';
         if (digits < 6) fractionNanos = fractionNanos * 10 + d;
         else if (d != 0) more = true;
       }
@@ -117,15 +105,14 @@ public final class RetryAfter {
     }
     if (i != end) return ABSENT; // "1e3", "10ms", "1.5.2", "1 2"
     if (millis >= MAX_MILLIS) return Long.MAX_VALUE;
-    long nanos = millis * 1_000_000L; // millis < MAX_MILLIS, so nanos + 999_999 still fits
-    return nanos + fractionNanos;
+    return millis * 1_000_000L + fractionNanos; // millis < MAX_MILLIS, so this still fits
   }
 
-  private static long parseSeconds(String value, int start, int end) {
+  private static long parseSeconds(String value) {
     long seconds = 0;
-    for (int i = start; i < end; i++) {
+    for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
-      if (!isAsciiDigit(c)) return ABSENT; // "1.5", "10s", "-1" after the sign check
+      if (!isAsciiDigit(c)) return ABSENT; // "1.5", "10s", "1 2"
       if (seconds < MAX_SECONDS) seconds = Math.min(MAX_SECONDS, seconds * 10 + (c - '0'));
     }
     return seconds * 1_000_000_000L; // ≤ Long.MAX_VALUE by the choice of MAX_SECONDS
@@ -139,7 +126,17 @@ public final class RetryAfter {
     long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();
     long deltaMillis = date.getTime() - nowMillis;
     if (deltaMillis <= 0) return 0; // a date in the past means "now"
-    return deltaMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : deltaMillis * 1_000_000L;
+    return deltaMillis >= MAX_MILLIS ? Long.MAX_VALUE : deltaMillis * 1_000_000L;
+  }
+
+  // Only spaces and tabs (RFC 9110 OWS), not String.trim()'s other control characters.
+  private static String trimSpacesAndTabs(@Nullable String value) {
+    if (value == null) return "";
+    int start = 0;
+    int end = value.length();
+    while (start < end && isSpaceOrTab(value.charAt(start))) start++;
+    while (end > start && isSpaceOrTab(value.charAt(end - 1))) end--;
+    return value.substring(start, end);
   }
 
   private static boolean isSpaceOrTab(char c) {

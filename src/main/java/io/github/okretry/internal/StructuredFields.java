@@ -9,22 +9,20 @@ import org.jspecify.annotations.Nullable;
 /**
  * A strict parser for the part of RFC 9651 (Structured Field Values) that rate-limit fields use: a
  * List, or a Dictionary, of Items with Parameters, each value an Integer, String, Token or Byte
- * Sequence (a key sent without a value is Boolean true). The rest of the RFC (Decimal, Boolean
- * values, Date, Display String, inner lists) no rate-limit field uses, so here it is a syntax error
- * like any other: null, which callers treat as "ignore the whole field" (the draft: "Malformed
- * RateLimit header fields MUST be ignored"). Otherwise follows §4.2 exactly. Never throws. Byte
- * Sequences are checked against the base64 alphabet but kept as their text (Android API 21 has no
- * {@code java.util.Base64}; a key needs equality, not the bytes).
+ * Sequence (a key sent without a value is Boolean true). The rest (Decimal, Boolean values, Date,
+ * Display String, inner lists) no rate-limit field uses, so it is a syntax error like any other:
+ * null, and callers ignore the whole field (the draft's MUST for a malformed one). Otherwise §4.2
+ * exactly; never throws. A Byte Sequence is checked against the base64 alphabet but kept as its
+ * text (API 21 has no {@code java.util.Base64}; a key needs equality, not the bytes).
  *
- * <p>Work is linear in the field and bounded: one pass without backtracking, each allocation sized
- * by the item it holds, and a field longer than {@link #MAX_FIELD_CHARS} is not read at all.
+ * <p>Linear in the field and bounded: one pass without backtracking, each allocation sized by the
+ * item it holds, and a field longer than {@link #MAX_FIELD_CHARS} is not read at all.
  */
 final class StructuredFields {
   /**
-   * The longest field read, all its lines joined: 4 096 characters. A real one is under 100 (one to
-   * three policies: Cloudflare, express-rate-limit), and nginx, in front of most APIs, refuses by
-   * default a response whose whole header exceeds one 4 or 8 KB buffer ({@code proxy_buffer_size}).
-   * A longer field is ignored like a malformed one, before any parsing.
+   * The longest field read, all its lines joined; a longer one is ignored like a malformed one. A
+   * real one is under 100 characters, and nginx, in front of most APIs, refuses by default a header
+   * over one 4 or 8 KB buffer ({@code proxy_buffer_size}).
    */
   static final int MAX_FIELD_CHARS = 4096;
 

@@ -13,16 +13,16 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import okhttp3.Headers;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The two {@link QuotaHeaders} forms that are RFC 9651 structured fields, read from what {@link
- * StructuredFields} parses: the IETF {@code RateLimit} List with its {@code RateLimit-Policy}
- * (draft -08 to -10), and the draft -07 {@code RateLimit} Dictionary, which express-rate-limit
- * still sends. Each returns null for a field that is absent, too long or malformed, so {@link
- * QuotaHeaders#parse} moves on to the next form; the other bounds are {@link QuotaHeaders}'s. Work
- * is linear in the fields: each member is checked once and finds its policy in a map.
+ * The two {@link QuotaHeaders} forms that are RFC 9651 structured fields: the IETF {@code
+ * RateLimit} List with its {@code RateLimit-Policy} (draft -08 to -10), and the draft -07 {@code
+ * RateLimit} Dictionary, which express-rate-limit still sends. Each returns null for a field that
+ * is absent, too long or malformed, so {@link QuotaHeaders#parse} moves on to the next form. Linear
+ * in the fields: each member is checked once and finds its policy in a map.
  */
 final class StructuredQuotas {
   private StructuredQuotas() {}
@@ -37,14 +37,13 @@ final class StructuredQuotas {
       if (!validServiceLimit(limits.get(i))) return null; // one bad member: the field is malformed
     }
     Map<String, Item> policies = policies(headers);
-    Merged merged = new Merged();
+    List<Quota> merged = new ArrayList<>();
     for (int i = 0; i < limits.size(); i++) {
       Item item = limits.get(i);
       String name = item.text;
       String pk = text(item.param("pk"));
       if (name.length() > MAX_KEY_CHARS || (pk != null && pk.length() > MAX_KEY_CHARS)) continue;
-      // The policy of the same name whose pk matches, else the one of that name without pk (it
-      // covers every pk).
+      // The policy of the same name whose pk matches, else the one without pk (it covers every pk).
       Item policy = policies.get(policyKey(name, pk));
       if (policy == null && pk != null) policy = policies.get(name);
       if (policy != null && !countsRequests(policy)) continue; // a quota of bytes says nothing of requests
@@ -57,16 +56,15 @@ final class StructuredQuotas {
       if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
       Item t = item.param("t");
       long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
-      merged.add(new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
+      merge(merged, new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
           resetNanos >= 0, Math.max(0, resetNanos)));
     }
-    return merged.result();
+    return merged.isEmpty() ? null : Collections.unmodifiableList(merged);
   }
 
   /**
-   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the
-   * field is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands
-   * alone).
+   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the field
+   * is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands alone).
    */
   private static Map<String, Item> policies(Headers headers) {
     List<Item> list = StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
@@ -149,37 +147,24 @@ final class StructuredQuotas {
   }
 
   /**
-   * Quotas by key (policy, pk), at most {@link QuotaHeaders#MAX_QUOTAS}. The same key twice keeps
-   * the more conservative reading: fewer remaining, and the later reset.
+   * Adds {@code q} to {@code quotas}, at most {@link QuotaHeaders#MAX_QUOTAS}, one per key (policy,
+   * pk): the same key twice keeps the more conservative reading, fewer remaining and the later reset.
    */
-  private static final class Merged {
-    final List<Quota> quotas = new ArrayList<>();
-
-    void add(Quota q) {
-      for (int i = 0; i < quotas.size(); i++) {
-        Quota old = quotas.get(i);
-        if (eq(old.policy(), q.policy()) && eq(old.partitionKey(), q.partitionKey())) {
-          boolean hasReset = old.hasReset() || q.hasReset();
-          long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
-          boolean hasLimit = old.hasLimit() || q.hasLimit();
-          long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
-          long remaining = Math.min(old.remaining(), q.remaining());
-          if (hasLimit) remaining = Math.min(remaining, limit);
-          quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
-              Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
-          return;
-        }
+  private static void merge(List<Quota> quotas, Quota q) {
+    for (int i = 0; i < quotas.size(); i++) {
+      Quota old = quotas.get(i);
+      if (Objects.equals(old.policy(), q.policy()) && Objects.equals(old.partitionKey(), q.partitionKey())) {
+        boolean hasReset = old.hasReset() || q.hasReset();
+        long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
+        boolean hasLimit = old.hasLimit() || q.hasLimit();
+        long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
+        long remaining = Math.min(old.remaining(), q.remaining());
+        if (hasLimit) remaining = Math.min(remaining, limit);
+        quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
+            Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
+        return;
       }
-      if (quotas.size() < MAX_QUOTAS) quotas.add(q);
     }
-
-    @Nullable
-    List<Quota> result() {
-      return quotas.isEmpty() ? null : Collections.unmodifiableList(new ArrayList<>(quotas));
-    }
-
-    private static boolean eq(@Nullable String a, @Nullable String b) {
-      return a == null ? b == null : a.equals(b);
-    }
+    if (quotas.size() < MAX_QUOTAS) quotas.add(q);
   }
 }

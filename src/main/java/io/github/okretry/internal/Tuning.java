@@ -55,16 +55,10 @@ public final class Tuning {
 
   // ---- Pacing a crowd on one origin (OriginPacer) ----
 
-  /**
-   * Before any two retries were admitted back to back, the next release goes this many times the
-   * widest refused gap after the last admitted one.
-   */
+  /** Until two retries were admitted back to back, turns go this many times the widest refused gap apart. */
   public static final double PACING_GROWTH = 1.25;
 
-  /**
-   * Once two retries were admitted back to back {@code hi} apart, the next ones go this many
-   * times {@code hi} apart: a gap that passed once may fail by a millisecond of scheduling.
-   */
+  /** Turns go this many times the narrowest admitted gap apart: one that passed may fail by a millisecond. */
   public static final double PACING_MARGIN = 1.1;
 
   /** An origin's pacing is forgotten after this long without a release or an outcome. */
@@ -75,18 +69,14 @@ public final class Tuning {
 
   /**
    * The pacing interval is at most this many mean gaps between the origin's recent admissions of
-   * this client's calls: a crowd is never paced much slower than the origin is admitting the
-   * client (when unpaced first attempts, not the paced spacing, are what fills the origin). 2,
-   * so it does not undercut a learned interval that itself produced those admissions.
+   * this client's calls, so a crowd is never paced much slower than the origin admits the client;
+   * 2, so it does not undercut a learned interval that itself produced those admissions.
    */
   public static final double PACING_RATE_SLACK = 2.0;
 
   // ---- Per-origin state (OriginGate) ----
 
-  /**
-   * The most origins whose gate and pacing one policy remembers (its {@link OriginGate}, shared by
-   * every driver given the policy); past it the least recently used is forgotten. About 200 bytes each.
-   */
+  /** The most origins one policy's {@link OriginGate} remembers, about 200 bytes each; then LRU. */
   public static final int MAX_ORIGINS = 1024;
 
   // ---- Hedging (HedgingPolicy#adaptive, OriginLatencies) ----

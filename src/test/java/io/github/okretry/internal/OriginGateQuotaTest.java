@@ -37,7 +37,7 @@ class OriginGateQuotaTest {
 
   @Test
   void settingsAreReportedAndProbingNeedsQuotaPacing() {
-    OriginGate defaults = new OriginGate();
+    OriginGate defaults = OriginGateTest.gate(Tuning.MAX_ORIGINS);
     assertThat(defaults.readsQuotas()).isTrue();
     assertThat(defaults.probes()).isFalse();
     assertThat(defaults.pacesQuotas()).as("no origin published a quota yet").isFalse();
@@ -151,7 +151,7 @@ class OriginGateQuotaTest {
     assertThat(quota.quiet(A, 0)).as("a spent quota paces the origin").isFalse();
     assertThat(quota.quiet(B, 0)).isTrue();
 
-    OriginGate pacing = new OriginGate();
+    OriginGate pacing = OriginGateTest.gate(Tuning.MAX_ORIGINS);
     String a = OriginGate.origin(A);
     pacing.reserve(a, 0, FAR, FAR);
     pacing.released(a, 0, true, RetryAfter.ABSENT, S, 1);
@@ -164,7 +164,7 @@ class OriginGateQuotaTest {
 
   @Test
   void aReopenedGateOnAnOriginStillPacingKeepsTheOrigin() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = OriginGateTest.gate(Tuning.MAX_ORIGINS);
     String a = OriginGate.origin(A);
     gate.reserve(a, 0, FAR, FAR);
     gate.close(A, 0, 1 * S, 503);
@@ -176,7 +176,7 @@ class OriginGateQuotaTest {
 
   @Test
   void turnsGivenBackOrUsedOnAnOriginNotRememberedAddNothing() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = OriginGateTest.gate(Tuning.MAX_ORIGINS);
     gate.used(OriginGate.origin(A), 0, 0);
     gate.givenBack(OriginGate.origin(A), 0, 0);
     gate.close(B, 0, 10 * S, 503);
@@ -187,7 +187,7 @@ class OriginGateQuotaTest {
 
   @Test
   void aTurnGivenBackAtTheEndOfTheLineIsHandedOutAgain() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = OriginGateTest.gate(Tuning.MAX_ORIGINS);
     String a = OriginGate.origin(A);
     gate.reserve(a, 0, FAR, FAR);
     gate.released(a, 0, true, RetryAfter.ABSENT, S, 1);

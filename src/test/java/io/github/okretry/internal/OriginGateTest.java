@@ -16,26 +16,31 @@ class OriginGateTest {
   static final long S = 1_000_000_000L;
   static final long FAR = Long.MAX_VALUE / 4;
 
+  /** A gate remembering at most {@code maxOrigins} origins, pacing by published quotas, on the system clock. */
+  static OriginGate gate(int maxOrigins) {
+    return new OriginGate(maxOrigins, true, false, WallClock.SYSTEM, RandomSource.THREAD_LOCAL);
+  }
+
   static HttpUrl url(String host) {
     return HttpUrl.get("https://" + host + "/any/path?q=1");
   }
 
   @Test
   void aLaterTimeWinsAnEarlierOneNeverShortensAndThePastReopens() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     gate.close(url("a.test"), 0, 10 * S, 503);
     gate.close(url("a.test"), 1 * S, 5 * S, 429);
-    assertThat(gate.check(url("a.test"), 2 * S).notBeforeNanos()).isEqualTo(10 * S);
-    assertThat(gate.check(url("a.test"), 2 * S).code()).isEqualTo(503);
+    assertThat(gate.check(url("a.test"), 2 * S).notBeforeNanos).isEqualTo(10 * S);
+    assertThat(gate.check(url("a.test"), 2 * S).code).isEqualTo(503);
     gate.close(url("a.test"), 3 * S, 20 * S, 429);
-    assertThat(gate.check(url("a.test"), 3 * S).code()).isEqualTo(429);
+    assertThat(gate.check(url("a.test"), 3 * S).code).isEqualTo(429);
     assertThat(gate.check(url("a.test"), 20 * S)).as("reopened at its time").isNull();
     assertThat(gate.size()).as("an open gate with no pacing is not kept").isZero();
   }
 
   @Test
   void theOriginIsSchemeHostAndPort() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     gate.close(url("a.test"), 0, 10 * S, 503);
     assertThat(gate.check(HttpUrl.get("https://a.test:443/other"), 1)).isNotNull();
     assertThat(gate.check(HttpUrl.get("http://a.test/"), 1)).isNull();
@@ -46,14 +51,14 @@ class OriginGateTest {
 
   @Test
   void lookingUpAnOriginNeverAddsIt() {
-    OriginGate gate = new OriginGate(4);
+    OriginGate gate = gate(4);
     for (int i = 0; i < 100; i++) assertThat(gate.check(url("h" + i + ".test"), 0)).isNull();
     assertThat(gate.size()).isZero();
   }
 
   @Test
   void atMostTheBoundIsRememberedAndTheLeastRecentlyUsedGoesFirst() {
-    OriginGate gate = new OriginGate(3);
+    OriginGate gate = gate(3);
     gate.close(url("a.test"), 0, 100 * S, 503);
     gate.close(url("b.test"), 0, 100 * S, 503);
     gate.close(url("c.test"), 0, 100 * S, 503);
@@ -71,7 +76,7 @@ class OriginGateTest {
 
   @Test
   void expiredOriginsAreRemovedTwoAtATimeAsOthersAreAdded() {
-    OriginGate gate = new OriginGate(1_000);
+    OriginGate gate = gate(1_000);
     for (int i = 0; i < 10; i++) gate.close(url("old" + i + ".test"), 0, 1 * S, 503);
     assertThat(gate.size()).isEqualTo(10);
     // Past their time, each new origin removes up to two expired ones from the old end.
@@ -86,7 +91,7 @@ class OriginGateTest {
 
   @Test
   void anOriginWithARecentPacerIsKeptUntilItsMemoryPasses() {
-    OriginGate gate = new OriginGate(1_000);
+    OriginGate gate = gate(1_000);
     String origin = OriginGate.origin(url("a.test"));
     assertThat(gate.reserve(origin, 0, FAR, FAR)).isZero();
     assertThat(gate.size()).isEqualTo(1);
@@ -102,7 +107,7 @@ class OriginGateTest {
 
   @Test
   void reportsAboutAnOriginWithNothingLeftToRememberRemoveIt() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     String a = OriginGate.origin(url("a.test"));
     gate.reserve(a, 0, FAR, FAR);
     gate.sent(url("a.test"), 1); // recent: kept, and no entry is made for another origin
@@ -114,7 +119,7 @@ class OriginGateTest {
 
   @Test
   void pacingIsPerOrigin() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     String a = OriginGate.origin(url("a.test"));
     String b = OriginGate.origin(url("b.test"));
     gate.reserve(a, 0, FAR, FAR);
@@ -126,7 +131,7 @@ class OriginGateTest {
 
   @Test
   void aGateThatEndsExactlyNowIsExpired() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     gate.close(url("a.test"), 0, 1 * S, 503);
     gate.close(url("b.test"), 1 * S, 2 * S, 503); // a's time is up as b is added: a goes
     assertThat(gate.size()).isEqualTo(1);
@@ -134,23 +139,23 @@ class OriginGateTest {
 
   @Test
   void aTableOfOneOriginIsAllowed() {
-    OriginGate gate = new OriginGate(1);
+    OriginGate gate = gate(1);
     gate.close(url("a.test"), 0, 10 * S, 503);
     gate.close(url("b.test"), 0, 10 * S, 429);
     assertThat(gate.size()).isEqualTo(1);
     assertThat(gate.check(url("a.test"), 1)).isNull();
-    assertThat(gate.check(url("b.test"), 1).code()).isEqualTo(429);
-    assertThatThrownBy(() -> new OriginGate(0)).isInstanceOf(IllegalArgumentException.class).hasMessage("maxOrigins < 1: 0");
+    assertThat(gate.check(url("b.test"), 1).code).isEqualTo(429);
+    assertThatThrownBy(() -> gate(0)).isInstanceOf(IllegalArgumentException.class).hasMessage("maxOrigins < 1: 0");
   }
 
   @ParameterizedTest(name = "origin {0}")
   @ValueSource(longs = {0, -FAR, FAR})
   void anEarlierTimeNeverShortensTheGateAtAnyClockOrigin(long o) {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     gate.close(url("a.test"), o, o + 10 * S, 503);
     gate.close(url("a.test"), o + 1 * S, o + 5 * S, 429);
-    assertThat(gate.check(url("a.test"), o + 6 * S).notBeforeNanos()).isEqualTo(o + 10 * S);
-    assertThat(gate.check(url("a.test"), o + 6 * S).code()).isEqualTo(503);
+    assertThat(gate.check(url("a.test"), o + 6 * S).notBeforeNanos).isEqualTo(o + 10 * S);
+    assertThat(gate.check(url("a.test"), o + 6 * S).code).isEqualTo(503);
   }
 
   /** Turns of {@code origin} at {@code now}: the gap between two retries asking at once. */
@@ -161,7 +166,7 @@ class OriginGateTest {
 
   @Test
   void reportsOfCallsThatAreNotPacedReachTheOriginsPacer() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     String a = OriginGate.origin(url("a.test"));
     gate.reserve(a, 0, FAR, FAR);
     gate.released(a, 0, true, RetryAfter.ABSENT, S, 1);
@@ -170,7 +175,7 @@ class OriginGateTest {
     gate.released(a, 40_000_000L, false, S, S, 41_000_000L); // 20 ms after the other call's admission
     assertThat(gapBetweenTurns(gate, a, 42_000_000L)).isEqualTo(25_000_000L);
 
-    OriginGate inFlight = new OriginGate();
+    OriginGate inFlight = gate(Tuning.MAX_ORIGINS);
     inFlight.reserve(a, 0, FAR, FAR);
     inFlight.released(a, 0, true, RetryAfter.ABSENT, S, 1);
     inFlight.sent(url("a.test"), 20_000_000L); // not answered yet
@@ -180,17 +185,17 @@ class OriginGateTest {
 
   @Test
   void reportsAboutAnOriginWithAGateButNoPacerChangeNothing() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     gate.close(url("a.test"), 0, 10 * S, 503);
     gate.sent(url("a.test"), 1);
     gate.admitted(url("a.test"), 1);
     assertThat(gate.size()).isEqualTo(1);
-    assertThat(gate.check(url("a.test"), 2).code()).isEqualTo(503);
+    assertThat(gate.check(url("a.test"), 2).code).isEqualTo(503);
   }
 
   @Test
   void anAdmissionReportAboutAnOriginWithNothingLeftToRememberRemovesIt() {
-    OriginGate gate = new OriginGate();
+    OriginGate gate = gate(Tuning.MAX_ORIGINS);
     gate.reserve(OriginGate.origin(url("a.test")), 0, FAR, FAR);
     gate.admitted(url("a.test"), Tuning.PACING_MEMORY_NANOS);
     assertThat(gate.size()).isZero();

@@ -29,6 +29,7 @@ class QuotaPacerRulesTest {
   static final long POLL = QuotaPacer.ANSWER_POLL_NANOS;
   static final String PATH = "/items";
   static final String OTHER_PATH = "/other";
+  static final long UNCOUNTED = 0; // the number of a send the pacer did not count
 
   long t0; // the clock's origin: every time below is relative to it
   RandomSource random = ExtremeRandom.LOWEST;
@@ -67,11 +68,10 @@ class QuotaPacerRulesTest {
     return pacer.admit(t0 + at, path, FAR);
   }
 
-  /** A call that cannot wait: it goes whatever the quota says (and is counted). */
+  /** A call that cannot wait: it goes whatever the quota says, counted; its number for the answer. */
   long send(long at) {
-    long seq = pacer.admit(t0 + at, PATH, 0);
-    assertThat(seq).isGreaterThanOrEqualTo(0);
-    return seq;
+    assertThat(pacer.admit(t0 + at, PATH, 0)).isZero();
+    return pacer.lastSend();
   }
 
   void answer(long seq, long at, Quota... quotas) {
@@ -96,16 +96,16 @@ class QuotaPacerRulesTest {
   @CsvSource({"lowest, 0", "highest, 100"})
   void aSpentQuotaHoldsACallUntilItsResetPlusAnOffsetInZeroToOneInterval(String draw, long offsetMillis) {
     random = draw.equals("lowest") ? ExtremeRandom.LOWEST : ExtremeRandom.HIGHEST;
-    answer(-1, 0, tenPerSecond(0, 0, S)); // w/q = 100 ms
-    assertThat(-admit(0)).isEqualTo(S + offsetMillis * MS);
-    assertThat(-admit(S - MS)).as("never before the reset").isEqualTo(MS + offsetMillis * MS);
+    answer(UNCOUNTED, 0, tenPerSecond(0, 0, S)); // w/q = 100 ms
+    assertThat(admit(0)).isEqualTo(S + offsetMillis * MS);
+    assertThat(admit(S - MS)).as("never before the reset").isEqualTo(MS + offsetMillis * MS);
   }
 
   @Test
   void aWaitAsLongAsTheCallCanAffordIsImposedALongerOneIsNot() {
-    answer(-1, 0, quota(0, 0, S));
-    assertThat(pacer.admit(t0, PATH, S)).isEqualTo(-S);
-    assertThat(pacer.admit(t0, PATH, S - 1)).as("the call goes and the server decides").isGreaterThanOrEqualTo(0);
+    answer(UNCOUNTED, 0, quota(0, 0, S));
+    assertThat(pacer.admit(t0, PATH, S)).isEqualTo(S);
+    assertThat(pacer.admit(t0, PATH, S - 1)).as("the call goes and the server decides").isZero();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -117,82 +117,82 @@ class QuotaPacerRulesTest {
       """)
   void aSpentQuotaWithoutAResetIsRetriedOncePerInterval(String name, boolean hasLimit, long limit, long windowMillis,
       long intervalMillis) {
-    answer(-1, 0, new Quota(Quota.Form.IETF_LIST, "default", null, 0, hasLimit, limit, windowMillis * MS, t0, false, 0));
-    assertThat(-admit(0)).isEqualTo(intervalMillis * MS);
-    assertThat(admit(intervalMillis * MS)).as("one call finds out").isGreaterThanOrEqualTo(0);
+    answer(UNCOUNTED, 0, new Quota(Quota.Form.IETF_LIST, "default", null, 0, hasLimit, limit, windowMillis * MS, t0, false, 0));
+    assertThat(admit(0)).isEqualTo(intervalMillis * MS);
+    assertThat(admit(intervalMillis * MS)).as("one call finds out").isZero();
   }
 
   @Test
   void theIntervalOfASpentQuotaWithoutAResetCountsFromItsLatestAnswer() {
-    answer(-1, 0, withoutReset(0, 0));
-    answer(-1, 30 * MS, withoutReset(30 * MS, 0));
-    assertThat(-admit(30 * MS)).isEqualTo(50 * MS);
+    answer(UNCOUNTED, 0, withoutReset(0, 0));
+    answer(UNCOUNTED, 30 * MS, withoutReset(30 * MS, 0));
+    assertThat(admit(30 * MS)).isEqualTo(50 * MS);
   }
 
   @Test
   void aSpentQuotaLearnsAResetFromALaterAnswer() {
-    answer(-1, 0, withoutReset(0, 0));
-    answer(-1, 10 * MS, quota(10 * MS, 0, 5 * S));
-    assertThat(-admit(10 * MS)).as("parked until the reset, not retried per interval").isEqualTo(5 * S);
+    answer(UNCOUNTED, 0, withoutReset(0, 0));
+    answer(UNCOUNTED, 10 * MS, quota(10 * MS, 0, 5 * S));
+    assertThat(admit(10 * MS)).as("parked until the reset, not retried per interval").isEqualTo(5 * S);
   }
 
   @Test
   void aSpentQuotasResetMovesOnToTheLatestItWasToldNeverBackAndKeepsItsOffset() {
     random = new Scripted(0, Long.MAX_VALUE); // first draw 0; any later draw the highest
-    answer(-1, 0, tenPerSecond(0, 0, 5 * S));
-    answer(-1, 0, tenPerSecond(0, 0, 6 * S));
-    assertThat(-admit(0)).as("the latest reset, the offset drawn once per window").isEqualTo(6 * S);
-    answer(-1, 0, tenPerSecond(0, 0, 2 * S));
-    assertThat(-admit(0)).as("never back").isEqualTo(6 * S);
+    answer(UNCOUNTED, 0, tenPerSecond(0, 0, 5 * S));
+    answer(UNCOUNTED, 0, tenPerSecond(0, 0, 6 * S));
+    assertThat(admit(0)).as("the latest reset, the offset drawn once per window").isEqualTo(6 * S);
+    answer(UNCOUNTED, 0, tenPerSecond(0, 0, 2 * S));
+    assertThat(admit(0)).as("never back").isEqualTo(6 * S);
   }
 
   @Test
   void aWindowsFirstResetStandsForACountThatIsNotSpent() {
-    answer(-1, 0, quota(0, 5, S));
-    answer(-1, 500 * MS, quota(500 * MS, 4, S)); // would push the reset to 1.5 s
-    assertThat(admit(S)).isGreaterThanOrEqualTo(0);
-    assertThat(admit(S)).as("over at 1 s: one call at a time").isEqualTo(-POLL);
+    answer(UNCOUNTED, 0, quota(0, 5, S));
+    answer(UNCOUNTED, 500 * MS, quota(500 * MS, 4, S)); // would push the reset to 1.5 s
+    assertThat(admit(S)).isZero();
+    assertThat(admit(S)).as("over at 1 s: one call at a time").isEqualTo(POLL);
   }
 
   @Test
   void retryAfterOnARefusalBecomesTheKeysReset() {
-    pacer.answered(-1, PATH, List.of(quota(0, 5, S)), true, 3 * S, t0, random);
-    assertThat(-admit(0)).as("remaining 0 until the Retry-After").isEqualTo(3 * S);
+    pacer.answered(UNCOUNTED, PATH, List.of(quota(0, 5, S)), true, 3 * S, t0, random);
+    assertThat(admit(0)).as("remaining 0 until the Retry-After").isEqualTo(3 * S);
   }
 
   // ---- after the reset ---------------------------------------------------------------------
 
   @Test
   void atTheResetInstantTheFiguresAreStaleAndCallsGoOneAtATime() {
-    answer(-1, 0, quota(0, 5, S));
-    answer(-1, 0, quota(0, 5, S)); // two answers: slow start alone would let two go
-    assertThat(admit(S)).isGreaterThanOrEqualTo(0);
-    assertThat(admit(S)).isEqualTo(-POLL);
+    answer(UNCOUNTED, 0, quota(0, 5, S));
+    answer(UNCOUNTED, 0, quota(0, 5, S)); // two answers: slow start alone would let two go
+    assertThat(admit(S)).isZero();
+    assertThat(admit(S)).isEqualTo(POLL);
   }
 
   @Test
   void afterTheResetACallWaitsOutTheOffsetThenOneGoesAtATime() {
     random = ExtremeRandom.HIGHEST;
-    answer(-1, 0, tenPerSecond(0, 0, S));
-    assertThat(-admit(S + 10 * MS)).isEqualTo(90 * MS);
-    assertThat(admit(S + 100 * MS)).isGreaterThanOrEqualTo(0);
-    assertThat(admit(S + 100 * MS)).isEqualTo(-POLL);
+    answer(UNCOUNTED, 0, tenPerSecond(0, 0, S));
+    assertThat(admit(S + 10 * MS)).isEqualTo(90 * MS);
+    assertThat(admit(S + 100 * MS)).isZero();
+    assertThat(admit(S + 100 * MS)).isEqualTo(POLL);
   }
 
   @Test
   void atTheReleaseInstantACallStillInFlightHoldsTheNext() {
-    answer(-1, 0, quota(0, 5, S));
-    answer(-1, 0, quota(0, 5, S)); // two answers: slow start alone would let two go
+    answer(UNCOUNTED, 0, quota(0, 5, S));
+    answer(UNCOUNTED, 0, quota(0, 5, S)); // two answers: slow start alone would let two go
     send(0);
-    assertThat(admit(S)).isEqualTo(-POLL);
+    assertThat(admit(S)).isEqualTo(POLL);
   }
 
   @Test
   void anAnswerAtTheResetInstantOpensTheNextWindow() {
-    answer(-1, 0, quota(0, 0, S));
-    answer(-1, S, quota(S, 5, S));
-    assertThat(admit(S)).isGreaterThanOrEqualTo(0);
-    assertThat(admit(S)).as("5 left in the new window").isGreaterThanOrEqualTo(0);
+    answer(UNCOUNTED, 0, quota(0, 0, S));
+    answer(UNCOUNTED, S, quota(S, 5, S));
+    assertThat(admit(S)).isZero();
+    assertThat(admit(S)).as("5 left in the new window").isZero();
   }
 
   @Test
@@ -201,25 +201,25 @@ class QuotaPacerRulesTest {
     long b = send(0);
     answer(a, MS, quota(MS, 0, S - MS));
     answer(b, 2 * MS, quota(2 * MS, 10, 5 * S)); // a refill: 10 > 0 + 1 in flight + 2
-    for (int i = 0; i < 3; i++) assertThat(admit(S)).as("the window now ends at 5 s").isGreaterThanOrEqualTo(0);
+    for (int i = 0; i < 3; i++) assertThat(admit(S)).as("the window now ends at 5 s").isZero();
   }
 
   // ---- slow start and shared ---------------------------------------------------------------
 
   @Test
   void aSharedKeyIsSpacedNotHeldBySlowStart() {
-    answer(-1, 0, quota(0, 19, S));
+    answer(UNCOUNTED, 0, quota(0, 19, S));
     long a = send(0);
     refused(a, 10 * MS, quota(10 * MS, 18, S - 10 * MS)); // refused while it said 19 were left
     long t = 10 * MS;
     for (int i = 0; i < 5; i++) {
       long r = admit(t);
-      if (r < 0) {
-        assertThat(-r).as("spaced, call %d", i).isGreaterThan(POLL);
-        t += -r;
+      if (r > 0) {
+        assertThat(r).as("spaced, call %d", i).isGreaterThan(POLL);
+        t += r;
         r = admit(t);
       }
-      assertThat(r).as("call %d goes at its spacing with none answered", i).isGreaterThanOrEqualTo(0);
+      assertThat(r).as("call %d goes at its spacing with none answered", i).isZero();
     }
   }
 
@@ -230,7 +230,7 @@ class QuotaPacerRulesTest {
     long a = send(0);
     answer(a, 0, q); // 1 sent, 5 of 10 gone: others draw on it
     send(0);
-    assertThat(-admit(0)).isEqualTo(5 * 100 * MS / 4); // 5 units' 500 ms over the 4 not in flight
+    assertThat(admit(0)).isEqualTo(5 * 100 * MS / 4); // 5 units' 500 ms over the 4 not in flight
   }
 
   @Test
@@ -238,7 +238,7 @@ class QuotaPacerRulesTest {
     Quota q = new Quota(Quota.Form.IETF_LIST, "default", null, 17, true, 20, S, t0 + MS, true, S);
     long a = send(0);
     answer(a, MS, q); // 20 a window, 1 sent, 17 left
-    assertThat(-admit(MS)).isEqualTo(S / 17 - MS);
+    assertThat(admit(MS)).isEqualTo(S / 17 - MS);
   }
 
   @Test
@@ -248,8 +248,8 @@ class QuotaPacerRulesTest {
     long end = MS + 30 * S;
     long b = send(end - 1);
     answer(b, end - 1, new Quota(Quota.Form.IETF_LIST, "default", null, 16, true, 20, S, t0 + end - 1, true, 100 * S - end + 1 + MS));
-    assertThat(-admit(end - 1)).as("still spread").isGreaterThan(POLL);
-    assertThat(admit(end)).as("30 s on: no longer").isGreaterThanOrEqualTo(0);
+    assertThat(admit(end - 1)).as("still spread").isGreaterThan(POLL);
+    assertThat(admit(end)).as("30 s on: no longer").isZero();
   }
 
   @Test
@@ -258,7 +258,7 @@ class QuotaPacerRulesTest {
     long a = send(0);
     send(0);
     answer(a, MS, q); // 2 sent, 18 left
-    assertThat(admit(MS)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(MS)).isZero();
   }
 
   /**
@@ -312,6 +312,7 @@ class QuotaPacerRulesTest {
   @MethodSource("sequences")
   void aCallSequenceLeavesTheNextCall(String name, String steps, Outcome expected, long origin) {
     start(origin, false);
+    List<Long> sent = new ArrayList<>(); // the pacer's numbers for the sends, in order: aK answers the K-th (from 0)
     long t = 0;
     for (String step : steps.split(" ")) {
       if (step.startsWith("@")) {
@@ -322,14 +323,15 @@ class QuotaPacerRulesTest {
       long reset = (t / (10 * S) + 1) * 10 * S;
       switch (step.charAt(0)) {
         case 's' -> {
-          for (int i = Integer.parseInt(step.substring(1)); i > 0; i--) send(t);
+          for (int i = Integer.parseInt(step.substring(1)); i > 0; i--) sent.add(send(t));
         }
-        case 'u' -> answer(-1, t, quota(t, Long.parseLong(step.substring(2)), reset - t));
+        case 'u' -> answer(UNCOUNTED, t, quota(t, Long.parseLong(step.substring(2)), reset - t));
         case 'a', 'r' -> {
           String[] kv = step.substring(1).split("=");
           Quota q = quota(t, Long.parseLong(kv[1]), reset - t);
-          if (step.charAt(0) == 'a') answer(Long.parseLong(kv[0]), t, q);
-          else refused(Long.parseLong(kv[0]), t, q);
+          long seq = sent.get(Integer.parseInt(kv[0]));
+          if (step.charAt(0) == 'a') answer(seq, t, q);
+          else refused(seq, t, q);
         }
         default -> throw new IllegalArgumentException(step);
       }
@@ -337,7 +339,7 @@ class QuotaPacerRulesTest {
     t += MS;
     long reset = (t / (10 * S) + 1) * 10 * S;
     long r = admit(t);
-    Outcome got = r >= 0 ? Outcome.GO : r == -POLL ? Outcome.POLL : -r >= reset - t ? Outcome.SPENT : Outcome.SPREAD;
+    Outcome got = r == 0 ? Outcome.GO : r == POLL ? Outcome.POLL : r >= reset - t ? Outcome.SPENT : Outcome.SPREAD;
     assertThat(got).as("admit returned %d", r).isEqualTo(expected);
   }
 
@@ -356,10 +358,10 @@ class QuotaPacerRulesTest {
       """)
   void aKeyWithAPartitionKeyGatesOnlyThePathThatReportedItAndALoneBucketEveryPath(Quota.Form form, String policy,
       String pk, boolean everyPath) {
-    answer(-1, PATH, 0, new Quota(form, policy, pk, 0, false, 0, 0, t0, true, 5 * S));
-    assertThat(-admit(0, PATH)).isEqualTo(5 * S);
-    if (everyPath) assertThat(-admit(0, OTHER_PATH)).isEqualTo(5 * S);
-    else assertThat(admit(0, OTHER_PATH)).isGreaterThanOrEqualTo(0);
+    answer(UNCOUNTED, PATH, 0, new Quota(form, policy, pk, 0, false, 0, 0, t0, true, 5 * S));
+    assertThat(admit(0, PATH)).isEqualTo(5 * S);
+    if (everyPath) assertThat(admit(0, OTHER_PATH)).isEqualTo(5 * S);
+    else assertThat(admit(0, OTHER_PATH)).isZero();
   }
 
   /** GitHub's {@code X-RateLimit-Resource} (a bucket the server names) with a reset {@code resetAfter} from {@code at}. */
@@ -369,9 +371,9 @@ class QuotaPacerRulesTest {
 
   @Test
   void aBucketReportedByOnePathGatesEveryPathWhileItIsTheOnlyOne() {
-    answer(-1, "/issues/0", 0, bucket("core", 0, 0, 5 * S));
+    answer(UNCOUNTED, "/issues/0", 0, bucket("core", 0, 0, 5 * S));
     for (String path : List.of("/issues/0", "/issues/29", "/repos/o/r/pulls", "/")) {
-      assertThat(-admit(0, path)).as(path).isEqualTo(5 * S);
+      assertThat(admit(0, path)).as(path).isEqualTo(5 * S);
     }
   }
 
@@ -391,32 +393,32 @@ class QuotaPacerRulesTest {
       core,   /search/code,          false
       """)
   void withTwoBucketsAPathGoesByItsOwnElseByItsNearestKnownPath(String spent, String path, boolean held) {
-    answer(-1, "/issues/0", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
-    answer(-1, "/issues/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
-    answer(-1, "/repos/o/r/pulls/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
-    answer(-1, "/search/issues", 0, bucket("search", 0, spent.equals("search") ? 0 : 5, 9 * S));
+    answer(UNCOUNTED, "/issues/0", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(UNCOUNTED, "/issues/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(UNCOUNTED, "/repos/o/r/pulls/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(UNCOUNTED, "/search/issues", 0, bucket("search", 0, spent.equals("search") ? 0 : 5, 9 * S));
     long r = admit(0, path);
-    if (held) assertThat(-r).isEqualTo(spent.equals("core") ? 5 * S : 9 * S);
-    else assertThat(r).isGreaterThanOrEqualTo(0);
+    if (held) assertThat(r).isEqualTo(spent.equals("core") ? 5 * S : 9 * S);
+    else assertThat(r).isZero();
   }
 
   @Test
   void aPathThatReportsAnotherBucketMovesToIt() {
-    answer(-1, "/a/1", 0, bucket("one", 0, 0, 5 * S));
-    answer(-1, "/b/1", 0, bucket("two", 0, 5, 5 * S));
-    assertThat(-admit(0, "/a/1")).isEqualTo(5 * S);
-    answer(-1, "/a/1", 0, bucket("two", 0, 5, 5 * S));
-    assertThat(admit(0, "/a/1")).as("now under two").isGreaterThanOrEqualTo(0);
-    assertThat(admit(0, "/a/2")).as("one has no path left: the nearest is /a/1, under two").isGreaterThanOrEqualTo(0);
+    answer(UNCOUNTED, "/a/1", 0, bucket("one", 0, 0, 5 * S));
+    answer(UNCOUNTED, "/b/1", 0, bucket("two", 0, 5, 5 * S));
+    assertThat(admit(0, "/a/1")).isEqualTo(5 * S);
+    answer(UNCOUNTED, "/a/1", 0, bucket("two", 0, 5, 5 * S));
+    assertThat(admit(0, "/a/1")).as("now under two").isZero();
+    assertThat(admit(0, "/a/2")).as("one has no path left: the nearest is /a/1, under two").isZero();
   }
 
   @Test
   void aBucketRemembersItsLastFourPathsAndAPathTooLongToKeepStillGoesByItsNearest() {
-    for (int i = 0; i < 6; i++) answer(-1, "/core/" + i, 0, bucket("core", 0, 5, 5 * S));
-    answer(-1, "/search/x", 0, bucket("search", 0, 0, 9 * S));
-    answer(-1, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS), 0, bucket("search", 0, 0, 9 * S));
-    assertThat(admit(0, "/core/0")).as("forgotten, but nearest to core's").isGreaterThanOrEqualTo(0);
-    assertThat(-admit(0, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS))).isEqualTo(9 * S);
+    for (int i = 0; i < 6; i++) answer(UNCOUNTED, "/core/" + i, 0, bucket("core", 0, 5, 5 * S));
+    answer(UNCOUNTED, "/search/x", 0, bucket("search", 0, 0, 9 * S));
+    answer(UNCOUNTED, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS), 0, bucket("search", 0, 0, 9 * S));
+    assertThat(admit(0, "/core/0")).as("forgotten, but nearest to core's").isZero();
+    assertThat(admit(0, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS))).isEqualTo(9 * S);
   }
 
   @ParameterizedTest(name = "{0} ~ {1}: {2}")
@@ -437,11 +439,11 @@ class QuotaPacerRulesTest {
 
   @Test
   void twoPartitionKeysOnTwoPathsAreTwoKeysEachGatingItsOwnPath() {
-    answer(-1, "/a", 0, new Quota(Quota.Form.IETF_LIST, "default", "YQ==", 0, false, 0, 0, t0, true, 5 * S));
-    answer(-1, "/b", 0, new Quota(Quota.Form.IETF_LIST, "default", "Yg==", 9, false, 0, 0, t0, true, 5 * S));
+    answer(UNCOUNTED, "/a", 0, new Quota(Quota.Form.IETF_LIST, "default", "YQ==", 0, false, 0, 0, t0, true, 5 * S));
+    answer(UNCOUNTED, "/b", 0, new Quota(Quota.Form.IETF_LIST, "default", "Yg==", 9, false, 0, 0, t0, true, 5 * S));
     assertThat(pacer.keys()).isEqualTo(2);
-    assertThat(-admit(0, "/a")).isEqualTo(5 * S);
-    assertThat(admit(0, "/b")).isGreaterThanOrEqualTo(0);
+    assertThat(admit(0, "/a")).isEqualTo(5 * S);
+    assertThat(admit(0, "/b")).isZero();
   }
 
   @ParameterizedTest(name = "spent one first: {0}")
@@ -450,29 +452,29 @@ class QuotaPacerRulesTest {
     start(-3600 * S, false);
     Quota day = quota("day", 0, 0, 300 * S);
     Quota hour = quota("hour", 0, 5, 60 * S);
-    if (spentFirst) answer(-1, 0, day, hour);
-    else answer(-1, 0, hour, day);
-    assertThat(-admit(0)).isEqualTo(300 * S);
+    if (spentFirst) answer(UNCOUNTED, 0, day, hour);
+    else answer(UNCOUNTED, 0, hour, day);
+    assertThat(admit(0)).isEqualTo(300 * S);
   }
 
   @Test
   void theSeventeenthKeyForgetsTheOneHeardFromLongestAgo() {
     start(-100 * S, false);
     for (int i = 0; i < QuotaHeaders.MAX_QUOTAS; i++) {
-      answer(-1, i * MS, quota("p" + i, i * MS, i == 1 ? 0 : 50, 100 * S)); // p1 spent
+      answer(UNCOUNTED, i * MS, quota("p" + i, i * MS, i == 1 ? 0 : 50, 100 * S)); // p1 spent
     }
-    answer(-1, 20 * MS, quota("p0", 20 * MS, 50, 100 * S)); // heard again: p1 is now the oldest
-    assertThat(-admit(20 * MS)).as("p1 gates").isGreaterThan(90 * S);
-    answer(-1, 30 * MS, quota("p16", 30 * MS, 50, 100 * S));
+    answer(UNCOUNTED, 20 * MS, quota("p0", 20 * MS, 50, 100 * S)); // heard again: p1 is now the oldest
+    assertThat(admit(20 * MS)).as("p1 gates").isGreaterThan(90 * S);
+    answer(UNCOUNTED, 30 * MS, quota("p16", 30 * MS, 50, 100 * S));
     assertThat(pacer.keys()).isEqualTo(QuotaHeaders.MAX_QUOTAS);
-    assertThat(admit(30 * MS)).as("p1 forgotten").isGreaterThanOrEqualTo(0);
+    assertThat(admit(30 * MS)).as("p1 forgotten").isZero();
   }
 
   // ---- forgetting --------------------------------------------------------------------------
 
   @Test
   void aWindowThatIsOverIsDroppedWhenAnAnswerNoLongerCarriesTheQuota() {
-    answer(-1, 0, quota("over", 0, 0, S), quota("current", 0, 9, 5 * S), withoutReset(0, 9));
+    answer(UNCOUNTED, 0, quota("over", 0, 0, S), quota("current", 0, 9, 5 * S), withoutReset(0, 9));
     long a = send(S);
     answerWithoutQuota(a, S);
     assertThat(pacer.keys()).as("the one whose window is over").isEqualTo(2);
@@ -480,26 +482,26 @@ class QuotaPacerRulesTest {
 
   @Test
   void aWindowThatIsNotOverIsKeptByAnAnswerWithoutTheQuota() {
-    answer(-1, 0, quota(0, 0, S));
+    answer(UNCOUNTED, 0, quota(0, 0, S));
     long a = send(S - MS);
     answerWithoutQuota(a, S - MS);
     assertThat(pacer.keys()).isEqualTo(1);
-    assertThat(-admit(S - MS)).isEqualTo(MS);
+    assertThat(admit(S - MS)).isEqualTo(MS);
   }
 
   @Test
   void oneCallAtATimeAfterTheResetEndsWhenTheAnswerCarriesNoQuota() {
-    answer(-1, 0, quota(0, 0, S));
+    answer(UNCOUNTED, 0, quota(0, 0, S));
     long a = send(2 * S);
-    assertThat(admit(2 * S)).isEqualTo(-POLL);
+    assertThat(admit(2 * S)).isEqualTo(POLL);
     answerWithoutQuota(a, 2 * S);
     assertThat(pacer.keys()).isZero();
-    for (int i = 0; i < 3; i++) assertThat(admit(2 * S)).isGreaterThanOrEqualTo(0);
+    for (int i = 0; i < 3; i++) assertThat(admit(2 * S)).isZero();
   }
 
   @Test
   void aBucketIsKeptByAnotherAnswerWithoutAQuota() {
-    answer(-1, PATH, 0, new Quota(Quota.Form.X_RATELIMIT, "abc", null, 0, false, 0, 0, t0, true, S));
+    answer(UNCOUNTED, PATH, 0, new Quota(Quota.Form.X_RATELIMIT, "abc", null, 0, false, 0, 0, t0, true, S));
     long a = send(2 * S);
     answerWithoutQuota(a, 2 * S);
     assertThat(pacer.keys()).as("another route's answer says nothing of this bucket").isEqualTo(1);
@@ -507,19 +509,19 @@ class QuotaPacerRulesTest {
 
   @Test
   void anAnswerOrFailureForASendNotInFlightFreesNoRoom() {
-    answer(-1, 0, quota(0, 1, S));
+    answer(UNCOUNTED, 0, quota(0, 1, S));
     answerWithoutQuota(7, 0); // a send this pacer did not count
     pacer.failed(8, 0);
     assertThat(pacer.inFlight()).isZero();
-    assertThat(admit(0)).isGreaterThanOrEqualTo(0);
+    assertThat(admit(0)).isZero();
     assertThat(pacer.inFlight()).isEqualTo(1);
-    assertThat(-admit(0)).as("1 left, 1 in flight").isEqualTo(S);
+    assertThat(admit(0)).as("1 left, 1 in flight").isEqualTo(S);
   }
 
   @Test
   void aKeyWithAResetLapses30SecondsAfterIt() {
     start(100 * S, false);
-    answer(-1, 0, quota(0, 5, 10 * S));
+    answer(UNCOUNTED, 0, quota(0, 5, 10 * S));
     assertThat(pacer.isIdle(t0 + 35 * S)).as("30 s after it was heard, but not after its reset").isFalse();
     assertThat(pacer.isIdle(t0 + 40 * S - 1)).isFalse();
     assertThat(pacer.isIdle(t0 + 40 * S)).isTrue();
@@ -529,7 +531,7 @@ class QuotaPacerRulesTest {
   @Test
   void aKeyWithoutAResetLapses30SecondsAfterItWasHeard() {
     start(100 * S, false);
-    answer(-1, 0, withoutReset(0, 5));
+    answer(UNCOUNTED, 0, withoutReset(0, 5));
     assertThat(pacer.isIdle(t0 + 30 * S - 1)).isFalse();
     assertThat(pacer.isIdle(t0 + 30 * S)).isTrue();
   }

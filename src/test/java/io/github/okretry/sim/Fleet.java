@@ -29,8 +29,8 @@ import okhttp3.Call;
  * cannot see the client leave does. A share of attempts may be slow ({@code slow}: a tail).
  *
  * <p>A client that hedges (a {@code HedgingPolicy}) is driven as the async driver drives it: after each attempt
- * sent, okretry's {@code hedgeDelayNanos} arms a hedge timer (an event), at which okretry's {@code
- * hedge} may send a second attempt; an outcome okretry drops leaves the call to the other attempt,
+ * sent, the delay okretry's SEND carries arms a hedge timer (an event), at which okretry's {@code
+ * next} may answer a second attempt; an outcome okretry drops leaves the call to the other attempt,
  * and the first outcome it does not drop cancels the attempts still in flight (the client leaves;
  * the server still does their work, as on a timeout). Everything is a function of the seed.
  */
@@ -424,7 +424,7 @@ public final class Fleet {
 
   /** After an attempt or a hedge is sent: the hedge timer of this round, if okretry says one is due. */
   private void armHedge(CallState call) {
-    long delay = call.call.hedgeDelayNanos();
+    long delay = call.call.hedgeAfterNanos();
     if (delay > 0) push(clock.now + delay, HEDGE, call.client, call, null, call.round);
   }
 
