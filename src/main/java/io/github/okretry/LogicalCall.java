@@ -245,9 +245,7 @@ final class LogicalCall {
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
       origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
-      policy.budget.returned(response.code(), attempts);
-      policy.events.succeeded(request, response, attempts);
-      return Step.RETURN;
+      return returned(policy, request, response, attempts);
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
@@ -264,6 +262,16 @@ final class LogicalCall {
         : asked == RetryAfter.ABSENT || response.code() == 429 ? Kind.THROTTLED
         : provenUnprocessed ? Kind.RETRY_AFTER : Kind.ERROR;
     return null;
+  }
+
+  /**
+   * {@code response} ends the call after {@code attempts} by its status alone: the budget and the
+   * listener hear it. Also for a first attempt made without state ({@link StatelessAttempt#ended}).
+   */
+  static Step returned(RetryPolicy policy, Request request, Response response, int attempts) {
+    policy.budget.returned(response.code(), attempts);
+    policy.events.succeeded(request, response, attempts);
+    return Step.RETURN;
   }
 
   /** Classifies an exception; returns the step if that alone ends the call, else null. */

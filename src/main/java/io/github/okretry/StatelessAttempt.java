@@ -49,12 +49,12 @@ final class StatelessAttempt {
       @Nullable Response response, @Nullable Throwable error, int seen) {
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
-      policy.budget.returned(response.code(), 1); // the named side effect: a first success pays in
       // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
+      // No origin has state yet (open()), so this is all of OriginTurn.answered that applies.
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
-      policy.events.succeeded(request, response, 1);
+      LogicalCall.returned(policy, request, response, 1);
       return null;
     }
     return LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
