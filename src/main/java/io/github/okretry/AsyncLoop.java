@@ -169,8 +169,8 @@ final class AsyncLoop {
       List<Leg> losers = null;
       synchronized (lock) {
         legs.remove(leg);
-        // A loser, canceled when another answered for the call, or a hedge that never left the
-        // dispatcher: never an attempt of the call.
+        // A loser, canceled when another answered for the call (its outcome unread), or a hedge
+        // that never left the dispatcher (never an attempt of the call).
         if (finished || !leg.departed) {
           Step.DROP.settle(response); // closes it
           return;

@@ -43,6 +43,7 @@ final class LogicalCall {
   private final CallFailures failures = new CallFailures();
   private @Nullable Attempt attempt; // one reused: attempts follow one another
   private @Nullable Step decided; // on an attempt made without state, for the first next()
+  private boolean over; // a RETURN or THROW was answered: next() answers DROP from then on
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
@@ -96,12 +97,17 @@ final class LogicalCall {
    * cut it short), or, with attempts in flight, when the hedge delay of the latest SEND ({@link
    * Attempt#hedgeAfterNanos}) is over: then a SEND of a hedge (the same request and key, numbered
    * as it will be if it goes; nothing paid, counted or reported until it {@link #departs}) or a
-   * DROP for none now ({@link Hedging#due}).
+   * DROP for none now ({@link Hedging#due}). Once the call has ended (a RETURN or THROW), a DROP.
    */
   Step next(@Nullable IOException waitEndedBy) {
     Step d = decided;
     decided = null;
     if (d != null) return d;
+    if (over) return Step.DROP; // a late question (a stale hedge timer): the call has its answer
+    return settled(nextStep(waitEndedBy));
+  }
+
+  private Step nextStep(@Nullable IOException waitEndedBy) {
     long now = policy.time.nanoTime();
     Hedging h = hedging;
     if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
@@ -179,6 +185,12 @@ final class LogicalCall {
       step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
     if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded(); // a hedge still queued never goes
+    return settled(step);
+  }
+
+  /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
+  private Step settled(Step step) {
+    if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) over = true;
     return step;
   }
 

@@ -153,6 +153,16 @@ class HedgingTest {
   }
 
   @Test
+  void aHedgeTimerThatFiresAfterTheCallEndedSendsNothing() {
+    LogicalCall call = sent(known(policy()), get);
+    assertThat(hedgeAfter(call)).isEqualTo(50 * MS);
+    assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
+    advanceMillis(50);
+    assertThat(call.next(null)).as("a late question: no hedge, no new attempt").isSameAs(Step.DROP);
+    assertThat(events.lines("start")).containsExactly("start 1");
+  }
+
+  @Test
   void aFailureWithAnotherAttemptInFlightIsDroppedAndTheLastOneDecides() throws Exception {
     LogicalCall call = sent(known(policy().maxRetries(3)), get);
     Attempt first = first(call);

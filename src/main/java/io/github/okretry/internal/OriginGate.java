@@ -20,8 +20,6 @@ import org.jspecify.annotations.Nullable;
  * at a time from the least recently used end whenever an origin is added, so the table empties
  * itself once throttling is over. Every operation is O(1) under one short lock; a lookup when
  * nothing is remembered takes no lock.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class OriginGate {
 

@@ -18,7 +18,7 @@ import okhttp3.HttpUrl;
  * warms up again). O(1) under one short lock, but one record in {@link
  * Tuning#HEDGE_RECOMPUTE_EVERY} sorts a copy of its window.
  *
- * <p>Internal API: not covered by compatibility guarantees. Thread-safe.
+ * <p>Thread-safe.
  */
 public final class OriginLatencies {
 

@@ -35,8 +35,6 @@ package io.github.okretry.internal;
  * <p>Pure: every method takes the time. Not thread-safe ({@link OriginGate} guards it). O(1) per
  * call: turns are counted, not listed, so a turn given back mid-line leaves a hole that only the
  * calls already behind it wait through.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class OriginPacer {
 

@@ -9,8 +9,6 @@ import org.jspecify.annotations.Nullable;
  * {@link QuotaHeaders}, so a consumer needs no checks of its own. Keyed by the caller's origin,
  * {@link #policy()} and {@link #partitionKey()} (two quotas of one response never share both);
  * times on the caller's monotonic clock (a wall-clock reset was converted to a delta first).
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class Quota {
 

@@ -21,8 +21,6 @@ import org.jspecify.annotations.Nullable;
  * malformed IETF field is ignored whole (the draft's MUST, and RFC 9651 §4.2), as if absent.
  * The two structured forms (IETF List, -07 Dictionary) are read by {@link StructuredQuotas};
  * the separate fields here.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class QuotaHeaders {
   /**

@@ -30,8 +30,6 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A refusal's {@code Retry-After} becomes the key's reset (the draft's MUST). A wait longer than
  * the caller can afford is not imposed: the call goes and the server decides.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class QuotaPacer {
 
@@ -354,7 +352,12 @@ public final class QuotaPacer {
   private Key find(Quota q, boolean byPath, boolean bucket) {
     for (int i = 0; i < keyCount; i++) {
       Key k = keys[i];
-      if (Objects.equals(k.policy, q.policy()) && Objects.equals(k.partitionKey, q.partitionKey())) return k;
+      // A name in two forms (an IETF policy, a bucket GitHub names) is two keys: a bucket alone
+      // remembers the paths that report it.
+      if (Objects.equals(k.policy, q.policy()) && Objects.equals(k.partitionKey, q.partitionKey())
+          && k.bucket == bucket) {
+        return k;
+      }
     }
     if (keyCount == keys.length) {
       // Full: forget the key heard from longest ago.

@@ -22,8 +22,6 @@ import org.jspecify.annotations.Nullable;
  * precedence over {@code Retry-After}, as in azure-core (Java, JS) and openai-python: the same
  * instruction at a finer grain. Those clients disagree on which ms name comes first; here the
  * longer valid one wins, as for several {@code Retry-After} fields. An invalid one is ignored.
- *
- * <p>Internal API: not covered by compatibility guarantees.
  */
 public final class RetryAfter {
 

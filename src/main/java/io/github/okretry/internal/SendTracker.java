@@ -21,8 +21,7 @@ import org.jspecify.annotations.Nullable;
  * either way.
  *
  * <p>Attached only when needed (a non-idempotent request without a key, or a listener that wants
- * network requests), so the common path pays nothing. Internal API: not covered by compatibility
- * guarantees.
+ * network requests), so the common path pays nothing.
  */
 public final class SendTracker extends EventListener {
 

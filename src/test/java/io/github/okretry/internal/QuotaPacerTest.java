@@ -66,6 +66,16 @@ class QuotaPacerTest {
   }
 
   @Test
+  void aNameHeardAsAnIetfPolicyAndThenAsAGitHubBucketIsTwoQuotasNotACrash() {
+    HttpUrl b = URL.resolve("/other");
+    gate.quotaAnswered(null, response(URL, 200, "RateLimit-Policy: \"core\";q=10;w=10 | RateLimit: \"core\";r=5;t=10"),
+        false, RetryAfter.ABSENT, 0);
+    gate.quotaAnswered(null, response(b, 200, "X-RateLimit-Limit: 10 | X-RateLimit-Remaining: 0 | X-RateLimit-Resource: core"
+        + " | X-RateLimit-Reset: " + (NOW_MILLIS / 1000 + 60)), false, RetryAfter.ABSENT, MS);
+    assertThat(gate.admitQuota(b, MS, FAR).waitNanos()).as("the bucket GitHub named: spent").isPositive();
+  }
+
+  @Test
   void aSpentQuotaHoldsCallsUntilItsResetPlusAnOffsetWithinOneIntervalNeverBefore() {
     answer(null, 0, 200, POLICY + " | RateLimit: \"default\";r=0;t=1");
     assertThat(gate.pacesQuotas()).isTrue();
