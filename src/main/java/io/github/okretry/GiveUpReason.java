@@ -24,12 +24,17 @@ public enum GiveUpReason {
    * tighter bound, the reason is {@link #DEADLINE_EXCEEDED}).
    */
   RETRY_AFTER_TOO_LONG,
-  /** The call's {@link RetryBudget} could not pay the retry, from its balance or its reserve. */
+  /**
+   * The call's {@link RetryBudget} could not pay the retry's price, from its balance or its
+   * reserve: failures persist among successes beyond what the budget's deposits pay for.
+   */
   BUDGET_EXHAUSTED,
   /**
-   * The call's {@link RetryBudget} has paid one failing call's worth of retries since its last
-   * success and pays no more until a call succeeds; or, under {@code
-   * retryBeforeFirstSuccess(false)}, the retry follows an error before its first success.
+   * The call's {@link RetryBudget} held its retries (it had paid one failing call's worth since a
+   * call to the origin last succeeded), and no call to the origin succeeded while the call waited
+   * its backoff: it ends with its last failure as it came, having sent no attempt it held. Or,
+   * under {@code retryBeforeFirstSuccess(false)}, the retry follows an error before the budget's
+   * first success (then at once).
    */
   NO_RECENT_SUCCESS,
   /**

@@ -7,8 +7,11 @@ import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.RetryTokenBucket;
 import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
+import io.github.okretry.internal.RetryTokenBucket.Streak;
+import io.github.okretry.internal.Tuning;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -48,7 +51,21 @@ final class LogicalCall {
   private boolean provenUnprocessed;
   private long retryAfterNanos;
   private Kind retryKind = Kind.ERROR; // what a retry of the last attempt would follow, for its price
-  private @Nullable Kind retryPaid; // the kind of retry the budget paid for and that is not sent yet
+  private @Nullable Streak paidOn; // the streak a retry paid for and not sent yet is counted on, at paidMilli
+  private long paidMilli;
+  private long sentPaidMilli; // the price of the paid retry the latest attempt is, if one (0: none): a success pays it back
+  private @Nullable Streak held; // the streak the retry now waiting is held on (RetryBudget), or null
+  private @Nullable IOException heldFailure; // a held retry's failure, the call's if it is never sent
+  private @Nullable HeldResponse heldResponse; // made at the call's first held retry of a response
+  private int skipped; // attempts not sent while held, each counted as failed as the last one sent
+  private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
+  private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
+  private boolean awaitingAnswer; // a held last attempt waits for an answer, from heldWaitingSinceNanos
+  private long heldUntilSend; // … of a send past this one
+  private long heldWaitingSinceNanos;
+  private @Nullable Streak countedOn; // the streak the attempt in flight is counted on, as its countedSend
+  private long countedSend;
+  private @Nullable String originKey; // OriginGate.origin of the request, once needed
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline,
       Hedging.@Nullable Shared hedges) {
@@ -88,6 +105,7 @@ final class LogicalCall {
     RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
     LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0), null);
     call.attempts = 1;
+    call.sentAtNanos = startNanos;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
   }
@@ -112,9 +130,17 @@ final class LogicalCall {
     Hedging h = hedging;
     if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    Step held = origin.admit(now, deadline.remainingNanos(now), request);
-    if (held != null) return held.kind() == Step.Kind.WAIT ? held : throttled(held);
-    retryPaid = null; // sent: the budget keeps its price
+    if (held != null) {
+      Step notSent = afterHold(now);
+      if (notSent != null) return notSent;
+    }
+    Step paced = origin.admit(now, deadline.remainingNanos(now), request);
+    if (paced != null) return paced.kind() == Step.Kind.WAIT ? paced : throttled(paced);
+    sentPaidMilli = paidMilli; // sent: the budget keeps its price, unless it succeeds
+    paidMilli = 0;
+    paidOn = null;
+    countSend();
+    sentAtNanos = now;
     attempts++;
     origin.sending();
     policy.events.attemptStarted(request, attempts);
@@ -162,10 +188,110 @@ final class LogicalCall {
     return local;
   }
 
+  /**
+   * A held retry's wait is over ({@code hold}: its origin's streak): null if it goes now (its
+   * origin answered a call since, and the budget pays); else, as its attempt is not sent and
+   * counts as failed as the last one did, a WAIT for the next, held again, or the call's end.
+   * A held call so waits as long as it would have without a budget, and sends nothing until
+   * its origin is seen to work: what a blip saves, and what an outage is not sent.
+   */
+  private @Nullable Step afterHold(long now) {
+    // Asked again as a new retry would be: if its origin has answered a call since, its count
+    // starts again and the retry is paid; if not, it is held again.
+    Streak streak = policy.budget.streak(originKey());
+    long price = policy.budget.price(retryKind);
+    Payment paid = policy.budget.payForRetry(streak, retryKind, price, maxRetries, now);
+    if (paid == Payment.NO_TOKENS) return endHeld(GiveUpReason.BUDGET_EXHAUSTED);
+    if (paid == Payment.NO_RECENT_SUCCESS) return endHeld(GiveUpReason.NO_RECENT_SUCCESS);
+    if (paid == Payment.PAID) {
+      paidOn = streak; // refunded if not sent
+      paidMilli = price;
+      held = null;
+      failures.add(heldFailure);
+      heldFailure = null;
+      awaitingAnswer = false;
+      if (heldResponse != null) heldResponse.take(); // not the call's answer: it goes on
+      return null;
+    }
+    Streak hold = streak;
+    if (hold != held) awaitingAnswer = false; // a new streak: its sends are counted afresh
+    held = hold;
+    origin.abandon(); // a crowd's turn is not taken by an attempt not sent
+    long remaining = deadline.remainingNanos(now);
+    Decision next = policy.rules.decide(facts(attempts + skipped + 1, remaining), policy.random);
+    if (next.isRetry()) {
+      skipped++;
+      long delay = next.delayNanos();
+      if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delay;
+      // The attempt not sent is taken to fail as the last one did, in time too (up to one base
+      // delay, so an outage of timeouts does not hold a call for theirs): the call's next check
+      // comes when it would have without a budget, not earlier, where a blip may still be on.
+      long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
+      return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
+    }
+    if (awaitsAnswer(hold, now, remaining)) return Step.waitFor(Tuning.HELD_ANSWER_POLL_NANOS);
+    return endHeld(GiveUpReason.NO_RECENT_SUCCESS);
+  }
+
+  /**
+   * Whether a held call's last attempt, about to end unsent, waits a little for its origin to
+   * answer a call: a blip is over a moment before anything says so, and the next attempt any
+   * call sends may. It waits until a success, a failure of an attempt sent after this moment, or
+   * {@link Tuning#HELD_ANSWER_WAIT_NANOS}, asking every {@link Tuning#HELD_ANSWER_POLL_NANOS}.
+   */
+  private boolean awaitsAnswer(Streak hold, long now, long remaining) {
+    RetryTokenBucket b = policy.budget.bucket;
+    if (b == null || remaining <= Tuning.HELD_ANSWER_POLL_NANOS) return false;
+    if (!awaitingAnswer) {
+      awaitingAnswer = true;
+      heldUntilSend = b.lastSend(hold);
+      heldWaitingSinceNanos = now;
+    }
+    return now - heldWaitingSinceNanos < Tuning.HELD_ANSWER_WAIT_NANOS && b.mayYetAnswer(hold, heldUntilSend);
+  }
+
+  /** The request's origin key ({@link OriginGate#origin}), made once. */
+  private String originKey() {
+    String key = originKey;
+    return key != null ? key : (originKey = OriginGate.origin(request.url()));
+  }
+
+  /** While its origin has a failing streak, the attempt about to be sent is counted in flight on it. */
+  private void countSend() {
+    RetryTokenBucket b = policy.budget.bucket;
+    if (b == null || hedging != null || !b.hasOpenStreaks()) return;
+    Streak s = b.openStreak(originKey());
+    if (s == null) return;
+    countedOn = s;
+    countedSend = b.sent(s);
+  }
+
+  /** The counted attempt in flight was answered: {@code response}, or a failure if null. */
+  private void countAnswer(@Nullable Response response) {
+    Streak s = countedOn;
+    RetryTokenBucket b = policy.budget.bucket;
+    if (s == null || b == null) return;
+    countedOn = null;
+    b.answered(s, countedSend, response == null || !RetryBudget.showsServerWorking(response));
+  }
+
+  /** A held retry is never sent: the call ends with the failure it held, a response as the server sent it. */
+  private Step endHeld(GiveUpReason reason) {
+    held = null;
+    IOException e = heldFailure;
+    heldFailure = null;
+    Response kept = heldResponse != null ? heldResponse.take() : null;
+    Step end = giveUp(reason, failures.last(), e);
+    return e == null && kept != null ? Step.returning(kept) : end;
+  }
+
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     origin.abandon(); // a turn it holds must not delay the calls after it
     refundUnsentRetry();
+    held = null;
+    heldFailure = null;
+    if (heldResponse != null) heldResponse.take();
     boolean late = deadline.passed(now);
     String failure = failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
@@ -178,6 +304,8 @@ final class LogicalCall {
    * {@code seen}: the driver's {@link Seen} flags, 0 for none).
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
+    countAnswer(response);
+    lastAttemptNanos = policy.time.nanoTime() - sentAtNanos;
     Step step;
     try {
       step = decide(attempt, response, error, seen);
@@ -216,6 +344,7 @@ final class LogicalCall {
       h.answered(attempt, response, refusing, early == Step.RETURN, others, policy.time.nanoTime());
     }
     if (early != null) return early;
+    policy.budget.failed();
     String failure = Events.describe(response, e);
     failures.last(failure);
     // For responses too: a retry that cannot happen ends as a wait would.
@@ -224,25 +353,38 @@ final class LogicalCall {
     if (others) return dropped(e);
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
-    AttemptFacts facts =
-        AttemptFacts.attempt(attempts, maxRetries)
-            .retryable(retryable)
-            .safeToRepeat(repeat.safeToRepeat(provenUnprocessed))
-            .retryAfterNanos(retryAfterNanos)
-            .remainingNanos(remaining)
-            .previousDelayNanos(previousDelayNanos)
-            .build();
-    Decision decision = policy.rules.decide(facts, policy.random);
+    Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
+    Streak holdOn = null;
     if (decision.isRetry()) {
       // Paid now, before it is announced; given back if it is not sent (refundUnsentRetry). A
       // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
-      Payment paid = policy.budget.payForRetry(retryKind, maxRetries, policy.time.nanoTime());
+      Streak streak = policy.budget.streak(originKey());
+      long price = policy.budget.price(retryKind);
+      Payment paid = policy.budget.payForRetry(streak, retryKind, price, maxRetries, policy.time.nanoTime());
       if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
       if (paid == Payment.NO_RECENT_SUCCESS) decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
-      if (paid == Payment.PAID) retryPaid = retryKind;
+      if (paid == Payment.HELD) holdOn = streak;
+      if (paid == Payment.PAID) {
+        paidOn = streak;
+        paidMilli = price;
+      }
     }
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
-    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining, holdOn);
+  }
+
+  /**
+   * The last attempt's facts, as the rules read them, for attempt {@code attempt}: attempts not
+   * sent while held count as failed ones.
+   */
+  private AttemptFacts facts(int attempt, long remainingNanos) {
+    return AttemptFacts.attempt(attempt, maxRetries)
+        .retryable(retryable)
+        .safeToRepeat(repeat.safeToRepeat(provenUnprocessed))
+        .retryAfterNanos(retryAfterNanos)
+        .remainingNanos(remainingNanos)
+        .previousDelayNanos(previousDelayNanos)
+        .build();
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
@@ -257,31 +399,38 @@ final class LogicalCall {
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
       origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
-      return returned(policy, request, response, attempts);
+      return returned(policy, request, originKey, response, attempts, sentPaidMilli);
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
     // the pacer with its quota, and holds that quota's bucket, not the whole origin.
     origin.answered(response, provenUnprocessed, asked);
     // Without one, a spent quota's reset is when a retry can be admitted (GitHub's 403 and 429
-    // say so; octokit waits for it too): it is waited for as a Retry-After would be.
-    retryAfterNanos = asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
+    // say so; octokit waits for it too): it is waited for as a Retry-After would be. A reset
+    // under a second is none: a whole number of seconds floored to 0 (IETF t=0, X-RateLimit-Reset
+    // 0, GitHub's reset equal to its Date, Discord's 0.000) says "within the second", not "now",
+    // so the backoff applies and the retry counts, as for the same refusal without a quota.
+    long reset = asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
         ? QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock)
-        : asked;
-    // Its price (RetryBudget): a client paced by a working server (a 429, a spent quota) is
-    // throttled; a 503 that says when, unavailable; anything else, an error.
+        : RetryAfter.ABSENT;
+    retryAfterNanos = asked != RetryAfter.ABSENT ? asked : reset < Tuning.MIN_QUOTA_RESET_NANOS ? RetryAfter.ABSENT : reset;
+    // Its price (RetryBudget): a client paced by a working server (a 4xx that says when, a spent
+    // quota) is throttled; a 503 that says when, unavailable; anything else, an error.
+    int code = response.code();
     retryKind = retryAfterNanos == RetryAfter.ABSENT ? Kind.ERROR
-        : asked == RetryAfter.ABSENT || response.code() == 429 ? Kind.THROTTLED
-        : provenUnprocessed ? Kind.RETRY_AFTER : Kind.ERROR;
+        : asked == RetryAfter.ABSENT || code < 500 ? Kind.THROTTLED
+        : code == 503 ? Kind.RETRY_AFTER : Kind.ERROR;
     return null;
   }
 
   /**
-   * {@code response} ends the call after {@code attempts} by its status alone: the budget and the
-   * listener hear it. Also for a first attempt made without state ({@link StatelessAttempt#ended}).
+   * {@code response} ends the call after {@code attempts} by its status alone, the last of them a
+   * paid retry of price {@code retryPriceMilli} (0: none): the budget and the listener hear it. Also for a
+   * first attempt made without state ({@link StatelessAttempt#ended}).
    */
-  static Step returned(RetryPolicy policy, Request request, Response response, int attempts) {
-    policy.budget.returned(response.code(), attempts);
+  static Step returned(RetryPolicy policy, Request request, @Nullable String origin, Response response, int attempts,
+      long retryPriceMilli) {
+    policy.budget.returned(request, origin, response, attempts, retryPriceMilli);
     policy.events.succeeded(request, response, attempts);
     return Step.RETURN;
   }
@@ -290,7 +439,7 @@ final class LogicalCall {
   private @Nullable Step classify(Attempt attempt, IOException e, @Nullable GiveUpReason cut) {
     origin.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
     retryAfterNanos = RetryAfter.ABSENT;
-    retryKind = e instanceof SocketTimeoutException ? Kind.TIMEOUT : Kind.ERROR;
+    retryKind = e instanceof SocketTimeoutException ? Kind.TIMEOUT : Classifier.provesNotProcessed(e) ? Kind.REFUSED : Kind.ERROR;
     if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
       return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
     }
@@ -311,26 +460,38 @@ final class LogicalCall {
     return null;
   }
 
-  /** Reports a retry and remembers what the next decision needs; the driver then waits. */
-  private Step retryScheduled(
-      @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
+  /**
+   * Reports a retry and remembers what the next decision needs; the driver then waits. A retry
+   * held on {@code holdOn} (null: paid) keeps its failure, a response buffered, for the call's end
+   * if it is never sent ({@link #afterHold}).
+   */
+  private Step retryScheduled(@Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled,
+      long remaining, @Nullable Streak holdOn) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
       origin.waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, failures.last(), delayNanos);
-    failures.add(error);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
-    return Step.waitFor(delayNanos);
+    if (holdOn == null) {
+      failures.add(error);
+      return Step.waitFor(delayNanos);
+    }
+    held = holdOn;
+    heldFailure = error;
+    if (response == null) return Step.waitFor(delayNanos);
+    HeldResponse keeper = heldResponse != null ? heldResponse : (heldResponse = new HeldResponse());
+    return Step.waitHolding(delayNanos, keeper);
   }
 
   /** The retry paid for when it was decided will not be sent: the budget gets its price back. */
   private void refundUnsentRetry() {
-    Kind paid = retryPaid;
+    Streak paid = paidOn;
     if (paid == null) return;
-    retryPaid = null;
-    policy.budget.refund(paid);
+    paidOn = null;
+    policy.budget.refund(retryKind, paidMilli, paid);
+    paidMilli = 0;
   }
 
   /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */

@@ -3,7 +3,10 @@ package io.github.okretry;
 import io.github.okretry.internal.RetryTokenBucket;
 import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
+import io.github.okretry.internal.RetryTokenBucket.Streak;
 import io.github.okretry.internal.Tuning;
+import okhttp3.Request;
+import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,23 +15,33 @@ import org.jspecify.annotations.Nullable;
  * must pass two rules:
  *
  * <ul>
- *   <li><b>Since the last success, one failing call's worth.</b> After a call of this budget
- *       succeeds (a response that shows the server working: below 500, not 408 or 429), it pays
- *       for retries until they add up to one call's {@code maxRetries}, then for none until a call
- *       succeeds again ({@link GiveUpReason#NO_RECENT_SUCCESS}). A retry that waits out a 503's
- *       {@code Retry-After} counts half; one that waits out a 429's, or a spent published quota's
- *       reset, is not counted (the server works, and paces this client). A new budget starts as
- *       if it had just seen a success; a process whose server dies adds at most one call's
- *       retries to its load however many calls it makes ({@code docs/fleet.md}).
+ *   <li><b>Per origin, one failing call's worth since it last answered.</b> After a call to an
+ *       origin (scheme, host, port) succeeds (a response that shows the server working: below
+ *       500, not 408 or 429, and not served from OkHttp's cache), the budget pays for retries to
+ *       it until they add up to one call's {@code maxRetries}. Past that, a retry is
+ *       <i>held</i>: it waits its backoff as it would anyway, and goes if a call to that origin
+ *       succeeded meanwhile; if none did, its attempt is not sent and counts as failed, and the
+ *       call waits for its next attempt the same way. A call none of whose held retries found its
+ *       origin working ends with its last failure as it came ({@link
+ *       GiveUpReason#NO_RECENT_SUCCESS}), after about the time it would have taken without a
+ *       budget. So a failure that hits many calls at once (a restart, a dropped connection) is
+ *       retried as one that hits one call, and a process whose server dies adds at most one
+ *       call's retries to its load however many calls it makes ({@code docs/fleet.md}). A retry
+ *       that waits out a 503's {@code Retry-After} counts half; one that waits out a 4xx's (a
+ *       429, GitHub's 403) or a spent published quota's reset, or follows an HTTP/2 stream the
+ *       server refused unread, is not counted. A new budget starts as if every origin had just
+ *       answered.
  *   <li><b>Tokens.</b> Each call whose first attempt succeeds deposits {@link
- *       Builder#percentCanRetry} of a token; each retry withdraws its cost: one token, ten after a
- *       timeout (a server too slow to answer, where retries turn an overload into an outage), half
- *       for one that waits out a {@code Retry-After} or a quota's reset. When neither the balance
- *       nor a small time-based reserve ({@link Builder#minRetriesPerSecond}) can pay, the failure
- *       is returned ({@link GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full ({@link
- *       Builder#maxTokens}); once failures persist among successes, retries stay within about
- *       {@code percentCanRetry} of the calls, plus the reserve. The defaults follow Finagle's
- *       {@code RetryBudget} and gRPC's retry throttling.
+ *       Builder#percentCanRetry} of a token; each retry withdraws its price: one token, half for
+ *       one that waits out a server's wait. While failures are rare among the recent answers (a
+ *       lossy link), a retry that succeeds gets its price back; while they are common (a third
+ *       or more: an outage, an overload), a retry after a timeout costs fourteen, never from the
+ *       reserve, and nothing is paid back: the retries that turn an overload into an outage follow
+ *       timeouts. When neither the balance nor a small time-based reserve ({@link
+ *       Builder#minRetriesPerSecond}) can pay, the failure is returned ({@link
+ *       GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full ({@link Builder#maxTokens}).
+ *       The defaults follow Finagle's {@code RetryBudget}, gRPC's retry throttling and the AWS
+ *       SDKs' retry quota.
  * </ul>
  *
  * <p>A retry paid for but not sent (its call was canceled, ran out of time, or found no turn in
@@ -41,7 +54,7 @@ public final class RetryBudget {
 
   private static final RetryBudget UNLIMITED = new RetryBudget(null, "RetryBudget.unlimited()");
 
-  private final @Nullable RetryTokenBucket bucket; // null: unlimited
+  final @Nullable RetryTokenBucket bucket; // null: unlimited; LogicalCall counts attempts on its streaks
   private final String settings; // for toString()
 
   private RetryBudget(@Nullable RetryTokenBucket bucket, String settings) {
@@ -84,33 +97,67 @@ public final class RetryBudget {
   }
 
   /**
-   * A call returns a response with {@code code} to its caller after {@code attempts} attempts. If
-   * it shows the server working (below 500, and not 408 or 429), that is a success: retries may go
-   * again, and a first attempt's success pays in a fraction of a retry. A 500 the policy does not
-   * retry is the caller's answer, but no sign that retrying would work.
+   * A call of {@code request} returns {@code response} to its caller after {@code attempts}
+   * attempts, the last of them a retry paid {@code retryPriceMilli} for (0: none). If it
+   * shows the server working (below 500, not 408 or 429, and not served from OkHttp's cache,
+   * which says nothing of the server), that is a success: its origin's streak ends, so retries
+   * held on it go, a first attempt's success pays in a fraction of a retry, and a retry's success
+   * gets its cost back. A 500 the policy does not retry is the caller's answer, but no sign that
+   * retrying would work.
    */
-  void returned(int code, int attempts) {
-    if (bucket == null || code >= 500 || code == 408 || code == 429) return;
-    if (attempts == 1) bucket.deposit();
-    else bucket.succeeded();
+  void returned(Request request, @Nullable String origin, Response response, int attempts, long retryPriceMilli) {
+    if (bucket == null || !showsServerWorking(response)) return;
+    bucket.succeeded(request.url(), origin, attempts == 1);
+    if (retryPriceMilli > 0) bucket.paidBack(retryPriceMilli);
   }
 
   /**
-   * Pays for a retry of {@code kind} when {@link LogicalCall} decides it ({@link
-   * RetryTokenBucket#payForRetry}); one then not sent is given back ({@link #refund}).
+   * Whether {@code response} shows its server working: below 500, not 408 or 429, and not served
+   * from OkHttp's cache (which says nothing of the server).
    */
-  Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
-    return bucket == null ? Payment.PAID : bucket.payForRetry(kind, maxRetries, nowNanos);
+  static boolean showsServerWorking(Response response) {
+    int code = response.code();
+    if (code >= 500 || code == 408 || code == 429) return false;
+    return response.networkResponse() != null || response.cacheResponse() == null;
   }
 
-  /** A retry {@link #payForRetry} paid for was not sent: its price comes back. */
-  void refund(Kind kind) {
-    if (bucket != null) bucket.refund(kind);
+  /** Whether some origin has a streak open: calls then keep their state from the first attempt on, to be counted. */
+  boolean hasOpenStreaks() {
+    return bucket != null && bucket.hasOpenStreaks();
+  }
+
+  /** The open streak of {@code origin} ({@link RetryTokenBucket#streak}), begun if it has none; null for no budget. */
+  @Nullable Streak streak(String origin) {
+    return bucket == null ? null : bucket.streak(origin);
+  }
+
+  /** What a retry of {@code kind} costs now ({@link RetryTokenBucket#price}); 0 for no budget. */
+  long price(Kind kind) {
+    return bucket == null ? 0 : bucket.price(kind);
+  }
+
+  /**
+   * Pays {@code priceMilli} ({@link #price}) for a retry of {@code kind} on {@code streak} when
+   * {@link LogicalCall} decides it ({@link RetryTokenBucket#payForRetry}); one then not sent is
+   * given back ({@link #refund}).
+   */
+  Payment payForRetry(@Nullable Streak streak, Kind kind, long priceMilli, int maxRetries, long nowNanos) {
+    return bucket == null || streak == null ? Payment.PAID : bucket.payForRetry(streak, kind, priceMilli, maxRetries, nowNanos);
+  }
+
+  /** A retry paid {@code priceMilli} for was not sent: its price and its count on {@code streak} come back. */
+  void refund(Kind kind, long priceMilli, @Nullable Streak streak) {
+    if (bucket != null && streak != null) bucket.refund(kind, priceMilli, streak);
+  }
+
+  /** An attempt of one of this budget's calls failed ({@link RetryTokenBucket#failed}). */
+  void failed() {
+    if (bucket != null) bucket.failed();
   }
 
   /**
    * Pays one retry's cost after an error (not a server-given wait), from the balance or else the
-   * reserve, without counting it as a retry since the last success: a hedge's price. False if
+   * reserve, without counting it on its origin's streak: a hedge's price. False if
    * neither can pay.
    */
   boolean tryWithdraw(long nowNanos) {

@@ -26,12 +26,13 @@ final class StatelessAttempt {
   /**
    * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
    * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
-   * origin state, network request to watch, OkHttp retry to turn off): the driver makes it without
+   * origin state, network request to watch, OkHttp retry to turn off, and no origin whose failing
+   * streak counts the attempts in flight): the driver makes it without
    * state (its start reported here), within that deadline, then calls {@link #ended}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
-        && !policy.events.watchesNetworkRequests()
+        && !policy.events.watchesNetworkRequests() && !policy.budget.hasOpenStreaks()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       policy.events.attemptStarted(request, 1);
       return null;
@@ -54,7 +55,7 @@ final class StatelessAttempt {
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
-      LogicalCall.returned(policy, request, response, 1);
+      LogicalCall.returned(policy, request, null, response, 1, 0);
       return null;
     }
     return LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);

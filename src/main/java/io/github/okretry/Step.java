@@ -30,10 +30,10 @@ class Step {
   }
 
   /** Return the response in hand (of the attempt that just ended), as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false);
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false, null);
 
   /** Drop the attempt that just ended (another in flight answers for the call), or the hedge asked for. */
-  static final Step DROP = new Other(Kind.DROP, 0, null, null, false);
+  static final Step DROP = new Other(Kind.DROP, 0, null, null, false, null);
 
   private final Kind kind;
 
@@ -55,20 +55,32 @@ class Step {
     final @Nullable Response response;
     final @Nullable Throwable failure;
     final boolean timedOut;
+    final @Nullable HeldResponse keeper; // a WAIT of a held retry: keeps the response in hand
 
-    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure, boolean timedOut) {
+    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure, boolean timedOut,
+        @Nullable HeldResponse keeper) {
       super(kind);
       this.waitNanos = waitNanos;
       this.response = response;
       this.failure = failure;
       this.timedOut = timedOut;
+      this.keeper = keeper;
     }
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null, false);
+    return new Other(Kind.WAIT, waitNanos, null, null, false, null);
+  }
+
+  /**
+   * As {@link #waitFor}, for a retry its budget holds: the response in hand, if any, is kept by
+   * {@code keeper} (buffered) before it is closed, to be returned if the retry is never sent.
+   */
+  static Step waitHolding(long waitNanos, HeldResponse keeper) {
+    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
+    return new Other(Kind.WAIT, waitNanos, null, null, false, keeper);
   }
 
   /**
@@ -76,7 +88,7 @@ class Step {
    * time ({@link #timedOut}).
    */
   static Step throwing(Throwable failure, boolean timedOut) {
-    return new Other(Kind.THROW, 0, null, failure, timedOut);
+    return new Other(Kind.THROW, 0, null, failure, timedOut, null);
   }
 
   /**
@@ -84,7 +96,7 @@ class Step {
    * OriginTurn#admit}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, local, null, false);
+    return new Other(Kind.RETURN, 0, local, null, false, null);
   }
 
   final Kind kind() {
@@ -114,13 +126,18 @@ class Step {
   /**
    * The one rule for the response in hand ({@code inHand}, or null) at this step: a RETURN gives
    * the caller the response it names ({@link #responseOr}) and closes the other one, if any; every
-   * other step closes it, since no step keeps a response through a wait or past a dropped attempt.
+   * other step closes it, since no step keeps a response through a wait or past a dropped attempt
+   * (a held retry's WAIT first has a buffered copy made: {@link #waitHolding}).
    *
    * @return what the caller gets for a RETURN; null for every other step
    */
   final @Nullable Response settle(@Nullable Response inHand) {
     Response out = kind == Kind.RETURN ? responseOr(inHand) : null;
-    if (inHand != null && inHand != out) inHand.close();
+    if (inHand != null && inHand != out) {
+      HeldResponse keeper = this instanceof Other ? ((Other) this).keeper : null;
+      if (keeper != null) keeper.keep(inHand);
+      inHand.close();
+    }
     return out;
   }
 

@@ -74,25 +74,41 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
-  void afterOneCallsRetriesWithoutASuccessTheNextFailureIsReturnedAtOnceAndNoRetryIsAnnounced() throws IOException {
+  void afterOneCallsRetriesWithoutASuccessTheNextFailureIsHeldThroughItsBackoffAndReturnedAsItCame() throws IOException {
     script.status(503).thenAlways(503);
-    Call.Factory client = client(retry());
+    Call.Factory client = client(retry().jitter(Jitter.NONE).baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(3)));
     assertThat(code(client, get())).isEqualTo(503);
     assertThat(script.attempts()).as("the first call's 3 retries").isEqualTo(4);
     assertThat(time.sleeps()).hasSize(3);
     try (Response r = client.newCall(get()).execute()) {
       assertThat(r.code()).as("the server's own response").isEqualTo(503);
-      assertThat(r.body().string()).isEqualTo("attempt 5");
+      assertThat(r.body().string()).as("its body too, kept through the waits").isEqualTo("attempt 5");
     }
-    assertThat(script.attempts()).as("one attempt: no retry since no call succeeded").isEqualTo(5);
-    assertThat(time.sleeps()).as("no pointless wait").hasSize(3);
-    assertThat(events.lines()).endsWith("start 1", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+    assertThat(script.attempts()).as("one attempt: no retry sent, since no call to the origin succeeded").isEqualTo(5);
+    // Held: it waits as it would have without a budget (1, 2, 3 s, each attempt not sent taken to
+    // fail as the last did, here at once), in case the origin answers a call meanwhile.
+    assertThat(time.sleeps().subList(3, 6)).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3));
+    assertThat(events.lines()).endsWith("start 1", "retry 1 HTTP 503", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+  }
+
+  @Test
+  void aHeldRetryGoesOnceAnotherCallToItsOriginSucceeds() throws IOException {
+    script.status(503).status(503).status(503).status(503) // one call's retries, all failed
+        .status(503) // the next call's first attempt: its retry is held
+        .status(200) // another call, during the held wait: evidence
+        .status(200); // the held retry, sent
+    Call.Factory client = client(retry());
+    assertThat(code(client, get())).isEqualTo(503);
+    time.duringNextWait(() -> anotherCallSucceeds(client));
+    assertThat(code(client, get())).as("held, then sent once the origin answered").isEqualTo(200);
+    assertThat(script.attempts()).isEqualTo(7);
+    assertThat(events.lines("gaveUp")).containsExactly("gaveUp 4 RETRIES_EXHAUSTED HTTP 503");
   }
 
   @Test
   void aSuccessLetsTheNextFailingCallRetryAgain() throws IOException {
     script.status(503).status(503).status(503).status(503) // one call's retries, all failed
-        .status(503) // refused: no success since
+        .status(503) // held, never sent: no success since
         .status(200) // a success
         .status(503).status(200); // retried again
     Call.Factory client = client(retry());
@@ -138,7 +154,7 @@ class BudgetRulesTest extends ScriptedTest {
     Call.Factory client = client(retry().retryBudget(budget));
     assertThat(code(client, get())).isEqualTo(503);
     assertThat(code(client, get())).as("throttled twice, then through").isEqualTo(200);
-    assertThat(budget.availableTokens()).isEqualTo(100 - 3 - 2 * 0.5);
+    assertThat(budget.availableTokens()).as("the retry that succeeded paid back").isEqualTo(100 - 3 - 0.5);
     assertThat(code(client, get())).as("a success since: a 503's Retry-After is honoured").isEqualTo(200);
     assertThat(events.lines("gaveUp")).containsExactly("gaveUp 4 RETRIES_EXHAUSTED HTTP 503");
   }
@@ -157,14 +173,32 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
-  void aRetryAfterATimeoutCostsTenTokens() throws IOException {
+  void whileFailuresAreRareARetryThatSucceedsIsFreeAndOneThatFailsCostsOne() throws IOException {
     RetryBudget budget = RetryBudget.builder().build();
-    script.fail(new SocketTimeoutException("timeout")).status(200).fail(new ConnectException("refused")).status(200);
+    script.fail(new SocketTimeoutException("timeout")).status(200) // a lossy link: a stall, then through
+        .fail(new SocketTimeoutException("timeout")).fail(new SocketTimeoutException("timeout")).status(200)
+        .fail(new ConnectException("refused")).status(200);
     Call.Factory client = client(retry().retryBudget(budget));
     assertThat(code(client, get())).isEqualTo(200);
-    assertThat(budget.availableTokens()).isEqualTo(90.0);
+    assertThat(budget.availableTokens()).as("paid back: it succeeded").isEqualTo(100.0);
     assertThat(code(client, get())).isEqualTo(200);
-    assertThat(budget.availableTokens()).as("an error costs one").isEqualTo(89.0);
+    assertThat(budget.availableTokens()).as("a timeout's retry that timed out: one token").isEqualTo(99.0);
+    assertThat(code(client, get())).isEqualTo(200);
+    assertThat(budget.availableTokens()).isEqualTo(99.0);
+  }
+
+  @Test
+  void whileFailuresAreCommonARetryAfterATimeoutCostsFourteenAndNothingIsPaidBack() throws IOException {
+    RetryBudget budget = RetryBudget.builder().build();
+    // An overload: a run of timeouts, until a third of the recent answers are failures (about 26).
+    for (int i = 0; i < 30; i++) script.fail(new SocketTimeoutException("timeout"));
+    script.status(200);
+    Call.Factory client = client(retry().retryBudget(budget).maxRetries(40).maxDelay(Duration.ofMillis(1)));
+    assertThat(code(client, get())).isEqualTo(200);
+    double spent = 100.0 - budget.availableTokens();
+    // Retries 1 to about 26 at one token each, the last few at fourteen, the one that succeeded
+    // not paid back: failures are still common when it does.
+    assertThat(spent).isBetween(24.0 + 14 * 3, 28.0 + 14 * 5);
   }
 
   @Test

@@ -344,7 +344,7 @@ class HedgingDriverTest extends ScriptedTest {
         "start 1", "retry 1 ConnectException: refused", "start 2", "succeeded 2 HTTP 200");
     assertThat(attemptNumber(outcome)).isEqualTo(2);
     assertThat(deliveredAt - start).as("the retry's own hedge queued behind it too").isEqualTo((70 + 100 + 1000) * MS);
-    assertThat(budget.availableTokens()).as("the retry's token only").isEqualTo(9);
+    assertThat(budget.availableTokens()).as("the retry's token only, given back when it succeeded").isEqualTo(10);
     assertThat(script.attempts()).isEqualTo(2);
     assertThat(scheduler.pending()).isZero();
   }

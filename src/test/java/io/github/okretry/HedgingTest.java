@@ -72,7 +72,7 @@ class HedgingTest {
     Hedging.Shared shared = hedging != null ? new Hedging.Shared(hedging) : null;
     factories.put(p, shared);
     if (shared != null) shared.origins.record(get.url(), 5 * MS);
-    p.budget.returned(200, 1); // that answer was a success (RetryBudget)
+    RetryBudgetTest.returned(p.budget, 200, 1); // that answer was a success (RetryBudget)
     return p;
   }
 

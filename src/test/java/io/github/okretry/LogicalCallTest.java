@@ -35,7 +35,7 @@ class LogicalCallTest {
   RetryPolicy policy() {
     RetryPolicy p = RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
         .random(() -> 0L).retryOnStatus(500).build();
-    p.budget.returned(200, 1);
+    RetryBudgetTest.returned(p.budget, 200, 1);
     return p;
   }
 

@@ -87,11 +87,10 @@ public final class SimulatedDriver {
 
   private final RetryPolicy policy;
   private final Hedging.@Nullable Shared hedging; // a factory's, as RetryingCallFactory keeps it
-  private final Request request;
+  private final String url; // the calls' origin unless start(url) names another
   private final @Nullable Veto veto;
-  private final Response ok;
-  private final Response failed;
-  private final @Nullable Response failedWithRetryAfter;
+  private final int retryAfterSeconds;
+  private final java.util.Map<String, Target> targets = new java.util.HashMap<>();
 
   /**
    * @param retryAfterSeconds the {@code Retry-After} a failing 503 carries, or negative for none
@@ -109,22 +108,42 @@ public final class SimulatedDriver {
     if (veto != null && hedging != null) throw new IllegalArgumentException("a peer's veto with hedging");
     this.policy = policy;
     this.hedging = hedging != null ? new Hedging.Shared(hedging) : null;
-    this.request = policy.keys.stamp(new Request.Builder().url(url).build());
+    this.url = url;
     this.veto = veto;
-    this.ok = response(200, -1);
-    this.failed = response(503, -1);
-    this.failedWithRetryAfter = retryAfterSeconds >= 0 ? response(503, retryAfterSeconds) : null;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
-  private Response response(int code, int retryAfterSeconds) {
-    Response.Builder b = new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("");
-    if (retryAfterSeconds >= 0) b.header("Retry-After", Integer.toString(retryAfterSeconds));
-    return b.build();
+  /** One URL's request and the responses the simulator hands back for it, made once. */
+  private final class Target {
+    final Request request;
+    final Response ok;
+    final Response cached; // as OkHttp's cache serves it: no network response
+    final Response failed;
+    final @Nullable Response failedWithRetryAfter;
+
+    Target(String url) {
+      request = policy.keys.stamp(new Request.Builder().url(url).build());
+      ok = response(200, -1);
+      cached = ok.newBuilder().cacheResponse(ok).build();
+      failed = response(503, -1);
+      failedWithRetryAfter = retryAfterSeconds >= 0 ? response(503, retryAfterSeconds) : null;
+    }
+
+    private Response response(int code, int retryAfterSeconds) {
+      Response.Builder b = new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("");
+      if (retryAfterSeconds >= 0) b.header("Retry-After", Integer.toString(retryAfterSeconds));
+      return b.build();
+    }
   }
 
   /** A new logical call. */
   public Call start() {
-    return new Call();
+    return start(url);
+  }
+
+  /** A new logical call to {@code url} (another origin, or another path of the same). */
+  public Call start(String url) {
+    return new Call(targets.computeIfAbsent(url, Target::new));
   }
 
   /** One logical call, driven step by step. */
@@ -138,8 +157,12 @@ public final class SimulatedDriver {
     private @Nullable GiveUpReason reason;
 
     private final long startNanos; // a first attempt made without state: its deadline runs from here
+    private final Target target;
+    private final Request request;
 
-    private Call() {
+    private Call(Target target) {
+      this.target = target;
+      this.request = target.request;
       startNanos = policy.time.nanoTime();
       // A call that may hedge has its state from the start, as the async driver's has.
       logical = hedging != null ? LogicalCall.start(policy, request, 0, hedging) : StatelessAttempt.open(policy, request, 0);
@@ -194,11 +217,17 @@ public final class SimulatedDriver {
 
     /** Attempt {@code leg} was answered: 200, or the failing 503 (with the driver's Retry-After if any). */
     public Next answered(Sent leg, boolean success) {
-      Response response = success ? ok : failedWithRetryAfter != null ? failedWithRetryAfter : failed;
+      Response withRetryAfter = target.failedWithRetryAfter;
+      Response response = success ? target.ok : withRetryAfter != null ? withRetryAfter : target.failed;
       if (veto != null) {
-        veto.attemptEnded(policy.time.nanoTime(), leg.number, success, success ? null : failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+        veto.attemptEnded(policy.time.nanoTime(), leg.number, success, success ? null : withRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
       }
-      return ended(leg, response, null, success, failedWithRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+      return ended(leg, response, null, success, withRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+    }
+
+    /** The attempt was answered from OkHttp's cache: a 200 without a network response, nothing reached the server. */
+    public Next answeredFromCache() {
+      return ended(sent(), target.cached, null, true, Failure.ERROR);
     }
 
     /**

@@ -1,14 +1,20 @@
 package io.github.okretry.internal;
 
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The arithmetic of a retry budget: a balance that calls whose first attempt succeeds pay into
- * and retries draw from, plus a small reserve refilled with time, and a count of the retries paid
- * since the last success, which stops at one failing call's worth. Every decision takes the time
- * as an argument, so the same code runs on a real clock inside {@code RetryBudget} and on a
- * simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the balance
- * and the count are lock-free, the reserve is {@code synchronized}.
+ * and retries draw from, plus a small reserve refilled with time; and, per origin, a {@link
+ * Streak}: the retries paid since that origin last answered a call, which stops at one failing
+ * call's worth, past which a retry is held until the origin answers again. Every decision takes
+ * the time as an argument, so the same code runs on a real clock inside {@code RetryBudget} and
+ * on a simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the
+ * balance is lock-free, the reserve and the streaks each have a lock, and a success with no
+ * streak open (the healthy path) takes neither.
  */
 public final class RetryTokenBucket {
 
@@ -16,6 +22,7 @@ public final class RetryTokenBucket {
   public static final long MILLI = 1000;
 
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
+  private static final long MICROS = 1_000_000L;
 
   private final long depositMilli;
   private final long capacityMilli;
@@ -26,10 +33,15 @@ public final class RetryTokenBucket {
   private final long retryAfterCostMilli;
   private final AtomicLong balanceMilli;
   private final boolean retryBeforeFirstSuccess;
-  // Retries paid since the last success (any call's), in halves: 2 for a retry after an error, 1
-  // for one that waits out a Retry-After. A success sets it to 0.
-  private final AtomicLong sinceSuccessHalves = new AtomicLong();
   private volatile boolean succeeded; // read only when retryBeforeFirstSuccess is false
+
+  // The open streaks by origin (OriginGate.origin), least recently used first, at most
+  // Tuning.MAX_ORIGINS: an origin that answers a call closes its streak and leaves the table.
+  private final LinkedHashMap<String, Streak> streaks = new LinkedHashMap<>(16, 0.75f, true); // guarded by itself
+  private volatile int openStreaks; // streaks.size(), read without the lock by the healthy path
+  // The share of recent answers that were failures, in millionths ({@link #failed}); while it is
+  // 0 (nothing failed lately) a success reads it and writes nothing.
+  private final AtomicLong failureShareMicros = new AtomicLong();
 
   private long reserveMilli; // guarded by this
   private long reserveRefilledAtNanos; // guarded by this
@@ -85,23 +97,159 @@ public final class RetryTokenBucket {
     return balanceMilli.get();
   }
 
-  /** A call's first attempt succeeded: evidence that the server works, and its share paid in, up to the capacity. */
-  public void deposit() {
-    succeeded();
-    // Skipping the write when full keeps the healthy path to one volatile read per call.
+  /**
+   * The retries since an origin last answered a call, in halves (2 for a retry after an error, 1
+   * for one that waits out a 503's {@code Retry-After}), and whether it has answered since: a
+   * retry held on the streak ({@link Payment#HELD}) goes once it has. One per origin at a time;
+   * a success ends it and a new one starts at the next retry.
+   */
+  public static final class Streak {
+    private long halves; // these three guarded by the bucket's streaks
+    private long sends; // attempts to the origin sent during the streak ({@link #sent}), numbered from 1
+    private long lastFailedSend; // the number of the latest of them that failed; 0 for none
+    private volatile boolean ended;
+
+    /** True once the origin answered a call (a success) after this streak began: held retries may go. */
+    public boolean ended() {
+      return ended;
+    }
+  }
+
+  /** Whether some origin has a streak open: only then are attempts numbered ({@link #sent}). */
+  public boolean hasOpenStreaks() {
+    return openStreaks != 0;
+  }
+
+  /** The open streak of {@code origin} (a key from {@link OriginGate#origin}), or null if it has none. */
+  public @Nullable Streak openStreak(String origin) {
+    if (openStreaks == 0) return null;
+    synchronized (streaks) {
+      return streaks.get(origin);
+    }
+  }
+
+  /** An attempt to {@code streak}'s origin is sent: its number, to hand to {@link #answered}. */
+  public long sent(Streak streak) {
+    synchronized (streaks) {
+      return ++streak.sends;
+    }
+  }
+
+  /** Attempt {@code send} ({@link #sent}) was answered, {@code failed} or not (a success also ends the streak). */
+  public void answered(Streak streak, long send, boolean failed) {
+    if (!failed) return; // a success ends the streak, through succeeded()
+    synchronized (streaks) {
+      if (send > streak.lastFailedSend) streak.lastFailedSend = send;
+    }
+  }
+
+  /** The number of the latest attempt sent during {@code streak}: a held retry waits for one past it. */
+  public long lastSend(Streak streak) {
+    synchronized (streaks) {
+      return streak.sends;
+    }
+  }
+
+  /**
+   * Whether {@code streak}'s origin may yet be seen to work, by a held retry about to end that
+   * has seen sends up to {@code since}: it has not answered a call since, and no attempt sent
+   * after {@code since} has failed yet. Attempts that left before may fail without saying
+   * anything of now (a blip's last refusals come back after it is over); a later one's failure
+   * does.
+   */
+  public boolean mayYetAnswer(Streak streak, long since) {
+    synchronized (streaks) {
+      return !streak.ended && streak.lastFailedSend <= since;
+    }
+  }
+
+  /** The open streak of {@code url}'s origin, begun now if it has none. */
+  public Streak streak(HttpUrl url) {
+    return streak(OriginGate.origin(url));
+  }
+
+  /** The open streak of {@code origin} (a key from {@link OriginGate#origin}), begun now if it has none. */
+  public Streak streak(String origin) {
+    synchronized (streaks) {
+      Streak s = streaks.get(origin);
+      if (s != null) return s;
+      s = new Streak();
+      streaks.put(origin, s);
+      if (streaks.size() > Tuning.MAX_ORIGINS) {
+        // The least recently used is forgotten: a retry held on it ends as if its origin never
+        // answered, and the origin's next retry starts a new count.
+        Iterator<Streak> lru = streaks.values().iterator();
+        lru.next();
+        lru.remove();
+      }
+      openStreaks = streaks.size();
+      return s;
+    }
+  }
+
+  /**
+   * A call to {@code url} was answered with a success ({@code firstAttempt}: by its first
+   * attempt): evidence that its origin works, which ends the origin's streak; a first attempt's
+   * success also pays its share in, up to the capacity.
+   */
+  public void succeeded(HttpUrl url, boolean firstAttempt) {
+    succeeded(url, null, firstAttempt);
+  }
+
+  /** As {@link #succeeded(HttpUrl, boolean)}, with the origin's key if the caller has it ({@link OriginGate#origin}). */
+  public void succeeded(HttpUrl url, @Nullable String origin, boolean firstAttempt) {
+    if (!retryBeforeFirstSuccess && !succeeded) succeeded = true;
+    if (failureShareMicros.get() != 0) share(0);
+    // The healthy path reads one volatile field and writes nothing (while there is no streak open,
+    // and the balance is full).
+    if (openStreaks != 0) endStreak(origin != null ? origin : OriginGate.origin(url));
+    if (!firstAttempt) return;
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli))) return;
     }
   }
 
+  private void endStreak(String origin) {
+    Streak s;
+    synchronized (streaks) {
+      s = streaks.remove(origin);
+      openStreaks = streaks.size();
+    }
+    if (s != null) s.ended = true;
+  }
+
   /**
-   * A call succeeded on a retry: evidence that the server works, so retries after errors may go
-   * again, as after a first-attempt success; nothing is paid in (only first attempts earn tokens).
+   * An attempt failed (a retryable outcome, or an error): the share of recent answers that are
+   * failures grows ({@link #failuresAreCommon}).
    */
-  public void succeeded() {
-    // Read first: the healthy path writes nothing.
-    if (sinceSuccessHalves.get() != 0) sinceSuccessHalves.set(0);
-    if (!retryBeforeFirstSuccess && !succeeded) succeeded = true;
+  public void failed() {
+    share(MICROS);
+  }
+
+  // An average of the latest answers' outcomes (1 a failure, 0 a success) over about
+  // FAILURE_SHARE_WINDOW answers; the -1 takes it down to 0 at last, after which a success
+  // writes nothing.
+  private void share(long sampleMicros) {
+    for (long f = failureShareMicros.get(); ; f = failureShareMicros.get()) {
+      long next = Math.max(0, f + (sampleMicros - f) / Tuning.FAILURE_SHARE_WINDOW - (sampleMicros == 0 ? 1 : 0));
+      if (failureShareMicros.compareAndSet(f, next)) return;
+    }
+  }
+
+  /**
+   * Whether failures are common: a third or more of the recent answers of this budget's calls
+   * ({@link Tuning#COMMON_FAILURE_SHARE}). While they are rare (a lossy link: a timeout now and
+   * then on a server that answers), a retry after a timeout is priced as any other and a retry
+   * that succeeds gets its price back; while they are common (an outage, an overload), a retry
+   * after a timeout costs {@code timeoutCostMilli}, from the balance alone, and none is paid back.
+   */
+  public boolean failuresAreCommon() {
+    return failureShareMicros.get() >= Tuning.COMMON_FAILURE_SHARE * MICROS;
+  }
+
+  /** The share of recent answers that were failures, in millionths (tests read it). */
+  long failureShareMicros() {
+    return failureShareMicros.get();
   }
 
   /** What a retry follows, which sets its price. */
@@ -113,10 +261,16 @@ public final class RetryTokenBucket {
     /** A 503 with a {@code Retry-After} the retry waits out: the server is unavailable, and said when. */
     RETRY_AFTER,
     /**
-     * A 429 with a {@code Retry-After}, or a refusal whose published quota is spent, waited out
-     * to its reset: the server is working and paces this client; the pacers space such retries.
+     * A 4xx (429, or another the policy retries, such as GitHub's 403) with a {@code Retry-After},
+     * or a refusal whose published quota is spent, waited out to its reset: the server is working
+     * and paces this client; the pacers space such retries.
      */
-    THROTTLED
+    THROTTLED,
+    /**
+     * An HTTP/2 stream the server refused ({@code REFUSED_STREAM}, also after a GOAWAY): a live
+     * server says it never processed the request, as gRPC's "transparent" retries count it.
+     */
+    REFUSED
   }
 
   /** What {@link #payForRetry} did. */
@@ -124,39 +278,52 @@ public final class RetryTokenBucket {
     /** Paid for: send it. */
     PAID,
     /**
-     * Not paid: the retries paid since the last success already add up to one call's {@code
-     * maxRetries} (or, under the strict rule, nothing has succeeded yet). Nothing was taken.
+     * Not paid yet: the retries paid since the origin last answered a call already add up to one
+     * call's {@code maxRetries}. The retry waits its backoff as it would anyway; if by then the
+     * origin has answered a call ({@link Streak#ended}) it goes, paid for then ({@link
+     * #payHeld}); if not, it is not sent. Nothing was taken.
      */
+    HELD,
+    /** Not paid: under the strict rule, nothing has succeeded yet. Nothing was taken. */
     NO_RECENT_SUCCESS,
     /** Not paid: neither the balance nor the reserve holds its cost. Nothing was taken. */
     NO_TOKENS
   }
 
   /**
-   * Pays for one retry about to be scheduled, by {@code RetryBudget}'s rules: counted since the
-   * last success ({@link #deposit} or {@link #succeeded}) as {@link #halves} says, up to one
-   * failing call's worth, and its cost taken from the balance, or else from the reserve. Take back
-   * with {@link #refund} a retry that is not sent.
+   * Pays for one retry about to be scheduled, by {@code RetryBudget}'s rules: counted on its
+   * origin's {@code streak} as {@link #halves} says, up to one failing call's worth (past that,
+   * {@link Payment#HELD}), and its cost taken from the balance, or else from the reserve. Take
+   * back with {@link #refund} a retry that is not sent.
    *
+   * @param streak the open streak of the origin the retry goes to ({@link #streak})
    * @param kind what the retry follows
    * @param maxRetries the asking call's {@code maxRetries}: how many retries one failing call may make
    * @param nowNanos the monotonic time, for the reserve's refill
    */
-  public Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
+  public Payment payForRetry(Streak streak, Kind kind, long priceMilli, int maxRetries, long nowNanos) {
     if (!retryBeforeFirstSuccess && !serverSaidWhen(kind) && !succeeded) return Payment.NO_RECENT_SUCCESS;
     long halves = halves(kind);
-    long limit = 2L * maxRetries;
-    for (long n = sinceSuccessHalves.get(); halves > 0; n = sinceSuccessHalves.get()) {
-      if (n + halves > limit) return Payment.NO_RECENT_SUCCESS; // stays there until a success
-      if (sinceSuccessHalves.compareAndSet(n, n + halves)) break;
+    if (halves > 0) {
+      synchronized (streaks) {
+        if (!streak.ended && streak.halves + halves > 2L * maxRetries) return Payment.HELD;
+        streak.halves += halves;
+      }
     }
-    if (withdraw(cost(kind), nowNanos)) return Payment.PAID;
-    uncount(halves);
+    if (withdraw(priceMilli, nowNanos)) return Payment.PAID;
+    uncount(streak, halves);
     return Payment.NO_TOKENS;
   }
 
-  private long cost(Kind kind) {
-    return serverSaidWhen(kind) ? retryAfterCostMilli : kind == Kind.TIMEOUT ? timeoutCostMilli : retryCostMilli;
+  /**
+   * What a retry of {@code kind} costs now, in thousandths of a token, to hand to {@link
+   * #payForRetry} and back with the retry ({@link #refund}, {@link #paidBack}): half a retry's
+   * cost for one that waits out a server's wait; {@code timeoutCostMilli} for one after a timeout
+   * while failures are common ({@link #failuresAreCommon}); else a retry's cost.
+   */
+  public long price(Kind kind) {
+    if (serverSaidWhen(kind)) return retryAfterCostMilli;
+    return kind == Kind.TIMEOUT && failuresAreCommon() ? timeoutCostMilli : retryCostMilli;
   }
 
   private static boolean serverSaidWhen(Kind kind) {
@@ -164,28 +331,44 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * What a retry of {@code kind} counts since the last success, in halves. A throttled client's
+   * What a retry of {@code kind} counts on its origin's streak, in halves. A throttled client's
    * retries count nothing: the server works, and its pacing bounds them (a burst against a rate
-   * limiter meets its refusals after its successes, and would otherwise lose all but a few).
+   * limiter meets its refusals after its successes, and would otherwise lose all but a few). Nor
+   * does a retry of a refused stream: the server is alive and never saw the request.
    */
   private static long halves(Kind kind) {
-    return kind == Kind.THROTTLED ? 0 : kind == Kind.RETRY_AFTER ? 1 : 2;
+    return kind == Kind.THROTTLED || kind == Kind.REFUSED ? 0 : kind == Kind.RETRY_AFTER ? 1 : 2;
   }
 
-  /** A retry {@link #payForRetry} paid for is not sent after all: its cost and its count are given back. */
-  public void refund(Kind kind) {
-    long cost = cost(kind);
+  /**
+   * A retry of {@code kind} that {@link #payForRetry} paid {@code priceMilli} for is not sent
+   * after all: its price, and its count on {@code streak}, are given back.
+   */
+  public void refund(Kind kind, long priceMilli, Streak streak) {
+    giveBack(priceMilli);
+    uncount(streak, halves(kind));
+  }
+
+  /**
+   * A retry paid {@code priceMilli} for was answered with a success: while failures are rare,
+   * its price comes back, as the AWS SDKs give back a retry's cost when it succeeds. A lossy
+   * link's retries mostly succeed and so cost little; in an outage or an overload, where
+   * failures are common, retries are paid for in full.
+   */
+  public void paidBack(long priceMilli) {
+    if (!failuresAreCommon()) giveBack(priceMilli);
+  }
+
+  private void giveBack(long priceMilli) {
     // Back to the balance even if the reserve paid: a small gift, never past the capacity.
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
-      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + cost))) break;
+      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + priceMilli))) return;
     }
-    uncount(halves(kind));
   }
 
-  private void uncount(long halves) {
-    // A success in between has set the count to 0 already: never below it.
-    for (long n = sinceSuccessHalves.get(); n > 0; n = sinceSuccessHalves.get()) {
-      if (sinceSuccessHalves.compareAndSet(n, Math.max(0, n - halves))) return;
+  private void uncount(Streak streak, long halves) {
+    synchronized (streaks) {
+      streak.halves = Math.max(0, streak.halves - halves);
     }
   }
 
@@ -204,6 +387,8 @@ public final class RetryTokenBucket {
     for (long current = balanceMilli.get(); current >= cost; current = balanceMilli.get()) {
       if (balanceMilli.compareAndSet(current, current - cost)) return true;
     }
+    // The reserve keeps a rare caller's retries going; a timeout's in an overload is not one.
+    if (cost >= timeoutCostMilli && cost > retryCostMilli) return false;
     return tryWithdrawReserve(cost, nowNanos);
   }
 

@@ -37,12 +37,26 @@ public final class Tuning {
   public static final long RETRY_COST_MILLI = 1000;
 
   /**
-   * What a retry after a timeout costs, in thousandths of a token: ten ordinary retries. A timeout
-   * is the sign of a server too slow to answer, which may still be working on the request: the
-   * retries that turn an overload into an outage that outlasts its cause follow timeouts. Chosen
-   * on the fleet simulator's frontier (docs/fleet.md, "A retry after a timeout").
+   * What a retry after a timeout costs while failures are common ({@link #COMMON_FAILURE_SHARE}),
+   * in thousandths of a token: fourteen ordinary retries (as the AWS SDKs price a retry since 2026), never from the reserve. A timeout among
+   * many failures is the sign of a server too slow to answer, which may still be working on the
+   * request: the retries that turn an overload into an outage that outlasts its cause follow
+   * timeouts. Chosen on the fleet simulator's frontier (docs/fleet.md, "A retry after a timeout").
    */
-  public static final long TIMEOUT_COST_MILLI = 10_000;
+  public static final long TIMEOUT_COST_MILLI = 14_000;
+
+  /**
+   * The share of recent answers, failures among them, at or above which failures are common
+   * ({@code RetryTokenBucket#failuresAreCommon}): a retry after a timeout then costs {@link
+   * #TIMEOUT_COST_MILLI} and none is paid back; below it (a lossy link) a retry after a timeout
+   * costs as any other, and one that succeeds is free. A third: a lossy link at 20 % stalls stays
+   * below it, an overload whose queue times out half the attempts does not (docs/fleet.md, "A
+   * retry after a timeout").
+   */
+  public static final double COMMON_FAILURE_SHARE = 1.0 / 3;
+
+  /** The answers the failure share averages over, about: enough that a lossy link's noise stays below a third. */
+  public static final int FAILURE_SHARE_WINDOW = 64;
 
   /**
    * What a retry costs that honours a 429/503 {@code Retry-After}, in thousandths of a token: half
@@ -52,6 +66,27 @@ public final class Tuning {
    * retry rate). AWS's 2026 retry update charges throttling retries 5 tokens against 14.
    */
   public static final long RETRY_AFTER_COST_MILLI = 500;
+
+  /**
+   * A spent published quota's reset shorter than this is no reset (the backoff applies, and the
+   * retry counts as one after an error): reset fields are whole seconds, floored, so 0 means
+   * "within the second", and read as "now" they let a crowd retry at once, 4 requests a call.
+   */
+  public static final long MIN_QUOTA_RESET_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /**
+   * A held retry's call, about to end unsent, asks this often whether an attempt to its origin
+   * in flight has answered ({@code LogicalCall}): as often as a quota's probe is asked after.
+   */
+  public static final long HELD_ANSWER_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+  /**
+   * The longest a held call's last attempt waits for its origin to answer a call before it ends
+   * unsent: what a busy client needs to see a blip's end (a few answers' time), short of what
+   * would keep a crowd's calls through an overload waiting on each other's evidence (at 200 ms
+   * the metastable run recovers on 19 of 20 seeds, at 100 ms on 20).
+   */
+  public static final long HELD_ANSWER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   // ---- Pacing a crowd on one origin (OriginPacer) ----
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
 import java.util.PriorityQueue;
+import okhttp3.HttpUrl;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,7 +39,7 @@ class RetryTokenBucketTest {
     assertThat(bucket.tryWithdraw(true, 0)).isFalse();
     assertThat(bucket.tryWithdraw(true, 499 * MS)).as("0.499 tokens refilled").isFalse();
     assertThat(bucket.tryWithdraw(true, 500 * MS)).as("0.5 refilled: one Retry-After retry").isTrue();
-    for (int i = 0; i < 100; i++) bucket.deposit();
+    for (int i = 0; i < 100; i++) bucket.succeeded(A, true);
     assertThat(bucket.balanceMilli()).isEqualTo(2_000);
   }
 
@@ -49,7 +50,7 @@ class RetryTokenBucketTest {
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
     assertThat(bucket.tryWithdraw(false, 0)).isTrue();
     assertThat(bucket.tryWithdraw(false, 0)).as("no reserve").isFalse();
-    bucket.deposit();
+    bucket.succeeded(A, true);
     assertThat(bucket.balanceMilli()).as("half a token per success").isEqualTo(500);
   }
 
@@ -89,102 +90,196 @@ class RetryTokenBucketTest {
     assertThatThrownBy(() -> new RetryTokenBucket(0, 1_000, 0, 0, 1_000, 1_000, 0, true)).hasMessageContaining("retryAfterCostMilli");
   }
 
+  static final HttpUrl A = HttpUrl.get("https://a.test/");
+  static final HttpUrl B = HttpUrl.get("https://b.test/path");
+
+  static Payment pay(RetryTokenBucket bucket, HttpUrl url, Kind kind, int maxRetries) {
+    return bucket.payForRetry(bucket.streak(url), kind, bucket.price(kind), maxRetries, 0);
+  }
+
   @Test
-  void sinceTheLastSuccessItPaysOneFailingCallsRetriesThenNoneUntilASuccess() {
+  void sinceItsOriginLastAnsweredItPaysOneFailingCallsRetriesThenHoldsTheRest() {
     RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 1_000, 500, true);
-    for (int i = 0; i < 3; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("a new bucket: one call's worth").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("three since the last success").isEqualTo(Payment.NO_RECENT_SUCCESS);
-    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("a Retry-After retry too").isEqualTo(Payment.NO_RECENT_SUCCESS);
-    assertThat(bucket.payForRetry(Kind.ERROR, 4, 0)).as("a call allowed 4 retries may make its 4th").isEqualTo(Payment.PAID);
-    assertThat(bucket.balanceMilli()).as("refusals take nothing").isEqualTo(96_000);
-    bucket.deposit();
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("a first-attempt success starts again").isEqualTo(Payment.PAID);
-    bucket.payForRetry(Kind.ERROR, 3, 0);
-    bucket.payForRetry(Kind.ERROR, 3, 0);
-    long balance = bucket.balanceMilli();
-    bucket.succeeded();
-    assertThat(bucket.balanceMilli()).as("a retry's success earns nothing").isEqualTo(balance);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("but starts again too").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 0, 0)).as("maxRetries 0: none").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    RetryTokenBucket.Streak a = bucket.streak(A);
+    for (int i = 0; i < 3; i++) assertThat(pay(bucket, A, Kind.ERROR, 3)).as("a new bucket: one call's worth").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).as("three since the origin last answered").isEqualTo(Payment.HELD);
+    assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).as("a Retry-After retry too").isEqualTo(Payment.HELD);
+    assertThat(pay(bucket, A, Kind.ERROR, 4)).as("a call allowed 4 retries may make its 4th").isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).as("a held retry takes nothing").isEqualTo(96_000);
+    assertThat(pay(bucket, B, Kind.ERROR, 3)).as("another origin has its own count").isEqualTo(Payment.PAID);
+    bucket.succeeded(B, true);
+    assertThat(a.ended()).as("another origin's success is no evidence for this one").isFalse();
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).isEqualTo(Payment.HELD);
+    bucket.succeeded(A, false);
+    assertThat(a.ended()).as("its own is: the retries held on it may go").isTrue();
+    assertThat(bucket.streak(A)).as("a new streak").isNotSameAs(a);
+    for (int i = 0; i < 3; i++) assertThat(pay(bucket, A, Kind.ERROR, 3)).as("starts again").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 0)).as("maxRetries 0: none").isEqualTo(Payment.HELD);
+  }
+
+  @Test
+  void aResponseFromTheCacheOrAnotherPathOfTheOriginDecidesAsItsOrigin() {
+    RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 1_000, 500, true);
+    RetryTokenBucket.Streak s = bucket.streak(HttpUrl.get("https://a.test/dead"));
+    bucket.succeeded(HttpUrl.get("https://a.test:443/other?q=1"), true);
+    assertThat(s.ended()).as("one origin: scheme, host and port").isTrue();
+    RetryTokenBucket.Streak http = bucket.streak(HttpUrl.get("http://a.test/"));
+    bucket.succeeded(A, true);
+    assertThat(http.ended()).as("another scheme is another origin").isFalse();
   }
 
   @Test
   void aRetryThatWaitsOutARetryAfterCountsHalf() {
     RetryTokenBucket bucket = new RetryTokenBucket(0, 100_000, 100_000, 0, 1_000, 1_000, 500, true);
-    for (int i = 0; i < 6; i++) assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("six halves: one call's three").isEqualTo(Payment.NO_RECENT_SUCCESS);
+    for (int i = 0; i < 6; i++) assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).as("six halves: one call's three").isEqualTo(Payment.HELD);
     assertThat(bucket.balanceMilli()).isEqualTo(97_000);
-    bucket.succeeded();
-    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("1 + 2 + 2 halves").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("another would make 7").isEqualTo(Payment.NO_RECENT_SUCCESS);
-    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("a half still fits").isEqualTo(Payment.PAID);
+    bucket.succeeded(A, false);
+    assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).as("1 + 2 + 2 halves").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).as("another would make 7").isEqualTo(Payment.HELD);
+    assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).as("a half still fits").isEqualTo(Payment.PAID);
   }
 
   @Test
-  void aThrottledRetryIsNotCountedButPaysHalf() {
+  void aThrottledRetryAndARefusedStreamAreNotCounted() {
     RetryTokenBucket bucket = new RetryTokenBucket(0, 100_000, 100_000, 0, 1_000, 10_000, 500, true);
-    for (int i = 0; i < 3; i++) bucket.payForRetry(Kind.ERROR, 3, 0);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
-    for (int i = 0; i < 50; i++) assertThat(bucket.payForRetry(Kind.THROTTLED, 3, 0)).as("a server pacing this client").isEqualTo(Payment.PAID);
-    assertThat(bucket.balanceMilli()).isEqualTo(100_000 - 3_000 - 50 * 500);
-    bucket.refund(Kind.THROTTLED);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("its refund gives back no count").isEqualTo(Payment.NO_RECENT_SUCCESS);
-    assertThat(bucket.balanceMilli()).isEqualTo(100_000 - 3_000 - 49 * 500);
-    assertThat(bucket.payForRetry(Kind.TIMEOUT, 5, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.balanceMilli()).as("a timeout costs its own price").isEqualTo(100_000 - 3_000 - 49 * 500 - 10_000);
+    for (int i = 0; i < 3; i++) pay(bucket, A, Kind.ERROR, 3);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).isEqualTo(Payment.HELD);
+    for (int i = 0; i < 50; i++) assertThat(pay(bucket, A, Kind.THROTTLED, 3)).as("a server pacing this client").isEqualTo(Payment.PAID);
+    for (int i = 0; i < 5; i++) assertThat(pay(bucket, A, Kind.REFUSED, 3)).as("a stream it never read").isEqualTo(Payment.PAID);
+    assertThat(bucket.balanceMilli()).isEqualTo(100_000 - 3_000 - 50 * 500 - 5 * 1_000);
+    bucket.refund(Kind.THROTTLED, 500, bucket.streak(A));
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).as("its refund gives back no count").isEqualTo(Payment.HELD);
+    assertThat(bucket.balanceMilli()).isEqualTo(100_000 - 3_000 - 49 * 500 - 5 * 1_000);
   }
 
   @Test
   void theStrictRulePaysNoRetryAfterAnErrorBeforeTheFirstSuccess() {
     RetryTokenBucket bucket = new RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, 1_000, 500, false);
-    for (int i = 0; i < 100; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
-    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("the server said when: paid").isEqualTo(Payment.PAID);
+    for (int i = 0; i < 100; i++) assertThat(pay(bucket, A, Kind.ERROR, 3)).isEqualTo(Payment.NO_RECENT_SUCCESS);
+    assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).as("the server said when: paid").isEqualTo(Payment.PAID);
     assertThat(bucket.balanceMilli()).isEqualTo(99_500);
-    bucket.succeeded();
-    for (int i = 0; i < 3; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("after a success, as the default").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
+    bucket.succeeded(B, false);
+    for (int i = 0; i < 2; i++) assertThat(pay(bucket, A, Kind.ERROR, 3)).as("after a success, as the default").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).as("1 + 2 + 2 halves, then held").isEqualTo(Payment.HELD);
   }
 
   @Test
   void aRetryTheBucketCannotPayForIsRefusedAndNotCounted() {
     // Two retries in the balance, no reserve.
     RetryTokenBucket bucket = new RetryTokenBucket(0, 2_000, 2_000, 0, 1_000, 1_000, 500, true);
-    assertThat(bucket.payForRetry(Kind.ERROR, 5, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 5, 0)).isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 5, 0)).as("counts left, no tokens").isEqualTo(Payment.NO_TOKENS);
-    bucket.refund(Kind.ERROR);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("the refusal took no count; the refund gave one back").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.RETRY_AFTER, 3, 0)).as("no tokens").isEqualTo(Payment.NO_TOKENS);
+    assertThat(pay(bucket, A, Kind.ERROR, 5)).isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 5)).isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 5)).as("counts left, no tokens").isEqualTo(Payment.NO_TOKENS);
+    bucket.refund(Kind.ERROR, 1_000, bucket.streak(A));
+    assertThat(pay(bucket, A, Kind.ERROR, 2)).as("the refusal took no count; the refund gave one back").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.RETRY_AFTER, 3)).as("no tokens").isEqualTo(Payment.NO_TOKENS);
   }
 
   @Test
-  void aRefundGivesBackTheCostAndTheCountButNeverPastTheCapacityOrBelowASuccess() {
+  void aRefundGivesBackThePriceAndTheCountButNeverPastTheCapacityOrBelowZero() {
     RetryTokenBucket bucket = new RetryTokenBucket(0, 10_000, 10_000, 0, 1_000, 1_000, 500, true);
-    for (int i = 0; i < 3; i++) bucket.payForRetry(Kind.ERROR, 3, 0);
+    for (int i = 0; i < 3; i++) pay(bucket, A, Kind.ERROR, 3);
     assertThat(bucket.balanceMilli()).isEqualTo(7_000);
-    bucket.refund(Kind.ERROR);
+    bucket.refund(Kind.ERROR, 1_000, bucket.streak(A));
     assertThat(bucket.balanceMilli()).isEqualTo(8_000);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("its count given back").isEqualTo(Payment.PAID);
-    bucket.succeeded();
-    bucket.refund(Kind.ERROR);
-    bucket.refund(Kind.RETRY_AFTER);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).as("its count given back").isEqualTo(Payment.PAID);
+    RetryTokenBucket.Streak old = bucket.streak(A);
+    bucket.succeeded(A, false);
+    bucket.refund(Kind.ERROR, 1_000, old);
+    bucket.refund(Kind.RETRY_AFTER, 500, old);
     assertThat(bucket.balanceMilli()).isEqualTo(8_500);
-    for (int i = 0; i < 3; i++) assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).as("a count is never below 0").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 3, 0)).isEqualTo(Payment.NO_RECENT_SUCCESS);
-    for (int i = 0; i < 10; i++) bucket.refund(Kind.ERROR);
+    for (int i = 0; i < 3; i++) assertThat(pay(bucket, A, Kind.ERROR, 3)).as("the new streak is untouched").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, A, Kind.ERROR, 3)).isEqualTo(Payment.HELD);
+    for (int i = 0; i < 10; i++) bucket.refund(Kind.ERROR, 1_000, bucket.streak(B));
     assertThat(bucket.balanceMilli()).as("capped").isEqualTo(10_000);
+    assertThat(pay(bucket, B, Kind.ERROR, 1)).as("a count never goes below 0").isEqualTo(Payment.PAID);
+    assertThat(pay(bucket, B, Kind.ERROR, 1)).isEqualTo(Payment.HELD);
   }
 
   @Test
   void aRetryMayBePaidFromTheReserveWhenTheBalanceIsEmpty() {
     // No balance; a reserve of 1 retry per second.
     RetryTokenBucket bucket = new RetryTokenBucket(0, 1_000, 0, 1, 1_000, 1_000, 500, true);
-    assertThat(bucket.payForRetry(Kind.ERROR, 10, 0)).as("the reserve").isEqualTo(Payment.PAID);
-    assertThat(bucket.payForRetry(Kind.ERROR, 10, 0)).as("and now spent").isEqualTo(Payment.NO_TOKENS);
-    assertThat(bucket.payForRetry(Kind.ERROR, 10, 500 * MS)).as("half refilled").isEqualTo(Payment.NO_TOKENS);
-    assertThat(bucket.payForRetry(Kind.ERROR, 10, 1_000 * MS)).as("refilled after 1 s").isEqualTo(Payment.PAID);
+    RetryTokenBucket.Streak s = bucket.streak(A);
+    assertThat(bucket.payForRetry(s, Kind.ERROR, 1_000, 10, 0)).as("the reserve").isEqualTo(Payment.PAID);
+    assertThat(bucket.payForRetry(s, Kind.ERROR, 1_000, 10, 0)).as("and now spent").isEqualTo(Payment.NO_TOKENS);
+    assertThat(bucket.payForRetry(s, Kind.ERROR, 1_000, 10, 500 * MS)).as("half refilled").isEqualTo(Payment.NO_TOKENS);
+    assertThat(bucket.payForRetry(s, Kind.ERROR, 1_000, 10, 1_000 * MS)).as("refilled after 1 s").isEqualTo(Payment.PAID);
+  }
+
+  @Test
+  void whileFailuresAreRareATimeoutsRetryCostsAsAnyAndOneThatSucceedsIsFree() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 100_000, 100_000, 10, 1_000, 14_000, 500, true);
+    assertThat(bucket.failuresAreCommon()).isFalse();
+    assertThat(bucket.price(Kind.TIMEOUT)).as("a lossy link's timeout").isEqualTo(1_000);
+    assertThat(bucket.price(Kind.THROTTLED)).isEqualTo(500);
+    pay(bucket, A, Kind.TIMEOUT, 3);
+    bucket.paidBack(1_000);
+    assertThat(bucket.balanceMilli()).as("a retry that succeeds gets its price back").isEqualTo(100_000);
+    // One failure in four answers: rare.
+    for (int i = 0; i < 400; i++) {
+      if (i % 4 == 0) bucket.failed();
+      else bucket.succeeded(A, true);
+    }
+    assertThat(bucket.failuresAreCommon()).isFalse();
+    // One in two: common.
+    for (int i = 0; i < 200; i++) {
+      if (i % 2 == 0) bucket.failed();
+      else bucket.succeeded(A, true);
+    }
+    assertThat(bucket.failuresAreCommon()).isTrue();
+    assertThat(bucket.price(Kind.TIMEOUT)).as("an overload's timeout").isEqualTo(14_000);
+    assertThat(bucket.price(Kind.ERROR)).isEqualTo(1_000);
+    long before = bucket.balanceMilli();
+    bucket.paidBack(1_000);
+    assertThat(bucket.balanceMilli()).as("nothing paid back while failures are common").isEqualTo(before);
+  }
+
+  @Test
+  void anOverloadsTimeoutRetryIsNeverPaidFromTheReserve() {
+    RetryTokenBucket bucket = new RetryTokenBucket(0, 14_000, 0, 100, 1_000, 14_000, 500, true);
+    RetryTokenBucket.Streak s = bucket.streak(A);
+    assertThat(bucket.payForRetry(s, Kind.TIMEOUT, 14_000, 10, 0)).as("a reserve of 100 holds it, but may not pay it").isEqualTo(Payment.NO_TOKENS);
+    assertThat(bucket.payForRetry(s, Kind.TIMEOUT, 1_000, 10, 0)).as("a lossy link's may be").isEqualTo(Payment.PAID);
+  }
+
+  @Test
+  void theFailureShareFallsBackToZeroSoTheHealthyPathWritesNothingAgain() {
+    RetryTokenBucket bucket = defaults();
+    for (int i = 0; i < 10; i++) bucket.failed();
+    assertThat(bucket.failureShareMicros()).isPositive();
+    int successes = 0;
+    while (bucket.failureShareMicros() > 0 && successes < 100_000) {
+      bucket.succeeded(A, true);
+      successes++;
+    }
+    assertThat(successes).as("back to 0 within about a thousand successes").isBetween(100, 2_000);
+  }
+
+  @Test
+  void aHeldRetryWaitsForAnAttemptSentAfterItAsksAndNotForOnesBefore() {
+    RetryTokenBucket bucket = defaults();
+    RetryTokenBucket.Streak s = bucket.streak(A);
+    long before = bucket.sent(s);
+    long since = bucket.lastSend(s);
+    assertThat(bucket.mayYetAnswer(s, since)).as("nothing has failed since").isTrue();
+    bucket.answered(s, before, true);
+    assertThat(bucket.mayYetAnswer(s, since)).as("a failure of one sent before it asked says nothing of now").isTrue();
+    long after = bucket.sent(s);
+    bucket.answered(s, after, false);
+    assertThat(bucket.mayYetAnswer(s, since)).as("an answer that was no failure either").isTrue();
+    long later = bucket.sent(s);
+    bucket.answered(s, later, true);
+    assertThat(bucket.mayYetAnswer(s, since)).as("one sent after it asked failed: the origin still fails").isFalse();
+    RetryTokenBucket.Streak next = bucket.streak(B);
+    since = bucket.lastSend(next);
+    bucket.sent(next);
+    bucket.succeeded(B, true);
+    assertThat(bucket.mayYetAnswer(next, since)).as("ended: the held retry goes, nothing to wait for").isFalse();
+    assertThat(next.ended()).isTrue();
   }
 
   /**

@@ -38,6 +38,10 @@ public final class Fleet {
 
   static final long SECOND = TimeUnit.SECONDS.toNanos(1);
   static final String URL = "http://service.test/";
+  /** Another origin, healthy but for its own random failures ({@link Service#otherOrigin}). */
+  static final String OTHER_URL = "http://other.test/";
+  /** Another path of the service's origin, answered from OkHttp's cache ({@link Service#cachedPath}). */
+  static final String CACHED_URL = "http://service.test/cached";
 
   /** The service and what goes wrong with it. */
   public static final class Service {
@@ -48,6 +52,10 @@ public final class Fleet {
     boolean exponential = true;
     double failureRate;
     long failingFromNanos;
+    long failingUntilNanos = Long.MAX_VALUE;
+    /** Every other call of each client goes elsewhere: 0 nowhere, 1 {@link #OTHER_URL}, 2 {@link #CACHED_URL}. */
+    int besides;
+    double otherFailureRate;
     int retryAfterSeconds = -1;
     int downServer = -1;
     long downFromNanos;
@@ -80,6 +88,30 @@ public final class Fleet {
     /** The failure rate applies from {@code seconds} on; before, every attempt succeeds. */
     public Service failingFrom(double seconds) {
       this.failingFromNanos = nanos(seconds);
+      return this;
+    }
+
+    /** The failure rate applies from {@code fromSeconds} until {@code untilSeconds} only: a blip, or an outage that ends. */
+    public Service failingBetween(double fromSeconds, double untilSeconds) {
+      this.failingFromNanos = nanos(fromSeconds);
+      this.failingUntilNanos = nanos(untilSeconds);
+      return this;
+    }
+
+    /**
+     * Every other call of each client (its 2nd, 4th, …) goes to another origin, {@link #OTHER_URL},
+     * which answers at once (its own unbounded server) and fails attempts independently at {@code
+     * failureRate}: a client of two origins, one of which may die while the other works.
+     */
+    public Service otherOrigin(double failureRate) {
+      this.besides = 1;
+      this.otherFailureRate = failureRate;
+      return this;
+    }
+
+    /** Every other call of each client goes to a path of the same origin that OkHttp's cache answers: no request. */
+    public Service cachedPath() {
+      this.besides = 2;
       return this;
     }
 
@@ -140,6 +172,10 @@ public final class Fleet {
     public long calls;
     public long succeeded;
     public long serverAttempts;
+    /** Of the above, the calls, successes and attempts that went to {@link Service#otherOrigin} or {@link Service#cachedPath}. */
+    public long besideCalls;
+    public long besideSucceeded;
+    public long besideAttempts;
     public long shedLocally;
     public long budgetRefusals;
     /** Hedges sent (counted in {@link #serverAttempts} too). */
@@ -151,6 +187,9 @@ public final class Fleet {
     public final long[] attempts;
     /** Server attempts by the second their call started in (CrowdTest's measure). */
     public final long[] attemptsByCallStart;
+    /** Attempts that timed out, and that were refused at once, by the second they ended in. */
+    public final long[] timeouts;
+    public final long[] refusals;
     public long events;
     /** Calls that failed, by why they gave up and the second they started in. */
     public final java.util.Map<io.github.okretry.GiveUpReason, long[]> failedBy = new java.util.EnumMap<>(io.github.okretry.GiveUpReason.class);
@@ -166,6 +205,8 @@ public final class Fleet {
       this.succeededByStart = new long[seconds + 1];
       this.attempts = new long[seconds + 1];
       this.attemptsByCallStart = new long[seconds + 1];
+      this.timeouts = new long[seconds + 1];
+      this.refusals = new long[seconds + 1];
     }
 
     public double successRate() {
@@ -189,6 +230,16 @@ public final class Fleet {
       if (n == 0) return 0;
       java.util.Arrays.sort(xs, 0, n);
       return xs[Math.min(n - 1, (int) Math.ceil(p * n) - 1)] / 1e9;
+    }
+
+    /** Attempts ÷ logical calls of the service's own calls, without those that went {@linkplain Service#otherOrigin elsewhere}. */
+    public double serviceAmplification() {
+      return calls == besideCalls ? 0 : (serverAttempts - besideAttempts) / (double) (calls - besideCalls);
+    }
+
+    /** Calls that failed ({@link #calls} − {@link #succeeded}). */
+    public long failed() {
+      return calls - succeeded;
     }
 
     /** Server attempts ÷ logical calls. */
@@ -274,7 +325,9 @@ public final class Fleet {
     /** Attempts in flight (more than one only with hedges), and the round a hedge timer belongs to, as AsyncLoop counts them. */
     final ArrayList<Attempt> flying = new ArrayList<>(2);
     int round;
-    CallState(SimulatedDriver.Call call, int client, long number, int startSecond, long startNanos) {
+    final boolean beside; // it went to the other origin or the cached path
+    CallState(SimulatedDriver.Call call, int client, long number, int startSecond, long startNanos, boolean beside) {
+      this.beside = beside;
       this.call = call;
       this.client = client;
       this.number = number;
@@ -399,7 +452,11 @@ public final class Fleet {
     if (now >= endNanos) return;
     result.calls++;
     result.offered[second(now)]++;
-    CallState call = new CallState(drivers[client].start(), client, callNumbers[client]++, second(now), now);
+    long number = callNumbers[client]++;
+    boolean beside = service.besides != 0 && number % 2 == 1;
+    if (beside) result.besideCalls++;
+    SimulatedDriver.Call sc = beside ? drivers[client].start(service.besides == 1 ? OTHER_URL : CACHED_URL) : drivers[client].start();
+    CallState call = new CallState(sc, client, number, second(now), now, beside);
     if (load.sequentialCalls() == 0) {
       double gap = 1.0 / load.callsPerSecondEach();
       SplittableRandom r = arrivals[client];
@@ -445,6 +502,7 @@ public final class Fleet {
     }
     if (call.call.succeeded()) {
       result.succeeded++;
+      if (call.beside) result.besideSucceeded++;
       result.goodput[second(clock.now)]++;
       result.succeededByStart[call.startSecond]++;
     } else if (call.call.reason() == io.github.okretry.GiveUpReason.BUDGET_EXHAUSTED
@@ -456,6 +514,20 @@ public final class Fleet {
 
   private void send(CallState call, SimulatedDriver.Sent sent) {
     long now = clock.now;
+    if (call.beside && service.besides == 2) { // OkHttp's cache answers: nothing reaches the server
+      after(call, call.call.answeredFromCache());
+      return;
+    }
+    if (call.beside) { // the other origin: its own server, answering after the mean service time
+      result.serverAttempts++;
+      result.besideAttempts++;
+      result.attempts[second(now)]++;
+      result.attemptsByCallStart[call.startSecond]++;
+      Attempt a = new Attempt(call, sent, -1);
+      call.flying.add(a);
+      push(now + Math.max(1, nanos(service.meanServiceSeconds)), SERVED, call.client, call, a, 0);
+      return;
+    }
     int server = service.servers == 1 ? 0 : serverRandom.nextInt(service.servers);
     result.serverAttempts++;
     result.attempts[second(now)]++;
@@ -464,6 +536,7 @@ public final class Fleet {
     call.flying.add(a);
     if (server == service.downServer && now >= service.downFromNanos && now < service.downUntilNanos) {
       over(a);
+      result.refusals[second(now)]++;
       after(call, call.call.failed(sent, new Refused(), Failure.ERROR));
       return;
     }
@@ -497,19 +570,23 @@ public final class Fleet {
   }
 
   private void served(Attempt a) {
-    busy[a.server]--;
-    startQueued(a.server);
+    if (a.server >= 0) {
+      busy[a.server]--;
+      startQueued(a.server);
+    }
     if (a.over) return; // the client left: the work was wasted
     over(a);
     // Common random numbers: the same attempt of the same call fails for every contender alike.
-    boolean ok = clock.now < service.failingFromNanos
-        || unit(mix(seed, a.call.client, a.call.number, a.number)) >= service.failureRate;
+    double rate = a.server < 0 ? service.otherFailureRate : service.failureRate;
+    boolean failing = a.server < 0 || (clock.now >= service.failingFromNanos && clock.now < service.failingUntilNanos);
+    boolean ok = !failing || unit(mix(seed, a.call.client, a.call.number, a.number)) >= rate;
     after(a.call, a.call.call.answered(a.sent, ok));
   }
 
   private void timedOut(Attempt a) {
     if (a.over) return;
     over(a);
+    result.timeouts[second(clock.now)]++;
     after(a.call, a.call.call.failed(a.sent, new Timeout(), Failure.TIMEOUT));
   }
 

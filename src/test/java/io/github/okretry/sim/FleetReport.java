@@ -133,10 +133,11 @@ class FleetReport {
     Path out = outDir();
     StringBuilder md = new StringBuilder();
     md.append("| a retry after a timeout costs | metastable, seeds 1-20: back within 5 s (calls counted when they start / when they end) | "
-        + "busy client, 100/s, 5 % of attempts time out: calls through | 20 % time out | cold start, 50 seeds: mean / min |\n");
-    md.append("| --- | --- | --- | --- | --- |\n");
+        + "busy client, 100/s, 5 % of attempts time out: calls through | 20 % time out | lossy link, 100/s, 20 % stall past a 300 ms timeout | "
+        + "cold start, 50 seeds: mean / min |\n");
+    md.append("| --- | --- | --- | --- | --- | --- |\n");
     long wall0 = System.nanoTime();
-    for (long tokens : new long[] {1, 2, 5, 7, 10, 14}) {
+    for (long tokens : new long[] {1, 2, 5, 7, 10, 14, 20}) {
       Fleet.Contender c = Peers.okretryOver("timeout cost " + tokens,
           () -> new io.github.okretry.internal.RetryTokenBucket(200, 100_000, 100_000, 10, 1_000, tokens * 1_000, 500, true));
       int byStart = 0;
@@ -151,11 +152,68 @@ class FleetReport {
       double[] cold = FleetScenarios.coldStartOverSeeds(c, 50);
       double mean = cold[0];
       long min = (long) cold[1];
-      md.append(FleetScenarios.f("| %d tokens%s | %d / %d of 20 | %.1f %% | %.1f %% | %.1f / %d |%n", tokens, tokens == 10 ? " (the default)" : "",
-          byStart, byEnd, 100 * FleetScenarios.flakyTimeouts(c, 0.05).successRate(), 100 * FleetScenarios.flakyTimeouts(c, 0.2).successRate(), mean, min));
+      md.append(FleetScenarios.f("| %d tokens%s | %d / %d of 20 | %.1f %% | %.1f %% | %.2f %% | %.1f / %d |%n", tokens,
+          tokens * 1_000 == io.github.okretry.internal.Tuning.TIMEOUT_COST_MILLI ? " (the default)" : "", byStart, byEnd,
+          100 * FleetScenarios.flakyTimeouts(c, 0.05).successRate(), 100 * FleetScenarios.flakyTimeouts(c, 0.2).successRate(),
+          100 * FleetScenarios.lossyLink(c, 0.2, 100, 1).successRate(), mean, min));
     }
     md.append(FleetScenarios.f("%nWall time %.1f s.%n", (System.nanoTime() - wall0) / 1e9));
     Files.writeString(out.resolve("timeout-cost.md"), md);
+    System.out.print(md);
+  }
+
+  /** Issue 35's shapes: failures that come together, a lossy link, a client of two origins, to {@code correlated.md}. */
+  @Test
+  void correlatedFailures() throws IOException {
+    Path out = outDir();
+    StringBuilder md = new StringBuilder();
+    long wall0 = System.nanoTime();
+    md.append("Calls failed, summed over seeds 1-10, by a busy client (one process, Poisson arrivals) through a blip: every attempt "
+        + "answered 503 at once, or its connection refused, for the blip's length, healthy before and after.\n\n");
+    md.append("| policy | 503 blip 0.5 s at 20/s | 1 s at 20/s | 2 s at 20/s | 0.5 s at 300/s | 1 s at 300/s | 2 s at 300/s | refused 0.5 s at 300/s | refused 1 s at 100/s |\n");
+    md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (Fleet.Contender c : ALL) {
+      md.append("| ").append(c.name()).append(" |");
+      for (double[] rb : new double[][] {{20, 0.5, 0}, {20, 1, 0}, {20, 2, 0}, {300, 0.5, 0}, {300, 1, 0}, {300, 2, 0}, {300, 0.5, 1}, {100, 1, 1}}) {
+        long failed = 0;
+        long calls = 0;
+        for (long seed = 1; seed <= 10; seed++) {
+          Fleet.Result r = FleetScenarios.blip(c, rb[0], rb[1], rb[2] == 1, seed);
+          failed += r.failed();
+          calls += r.calls;
+        }
+        md.append(FleetScenarios.f(" %d of %d |", failed, calls));
+      }
+      md.append('\n');
+    }
+    md.append("\nA lossy link: a healthy server (5 ms answers) whose attempts stall at random past the 300 ms read timeout. "
+        + "300 calls one after another (calls through), and 60 s of Poisson arrivals at 20 and 100 calls/s (share through).\n\n");
+    md.append("| policy | 5 %: 300 in a row / 20/s / 100/s | 10 % | 20 % |\n| --- | --- | --- | --- |\n");
+    for (Fleet.Contender c : ALL) {
+      md.append("| ").append(c.name()).append(" |");
+      for (double p : new double[] {0.05, 0.10, 0.20}) {
+        md.append(FleetScenarios.f(" %d / %.2f %% / %.2f %% |", FleetScenarios.lossyLink(c, p, 0, 1).succeeded,
+            100 * FleetScenarios.lossyLink(c, p, 20, 1).successRate(), 100 * FleetScenarios.lossyLink(c, p, 100, 1).successRate()));
+      }
+      md.append('\n');
+    }
+    md.append("\nOne client of two origins, 1.3 calls/s for 40 s, every other call to an origin that answers 503 to everything; "
+        + "the rest to a healthy origin failing 10 % of attempts at random, or to a path of the dead origin that OkHttp's cache answers. "
+        + "And a busy client, 300 calls/s, whose server is dead from 2 s to 12 s (its calls started in seconds 3-10).\n\n");
+    md.append("| policy | dead origin beside a healthy one: requests per call to the dead one (the limit: (c + 3) / c) | the healthy one's calls through | "
+        + "dead path beside a cached one: requests per call | busy client, dead server: requests per call | time to a failure p50 / p99 |\n");
+    md.append("| --- | --- | --- | --- | --- | --- |\n");
+    for (Fleet.Contender c : ALL) {
+      Fleet.Result two = FleetScenarios.deadBesideHealthy(c, 1.3, 1);
+      Fleet.Result cached = FleetScenarios.deadBesideCached(c, 1.3, 1);
+      Fleet.Result dead = FleetScenarios.busyThroughOutage(c, 300, 1);
+      long deadCalls = two.calls - two.besideCalls;
+      md.append(FleetScenarios.f("| %s | %.2f× of %d calls (limit %.2f×) | %d of %d | %.2f× | %.3f× | %.2f s / %.2f s |%n", c.name(),
+          two.serviceAmplification(), deadCalls, (deadCalls + 3.0) / deadCalls, two.besideSucceeded, two.besideCalls,
+          cached.serviceAmplification(), dead.amplification(3, 11), dead.latencySeconds(0.5, 3, 11), dead.latencySeconds(0.99, 3, 11)));
+    }
+    md.append(FleetScenarios.f("%nWall time %.1f s.%n", (System.nanoTime() - wall0) / 1e9));
+    Files.writeString(out.resolve("correlated.md"), md);
     System.out.print(md);
   }
 

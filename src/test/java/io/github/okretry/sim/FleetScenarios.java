@@ -65,6 +65,49 @@ public final class FleetScenarios {
     return new Fleet(new Fleet.Service().service(0.01, true).slow(rate, 2.0), Fleet.Load.of(1, 100, 60).timeout(1), 1).run(c);
   }
 
+  // ---- Failures that come together, lossy links, clients of two origins (issue 35) ----
+
+  /**
+   * A busy client through a blip: one process, {@code perSecond} calls/s (Poisson), every attempt
+   * failing from 2 s for {@code blipSeconds} (a 503 at once, or, {@code refused}, a refused
+   * connection: a restarting server), healthy before and for 3 s after.
+   */
+  public static Fleet.Result blip(Fleet.Contender c, double perSecond, double blipSeconds, boolean refused, long seed) {
+    Fleet.Service s = refused ? new Fleet.Service().down(0, 2, 2 + blipSeconds)
+        : new Fleet.Service().failing(1.0, -1).failingBetween(2, 2 + blipSeconds);
+    return new Fleet(s, Fleet.Load.of(1, perSecond, 5 + blipSeconds), seed).run(c);
+  }
+
+  /**
+   * A lossy link: one process on a healthy server (5 ms answers) whose attempts stall at random
+   * with probability {@code stallRate} (2 s, past the 300 ms read timeout); {@code perSecond}
+   * calls/s (Poisson) for 60 s, or, with {@code perSecond} 0, 300 calls one after another.
+   */
+  public static Fleet.Result lossyLink(Fleet.Contender c, double stallRate, double perSecond, long seed) {
+    Fleet.Service s = new Fleet.Service().service(0.005, true).slow(stallRate, 2.0);
+    Fleet.Load load = perSecond == 0 ? Fleet.Load.of(1, 100, 1e6).oneAfterAnother(300) : Fleet.Load.of(1, perSecond, 60);
+    return new Fleet(s, load.timeout(0.3), seed).run(c);
+  }
+
+  /**
+   * A client of two origins: one process, {@code perSecond} calls/s (Poisson) for 40 s, every other
+   * call to a dead origin (503 to everything), the rest to a healthy one that fails 10 % of
+   * attempts at random ({@link Fleet.Service#otherOrigin}).
+   */
+  public static Fleet.Result deadBesideHealthy(Fleet.Contender c, double perSecond, long seed) {
+    return new Fleet(new Fleet.Service().failing(1.0, -1).otherOrigin(0.1), Fleet.Load.of(1, perSecond, 40), seed).run(c);
+  }
+
+  /** The same with every other call to a path of the dead origin that OkHttp's cache answers. */
+  public static Fleet.Result deadBesideCached(Fleet.Contender c, double perSecond, long seed) {
+    return new Fleet(new Fleet.Service().failing(1.0, -1).cachedPath(), Fleet.Load.of(1, perSecond, 40), seed).run(c);
+  }
+
+  /** A busy client, {@code perSecond} calls/s (Poisson), whose server is dead from 2 s to 12 s of 14. */
+  public static Fleet.Result busyThroughOutage(Fleet.Contender c, double perSecond, long seed) {
+    return new Fleet(new Fleet.Service().failing(1.0, -1).failingBetween(2, 12), Fleet.Load.of(1, perSecond, 14), seed).run(c);
+  }
+
   /** {@link #coldStart} over seeds 1..{@code seeds}: {mean, min} successes of the 50 calls. */
   public static double[] coldStartOverSeeds(Fleet.Contender c, int seeds) {
     double mean = 0;

@@ -47,8 +47,50 @@ class FleetSimulationTest {
   void unbudgetedRetriesTurnAShortOutageMetastableAndTheDefaultBudgetDoesNot() {
     assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.UNBUDGETED, 1), 15, 58)).isEqualTo(-1);
     assertThat(FleetScenarios.recoverySeconds(FleetScenarios.metastable(Peers.OKRETRY, 1), 15, 58)).isBetween(0, 5);
-    // Seed 10 oscillated for the rest of the run before a retry after a timeout cost ten tokens.
+    // Seed 10 oscillated for the rest of the run before a retry after a timeout among common failures cost more.
     assertThat(FleetScenarios.recoverySecondsByStart(FleetScenarios.metastable(Peers.OKRETRY, 10), 15, 58)).isBetween(0, 5);
+  }
+
+  @Test
+  void aBusyClientRidesOutABlipAsAClientWithoutABudgetDoes() {
+    // Issue 35: a failure that hits many calls at once is retried like one that hits one call.
+    // Summed over 20 seeds: per seed the jitter draws make either side a few calls luckier (seeds
+    // 1-5 at 300/s: 46 against 31; seeds 1-20: 166 against 162).
+    for (double[] rb : new double[][] {{300, 0.5, 0}, {20, 1, 0}, {300, 0.5, 1}}) {
+      long okretry = 0;
+      long unbudgeted = 0;
+      for (long seed = 1; seed <= 20; seed++) {
+        okretry += FleetScenarios.blip(Peers.OKRETRY, rb[0], rb[1], rb[2] == 1, seed).failed();
+        unbudgeted += FleetScenarios.blip(Peers.UNBUDGETED, rb[0], rb[1], rb[2] == 1, seed).failed();
+      }
+      assertThat(okretry).as("%s/s through %s s of %s: calls failed over 20 seeds", rb[0], rb[1], rb[2] == 1 ? "refusals" : "503s")
+          .isLessThanOrEqualTo(unbudgeted + 20);
+    }
+  }
+
+  @Test
+  void aLossyLinkKeepsItsRetriesAndAnOverloadDoesNot() {
+    assertThat(FleetScenarios.lossyLink(Peers.OKRETRY, 0.2, 0, 1).succeeded).as("300 in a row, 20 % stalls").isGreaterThanOrEqualTo(295);
+    assertThat(FleetScenarios.lossyLink(Peers.OKRETRY, 0.2, 100, 1).successRate()).as("100/s, 20 % stalls").isGreaterThanOrEqualTo(0.98);
+    assertThat(FleetScenarios.lossyLink(Peers.OKRETRY, 0.1, 20, 1).successRate()).as("20/s, 10 % stalls").isGreaterThanOrEqualTo(0.995);
+    // ... while the overload whose retries follow timeouts recovers (the metastable rows above).
+    assertThat(FleetScenarios.recoverySecondsByStart(FleetScenarios.metastable(Peers.OKRETRY, 16), 15, 58)).isBetween(0, 5);
+  }
+
+  @Test
+  void aDeadOriginBesideAHealthyOneOrACachedPathGetsNoMoreThanTheLimit() {
+    Fleet.Result two = FleetScenarios.deadBesideHealthy(Peers.OKRETRY, 1.3, 1);
+    long deadCalls = two.calls - two.besideCalls;
+    assertThat(two.serviceAmplification()).as("%d calls to the dead origin", deadCalls).isLessThanOrEqualTo((deadCalls + 3.0) / deadCalls);
+    Fleet.Result unbudgeted = FleetScenarios.deadBesideHealthy(Peers.UNBUDGETED, 1.3, 1);
+    assertThat(two.besideSucceeded).as("the healthy origin's random failures are retried").isEqualTo(unbudgeted.besideSucceeded);
+    Fleet.Result cached = FleetScenarios.deadBesideCached(Peers.OKRETRY, 1.3, 1);
+    long cachedDead = cached.calls - cached.besideCalls;
+    assertThat(cached.serviceAmplification()).as("a cache hit is no evidence").isLessThanOrEqualTo((cachedDead + 3.0) / cachedDead);
+    Fleet.Result dead = FleetScenarios.busyThroughOutage(Peers.OKRETRY, 300, 1);
+    assertThat(dead.amplification(3, 11)).as("a busy client's dead server").isLessThanOrEqualTo(1.05);
+    assertThat(dead.latencySeconds(0.99, 3, 11)).as("a held call waits no longer than its own backoff allows, about")
+        .isLessThanOrEqualTo(FleetScenarios.busyThroughOutage(Peers.UNBUDGETED, 300, 1).latencySeconds(0.99, 3, 11) + 0.6);
   }
 
   @Test
