@@ -60,9 +60,9 @@ final class LogicalCall {
   private int skipped; // attempts not sent while held, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
   private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
-  private boolean awaitingAnswer; // a held last attempt waits for an answer, from heldWaitingSinceNanos
-  private long heldUntilSend; // … of a send past this one
-  private long heldWaitingSinceNanos;
+  private boolean awaitingAnswer; // a held last attempt waits for an answer of a send past heldUntilSend,
+  private long heldUntilSend; // asking heldPolls times so far
+  private int heldPolls;
   private @Nullable Streak countedOn; // the streak the attempt in flight is counted on, as its countedSend
   private long countedSend;
   private @Nullable String originKey; // OriginGate.origin of the request, once needed
@@ -229,7 +229,7 @@ final class LogicalCall {
       long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
       return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
     }
-    if (awaitsAnswer(hold, now, remaining)) return Step.waitFor(Tuning.HELD_ANSWER_POLL_NANOS);
+    if (awaitsAnswer(hold, remaining)) return Step.waitFor(Tuning.HELD_ANSWER_POLL_NANOS);
     return endHeld(GiveUpReason.NO_RECENT_SUCCESS);
   }
 
@@ -239,15 +239,16 @@ final class LogicalCall {
    * call sends may. It waits until a success, a failure of an attempt sent after this moment, or
    * {@link Tuning#HELD_ANSWER_WAIT_NANOS}, asking every {@link Tuning#HELD_ANSWER_POLL_NANOS}.
    */
-  private boolean awaitsAnswer(Streak hold, long now, long remaining) {
+  private boolean awaitsAnswer(Streak hold, long remaining) {
     RetryTokenBucket b = policy.budget.bucket;
     if (b == null || remaining <= Tuning.HELD_ANSWER_POLL_NANOS) return false;
     if (!awaitingAnswer) {
       awaitingAnswer = true;
       heldUntilSend = b.lastSend(hold);
-      heldWaitingSinceNanos = now;
+      heldPolls = 0;
     }
-    return now - heldWaitingSinceNanos < Tuning.HELD_ANSWER_WAIT_NANOS && b.mayYetAnswer(hold, heldUntilSend);
+    // Counted in polls, not read off the clock: the wait is bounded whatever the clock does.
+    return heldPolls++ < Tuning.HELD_ANSWER_WAIT_NANOS / Tuning.HELD_ANSWER_POLL_NANOS && b.mayYetAnswer(hold, heldUntilSend);
   }
 
   /** The request's origin key ({@link OriginGate#origin}), made once. */

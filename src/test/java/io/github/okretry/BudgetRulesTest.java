@@ -160,6 +160,17 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
+  void aWaitTheServerAskedForOnAnyStatusIsNotCounted() throws IOException {
+    // GitHub's secondary rate limit: a 403 with Retry-After, retried by a user who asks for it.
+    script.status(503).status(503).status(503).status(503) // one call's retries, none succeeded
+        .status(403, "Retry-After", "1").status(403, "Retry-After", "1").status(200);
+    Call.Factory client = client(retry().retryOnStatus(403));
+    assertThat(code(client, get())).isEqualTo(503);
+    assertThat(code(client, get())).as("paced by the server, not held").isEqualTo(200);
+    assertThat(script.attempts()).isEqualTo(7);
+  }
+
+  @Test
   void theStrictRuleReturnsANewClientsFirstErrorAtOnceButHonoursARetryAfter() throws IOException {
     script.status(503).status(503, "Retry-After", "1").status(200).fail(new ConnectException("refused")).status(200);
     RetryBudget strict = RetryBudget.builder().retryBeforeFirstSuccess(false).build();

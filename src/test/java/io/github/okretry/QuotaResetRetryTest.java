@@ -82,6 +82,33 @@ class QuotaResetRetryTest extends ScriptedTest {
     assertThat(total(time.sleepMillis())).as("then at most this process's offset past it").isBetween(2_000L, 2_050L);
   }
 
+  /** A spent quota whose reset is 0 in each header family that can say so (issue 35). */
+  static String[][] resetZero() {
+    return new String[][] {
+      {"RateLimit", "\"default\";r=0;t=0"},
+      {"X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "0"},
+      github(0, 0, "core"),
+      {"X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "0.000"},
+    };
+  }
+
+  @Test
+  void aResetOfZeroIsNoResetTheBackoffAppliesAndTheRetriesCount() throws IOException {
+    // Floored whole seconds: 0 is "within the second", not "now". Read as now, a crowd retried at
+    // once, 4 requests a call; as no reset, a 429 is retried as one without quota headers.
+    for (String[] headers : resetZero()) {
+      script.thenAlways(Script.response(429, okhttp3.Headers.of(headers)));
+      Call.Factory client = client(retry().retryAfterSpread(0).jitter(Jitter.NONE));
+      int before = script.attempts();
+      int slept = time.sleepMillis().size();
+      assertThat(code(client, "/a")).isEqualTo(429);
+      assertThat(time.sleepMillis().subList(slept, slept + 3)).as("the backoff, not 0: %s", java.util.Arrays.toString(headers))
+          .containsExactly(200L, 400L, 800L);
+      assertThat(code(client, "/a")).isEqualTo(429);
+      assertThat(script.attempts() - before).as("counted: one call's retries, then held and not sent").isEqualTo(4 + 1);
+    }
+  }
+
   static long total(List<Long> sleeps) {
     return sleeps.stream().mapToLong(Long::longValue).sum();
   }
