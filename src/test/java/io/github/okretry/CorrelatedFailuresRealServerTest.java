@@ -145,8 +145,10 @@ class CorrelatedFailuresRealServerTest {
     Diagnostics.printf("blip %d ms, %s, %s: default %d of %d calls failed (%d requests); unlimited %d of %d (%d requests)%n", blipMillis,
         openLoop ? "open loop 100/s" : threads + " threads back to back", factory ? "factory" : "interceptor", okretry.failed(),
         okretry.calls(), okretry.requests(), unlimited.failed(), unlimited.calls(), unlimited.requests());
-    // Real time on a shared machine: each side's luck in its jitter draws varies by a few calls.
-    assertThat(okretry.failed()).isLessThanOrEqualTo(unlimited.failed() + 2 + okretry.calls() / 200);
+    // Real time on a shared machine: each side's luck in its jitter draws varies by a few calls
+    // (the open loop's unbudgeted runs lost 27 to 37 of 300); the means over runs are in
+    // docs/fleet.md.
+    assertThat(okretry.failed()).isLessThanOrEqualTo(unlimited.failed() + 2 + okretry.calls() / 50);
   }
 
   /** {@code n} calls of {@code url} at once, by {@code execute()} on threads or by {@code enqueue()}: how many came back 200. */
