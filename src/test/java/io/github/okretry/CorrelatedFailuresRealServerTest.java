@@ -165,24 +165,7 @@ class CorrelatedFailuresRealServerTest {
       for (CallbackLatch l : latches) l.await();
       return n - failed.get();
     }
-    ExecutorService pool = Executors.newFixedThreadPool(n);
-    try {
-      List<Future<Integer>> codes = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        codes.add(pool.submit(() -> {
-          try (Response r = client.newCall(request).execute()) {
-            return r.code();
-          } catch (IOException e) {
-            return -1;
-          }
-        }));
-      }
-      int ok = 0;
-      for (Future<Integer> f : codes) if (f.get(60, TimeUnit.SECONDS) == 200) ok++;
-      return ok;
-    } finally {
-      pool.shutdownNow();
-    }
+    return CorrelatedFailuresIntegrationTest.concurrently(client, url, n);
   }
 
   static Call.Factory client(OkHttpClient base, boolean factory, RetryPolicy policy) {
