@@ -96,6 +96,7 @@ final class AsyncLoop {
   }
 
   /** Does what {@code step} says; {@code response} is the attempt's, if one is in hand. */
+  @SuppressWarnings("NullAway") // a RETURN always has a response: the one in hand or okretry's own
   private void act(Step step, @Nullable Response response) {
     Response out = step.settle(response); // the caller's, for a RETURN; else closed
     switch (step.kind()) {

@@ -26,6 +26,10 @@ final class BlockingLoop {
    * only if the call goes on). {@code waits} sleeps between attempts (the policy's time, or one
    * that a close of its owner ends).
    */
+  // logical is null only until the first attempt, made without state, has ended: an attempt in
+  // hand, and every step after that one (a WAIT among them), comes from it. A RETURN always has a
+  // response: the one in hand or okretry's own (Step.settle).
+  @SuppressWarnings("NullAway")
   static Response run(Chain chain, RetryPolicy policy, Request request, @Nullable LogicalCall logical,
       TimeSource waits) throws IOException {
     Call call = chain.call();

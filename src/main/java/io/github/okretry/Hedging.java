@@ -104,13 +104,18 @@ final class Hedging {
    * delay is still warming up). What it answers is what {@link #due} holds the driver's timer to.
    */
   private long delayNanos() {
-    if (refused || pending != null || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
+    armedNanos = nextDelayNanos();
+    return armedNanos;
+  }
+
+  private long nextDelayNanos() {
+    if (refused || pending != null || sent >= maxHedges || inFlight == 0) return 0;
     // An origin that never answered may be one that refuses everything: no hedge to it yet.
-    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(call.request.url()) ? fixedDelayNanos : 0;
+    if (fixedDelayNanos > 0) return origins.hasAnswered(call.request.url()) ? fixedDelayNanos : 0;
     long percentile = origins.percentileNanos(call.request.url());
-    if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
+    if (percentile == 0) return 0; // warming up: nothing learned to hedge by
     long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
-    return armedNanos = Math.max(floorNanos, margin);
+    return Math.max(floorNanos, margin);
   }
 
   /**
@@ -123,7 +128,8 @@ final class Hedging {
   Step due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
     if (!isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return Step.DROP;
     armedNanos = 0; // the next is armed once this one went
-    Attempt hedge = pending = new Attempt(call, true);
+    Attempt hedge = new Attempt(call, true);
+    pending = hedge;
     hedge.number = number; // attempts start one at a time, and none while a hedge is pending
     return hedge;
   }

@@ -149,6 +149,7 @@ final class LogicalCall {
     return failures.gaveUpFor();
   }
 
+  @SuppressWarnings("AssignmentExpression") // made at the first attempt, then reused
   private Attempt attemptHandle() {
     Attempt a = attempt != null ? attempt : (attempt = new Attempt(this));
     a.number = attempts;
@@ -194,6 +195,9 @@ final class LogicalCall {
     return step;
   }
 
+  // An attempt ends with a response or an error, so e is there when the response is not; a
+  // decision that is not a retry has its reason.
+  @SuppressWarnings("NullAway")
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     Hedging h = hedging;
     boolean others = h != null && h.ended(); // other attempts of this round still in flight
@@ -312,6 +316,7 @@ final class LogicalCall {
   }
 
   /** Reports a retry and remembers what the next decision needs; the driver then waits. */
+  @SuppressWarnings("NullAway") // decide() described this attempt's failure (failures.last) first
   private Step retryScheduled(
       @Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled, long remaining) {
     if (throttled && response != null) {
@@ -344,7 +349,7 @@ final class LogicalCall {
   }
 
   /** The call ends for {@code reason}, its last failure {@code failure}: {@link CallFailures#giveUp}. */
-  private Step giveUp(@Nullable GiveUpReason reason, @Nullable String failure, @Nullable Throwable thrown) {
+  private Step giveUp(GiveUpReason reason, String failure, @Nullable Throwable thrown) {
     policy.events.gaveUp(request, attempts, reason, failure);
     return failures.giveUp(reason, failure, thrown);
   }

@@ -108,8 +108,9 @@ public final class QuotaHeaders {
   public static long spentResetNanos(Response response, long nowNanos, WallClock clock) {
     if (!mayPublish(response.headers())) return RetryAfter.ABSENT;
     List<Quota> quotas = parse(response, nowNanos, clock);
+    if (quotas == null) return RetryAfter.ABSENT;
     long latest = RetryAfter.ABSENT;
-    for (int i = 0, n = quotas == null ? 0 : quotas.size(); i < n; i++) {
+    for (int i = 0, n = quotas.size(); i < n; i++) {
       Quota q = quotas.get(i);
       if (q.remaining() == 0 && q.hasReset()) latest = Math.max(latest, q.resetAfterNanos());
     }
@@ -163,6 +164,7 @@ public final class QuotaHeaders {
    * seconds, else delta seconds. An epoch is measured against the response's {@code Date}, else the
    * local wall clock (as hub4j does); one in the past is unknown (as Envoy does), not "now".
    */
+  @SuppressWarnings("JavaUtilDate") // OkHttp's Headers.getDate gives a Date; java.time is API 26+
   private static long reset(Headers headers, long @Nullable [] decimal, WallClock clock) {
     if (decimal == null) return -1;
     long whole = decimal[0];

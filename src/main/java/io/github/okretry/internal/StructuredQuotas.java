@@ -29,6 +29,9 @@ final class StructuredQuotas {
 
   // ---- IETF List form -------------------------------------------------------------------------
 
+  // Every member was validated whole before it is read (validServiceLimit, validPolicy): its name
+  // has its text, and its REQUIRED r (and its policy's q) are there.
+  @SuppressWarnings("NullAway")
   @Nullable
   static List<Quota> ietf(Headers headers, long nowNanos) {
     List<Item> limits = StructuredFields.parse(StructuredFields.field(headers, "RateLimit"), false);
@@ -66,6 +69,9 @@ final class StructuredQuotas {
    * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the field
    * is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands alone).
    */
+  // The map is private to one parse and only read: no unmodifiable wrapper allocated per response.
+  // Each policy was validated whole before it is read (validPolicy): a name has its text.
+  @SuppressWarnings({"MixedMutabilityReturnType", "NullAway"})
   private static Map<String, Item> policies(Headers headers) {
     List<Item> list = StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
     if (list == null) return Collections.emptyMap();
@@ -138,7 +144,7 @@ final class StructuredQuotas {
     Item limit = StructuredFields.find(dict, "limit");
     Item reset = StructuredFields.find(dict, "reset");
     // -07 §3: each a non-negative Integer; any other type makes the field malformed.
-    if (!nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
+    if (remaining == null || !nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
     long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
     long resetNanos = reset == null ? -1 : boundedReset(reset.integer * NANOS_PER_SECOND);
     Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,
