@@ -101,7 +101,7 @@ final class AsyncLoop {
     Response out = step.settle(response); // the caller's, for a RETURN; else closed
     switch (step.kind()) {
       case SEND:
-        fly(step.attempt()).go();
+        fly(Attempt.of(step)).go();
         return;
       case WAIT:
         schedule(step.waitNanos());
@@ -151,7 +151,7 @@ final class AsyncLoop {
         if (call.canceled || call.factory.isClosed()) return;
         Step step = logical.next(null);
         if (step.kind() != Step.Kind.SEND) return; // a DROP: no hedge now
-        leg = fly(step.attempt());
+        leg = fly(Attempt.of(step));
       }
       leg.go();
     } catch (RuntimeException | Error t) {
@@ -382,7 +382,7 @@ final class AsyncLoop {
         Step step = logical.departs(attempt);
         if (step.kind() != Step.Kind.SEND) return false;
         departed = true;
-        arm(step.attempt().hedgeAfterNanos);
+        arm(Attempt.of(step).hedgeAfterNanos);
         return true;
       }
     }

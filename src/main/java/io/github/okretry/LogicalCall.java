@@ -54,13 +54,13 @@ final class LogicalCall {
       Hedging.@Nullable Shared hedges) {
     this.policy = policy;
     this.request = request;
-    this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
+    this.maxRetries = maxRetries(overrides, policy);
     this.deadline = deadline;
     this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
     this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.settings.baseDelayNanos;
     this.origin = new OriginTurn(policy, request.url());
-    this.hedging = Hedging.of(this, hedges, repeat, maxRetries);
+    this.hedging = Hedging.of(hedges, request, repeat, maxRetries, policy.budget, policy.events);
   }
 
   /** A logical call for {@code request} that is never hedged, always with its state. */
@@ -74,7 +74,7 @@ final class LogicalCall {
    */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos, Hedging.@Nullable Shared hedges) {
     RetryOverrides o = RequestTags.overrides(request);
-    long ownNanos = RetryOverrides.deadlineNanos(o, policy);
+    long ownNanos = deadlineNanos(o, policy);
     return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos), hedges);
   }
 
@@ -86,10 +86,22 @@ final class LogicalCall {
   static LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
     RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
-    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0), null);
+    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, deadlineNanos(o, policy), 0), null);
     call.attempts = 1;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
+  }
+
+  /** The retries a call of {@code policy} may make: {@code overrides}' if set, else the policy's. */
+  static int maxRetries(@Nullable RetryOverrides overrides, RetryPolicy policy) {
+    int policyMaxRetries = policy.settings.maxRetries;
+    return overrides != null ? overrides.maxRetriesOr(policyMaxRetries) : policyMaxRetries;
+  }
+
+  /** okretry's own deadline for a call of {@code policy}: {@code overrides}' if set, else the policy's; 0 for none. */
+  static long deadlineNanos(@Nullable RetryOverrides overrides, RetryPolicy policy) {
+    long policyDeadlineNanos = policy.settings.deadlineNanos;
+    return overrides != null ? overrides.deadlineNanosOr(policyDeadlineNanos) : policyDeadlineNanos;
   }
 
   /**
