@@ -4,6 +4,7 @@ import static io.github.okretry.internal.QuotaHeaders.MAX_KEY_CHARS;
 import static io.github.okretry.internal.QuotaHeaders.MAX_QUOTAS;
 import static io.github.okretry.internal.QuotaHeaders.MAX_WINDOW_SECONDS;
 import static io.github.okretry.internal.QuotaHeaders.NANOS_PER_SECOND;
+import static io.github.okretry.internal.QuotaHeaders.NO_RESET;
 import static io.github.okretry.internal.QuotaHeaders.boundedReset;
 
 import io.github.okretry.internal.Quota.Form;
@@ -58,9 +59,10 @@ final class StructuredQuotas {
       Item w = policy == null ? null : policy.param("w");
       if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
       Item t = item.param("t");
-      long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
+      long resetNanos = t == null ? NO_RESET : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
+      boolean hasReset = resetNanos != NO_RESET;
       merge(merged, new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
-          resetNanos >= 0, Math.max(0, resetNanos)));
+          hasReset, hasReset ? resetNanos : 0));
     }
     return merged.isEmpty() ? null : Collections.unmodifiableList(merged);
   }
@@ -146,9 +148,10 @@ final class StructuredQuotas {
     // -07 §3: each a non-negative Integer; any other type makes the field malformed.
     if (remaining == null || !nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
     long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
-    long resetNanos = reset == null ? -1 : boundedReset(reset.integer * NANOS_PER_SECOND);
+    long resetNanos = reset == null ? NO_RESET : boundedReset(reset.integer * NANOS_PER_SECOND);
+    boolean hasReset = resetNanos != NO_RESET;
     Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,
-        0, nowNanos, resetNanos >= 0, Math.max(0, resetNanos));
+        0, nowNanos, hasReset, hasReset ? resetNanos : 0);
     return Collections.singletonList(q);
   }
 
