@@ -74,9 +74,9 @@ final class Hedging {
 
   /**
    * The hedging state of a call of {@code request} under a policy of {@code budget} and {@code
-   * events}, or null if it is never hedged: its factory does not hedge ({@code shared} null), or its
-   * request is not safe to have twice in flight (not idempotent and keyless, or a body that cannot
-   * be written twice), or it may make only one attempt.
+   * events}, or null if it is never hedged: its factory does not hedge ({@code shared} null), or
+   * its request is not safe to have twice in flight (not idempotent and keyless, or a body that
+   * cannot be written twice), or it may make only one attempt.
    */
   static @Nullable Hedging of(@Nullable Shared shared, Request request, RepeatSafety repeat, int maxRetries,
       RetryBudget budget, Events events) {

@@ -92,13 +92,16 @@ final class LogicalCall {
     return call;
   }
 
-  /** The retries a call of {@code policy} may make: {@code overrides}' if set, else the policy's. */
+  /** The retries a call of {@code policy} may make: {@code overrides}' if set, else its own. */
   static int maxRetries(@Nullable RetryOverrides overrides, RetryPolicy policy) {
     int policyMaxRetries = policy.settings.maxRetries;
     return overrides != null ? overrides.maxRetriesOr(policyMaxRetries) : policyMaxRetries;
   }
 
-  /** okretry's own deadline for a call of {@code policy}: {@code overrides}' if set, else the policy's; 0 for none. */
+  /**
+   * okretry's own deadline for a call of {@code policy}: {@code overrides}' if set, else the
+   * policy's; 0 for none.
+   */
   static long deadlineNanos(@Nullable RetryOverrides overrides, RetryPolicy policy) {
     long policyDeadlineNanos = policy.settings.deadlineNanos;
     return overrides != null ? overrides.deadlineNanosOr(policyDeadlineNanos) : policyDeadlineNanos;

@@ -39,7 +39,7 @@ public final class RetryOverrides {
     return maxRetries != NOT_SET ? maxRetries : policyMaxRetries;
   }
 
-  /** The deadline these overrides set, or {@code policyDeadlineNanos} (0: none) if they set none. */
+  /** The deadline these overrides set, else {@code policyDeadlineNanos} (0: none). */
   long deadlineNanosOr(long policyDeadlineNanos) {
     return deadlineNanos != 0 ? deadlineNanos : policyDeadlineNanos;
   }

@@ -286,7 +286,8 @@ public final class OriginGate {
   }
 
   /** The entry's quota pacer, added if missing. Holds the lock. */
-  @SuppressWarnings("NonAtomicVolatileUpdate") // written under the lock, volatile for reads without it
+  // Written under the lock; volatile only for the reads without it.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   private QuotaPacer quotaFor(Entry entry, long nowNanos) {
     if (entry.quota == null) {
       entry.quota = new QuotaPacer(probe, nowNanos);
@@ -336,7 +337,8 @@ public final class OriginGate {
     size = entries.size();
   }
 
-  @SuppressWarnings("NonAtomicVolatileUpdate") // written under the lock, volatile for reads without it
+  // Written under the lock; volatile only for the reads without it.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   private void forgotten(Entry e) {
     if (e.quota != null) quotaOrigins--;
   }

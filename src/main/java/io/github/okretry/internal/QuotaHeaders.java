@@ -146,7 +146,7 @@ public final class QuotaHeaders {
   @Nullable
   private static List<Quota> fields(Headers headers, String prefix, Form form, long nowNanos, WallClock clock) {
     long remaining = integer(headers.get(prefix + "Remaining"));
-    if (remaining == NOT_AN_INTEGER) return null; // absent, negative, fractional or garbage: no quota
+    if (remaining == NOT_AN_INTEGER) return null; // absent, negative, fractional, garbage: none
     long limit = integer(firstMember(headers.get(prefix + "Limit")));
     boolean hasLimit = limit != NOT_AN_INTEGER;
     if (hasLimit) remaining = Math.min(remaining, limit);
@@ -170,10 +170,11 @@ public final class QuotaHeaders {
   }
 
   /**
-   * A reset as the separate fields send it, in nanoseconds from now, or {@link #NO_RESET}. By magnitude, since one
-   * name carries both (docs/semantics.md, "Legacy reset"): ≥ 10^12 epoch milliseconds, ≥ 10^9 epoch
-   * seconds, else delta seconds. An epoch is measured against the response's {@code Date}, else the
-   * local wall clock (as hub4j does); one in the past is unknown (as Envoy does), not "now".
+   * A reset as the separate fields send it, in nanoseconds from now, or {@link #NO_RESET}. By
+   * magnitude, since one name carries both (docs/semantics.md, "Legacy reset"): ≥ 10^12 epoch
+   * milliseconds, ≥ 10^9 epoch seconds, else delta seconds. An epoch is measured against the
+   * response's {@code Date}, else the local wall clock (as hub4j does); one in the past is unknown
+   * (as Envoy does), not "now".
    */
   @SuppressWarnings("JavaUtilDate") // OkHttp's Headers.getDate gives a Date; java.time is API 26+
   private static long reset(Headers headers, long @Nullable [] decimal, WallClock clock) {
@@ -190,7 +191,7 @@ public final class QuotaHeaders {
     return deltaMillis * 1_000_000L;
   }
 
-  // A reset past MAX_RESET_NANOS (or negative) is unknown: NO_RESET. Every form keeps the one bound.
+  // A reset past MAX_RESET_NANOS (or negative) is unknown: NO_RESET. Every form keeps one bound.
   static long boundedReset(long nanos) {
     return nanos < 0 || nanos > MAX_RESET_NANOS ? NO_RESET : nanos;
   }

@@ -142,7 +142,8 @@ public final class RetryTokenBucket {
    * @param maxRetries the asking call's {@code maxRetries}: how many retries one failing call may make
    * @param nowNanos the monotonic time, for the reserve's refill
    */
-  @SuppressWarnings("LoopConditionChecker") // halves > 0 guards the loop, which ends by break or return
+  // halves > 0 only guards the loop, which ends by break or return.
+  @SuppressWarnings("LoopConditionChecker")
   public Payment payForRetry(Kind kind, int maxRetries, long nowNanos) {
     if (!retryBeforeFirstSuccess && !serverSaidWhen(kind) && !succeeded) return Payment.NO_RECENT_SUCCESS;
     long halves = halves(kind);

@@ -59,7 +59,8 @@ final class StructuredQuotas {
       Item w = policy == null ? null : policy.param("w");
       if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
       Item t = item.param("t");
-      long resetNanos = t == null ? NO_RESET : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
+      // t ≤ 10^15 - 1: no overflow
+      long resetNanos = t == null ? NO_RESET : boundedReset(t.integer * NANOS_PER_SECOND);
       boolean hasReset = resetNanos != NO_RESET;
       merge(merged, new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
           hasReset, hasReset ? resetNanos : 0));
