@@ -96,11 +96,12 @@ final class AsyncLoop {
   }
 
   /** Does what {@code step} says; {@code response} is the attempt's, if one is in hand. */
+  @SuppressWarnings("NullAway") // a RETURN always has a response: the one in hand or okretry's own
   private void act(Step step, @Nullable Response response) {
     Response out = step.settle(response); // the caller's, for a RETURN; else closed
     switch (step.kind()) {
       case SEND:
-        fly(step.attempt()).go();
+        fly(Attempt.of(step)).go();
         return;
       case WAIT:
         schedule(step.waitNanos());
@@ -150,7 +151,7 @@ final class AsyncLoop {
         if (call.canceled || call.factory.isClosed()) return;
         Step step = logical.next(null);
         if (step.kind() != Step.Kind.SEND) return; // a DROP: no hedge now
-        leg = fly(step.attempt());
+        leg = fly(Attempt.of(step));
       }
       leg.go();
     } catch (RuntimeException | Error t) {
@@ -381,7 +382,7 @@ final class AsyncLoop {
         Step step = logical.departs(attempt);
         if (step.kind() != Step.Kind.SEND) return false;
         departed = true;
-        arm(step.attempt().hedgeAfterNanos);
+        arm(Attempt.of(step).hedgeAfterNanos);
         return true;
       }
     }

@@ -47,6 +47,21 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     this.hedge = hedge;
   }
 
+  /**
+   * {@code step}, a {@link Step.Kind#SEND} of a call with state, as the attempt to send.
+   *
+   * @throws IllegalStateException if it is any other step
+   */
+  static Attempt of(Step step) {
+    if (!(step instanceof Attempt)) throw new IllegalStateException("not an attempt: " + step);
+    return (Attempt) step;
+  }
+
+  /** A hedge to send beside this attempt: an attempt of the same call, its own (never reused). */
+  Attempt newHedge() {
+    return new Attempt(call, true);
+  }
+
   /** The request to send, with its idempotency key if it has one. */
   Request request() {
     return call.request;

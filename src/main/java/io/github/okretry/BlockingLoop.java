@@ -26,6 +26,10 @@ final class BlockingLoop {
    * only if the call goes on). {@code waits} sleeps between attempts (the policy's time, or one
    * that a close of its owner ends).
    */
+  // logical is null only until the first attempt, made without state, has ended: an attempt in
+  // hand, and every step after that one (a WAIT among them), comes from it. A RETURN always has a
+  // response: the one in hand or okretry's own (Step.settle).
+  @SuppressWarnings("NullAway")
   static Response run(Chain chain, RetryPolicy policy, Request request, @Nullable LogicalCall logical,
       TimeSource waits) throws IOException {
     Call call = chain.call();
@@ -34,7 +38,7 @@ final class BlockingLoop {
     for (Step step = logical != null ? logical.next(null) : StatelessAttempt.FIRST; ; ) {
       switch (step.kind()) {
         case SEND:
-          Attempt attempt = logical != null ? step.attempt() : null;
+          Attempt attempt = logical != null ? Attempt.of(step) : null;
           Chain attemptChain;
           long watchNanos;
           long startNanos = 0; // without state: when the attempt started, if its deadline runs from it
@@ -43,7 +47,7 @@ final class BlockingLoop {
             attempt.attachTo(call);
             watchNanos = attempt.watchNanos();
           } else { // its own deadline is all the time the call has: timeouts shrunk to it, a watch
-            watchNanos = RetryOverrides.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+            watchNanos = LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
             if (watchNanos != 0) startNanos = time.nanoTime();
             attemptChain = watchNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, watchNanos);
           }

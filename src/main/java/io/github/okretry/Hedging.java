@@ -3,6 +3,7 @@ package io.github.okretry;
 import io.github.okretry.internal.OriginLatencies;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.Tuning;
+import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -21,13 +22,16 @@ import org.jspecify.annotations.Nullable;
  * delay after this one went.
  *
  * <p>Made only for a call of a factory that hedges and whose request is safe to send twice, so a
- * call without hedging pays nothing for it. No I/O; its side effects are the budget a hedge
+ * call without hedging pays nothing for it. It is given what it needs of its call (the request, the
+ * policy's budget and events), not the call. No I/O; its side effects are the budget a hedge
  * withdraws from ({@link #departs}) and the factory's per-origin latencies and refusals it records
  * ({@link Shared}). Like its call, not thread-safe.
  */
 final class Hedging {
 
-  private final LogicalCall call;
+  private final Request request; // the call's, as each attempt sends it
+  private final RetryBudget budget; // the policy's: a hedge pays as a retry after an error does
+  private final Events events;
   private final int maxHedges;
   private final long fixedDelayNanos; // 0: adaptive
   private final long floorNanos;
@@ -38,6 +42,7 @@ final class Hedging {
   private long lastSentNanos; // when this round's latest attempt was sent
   private long armedNanos; // the delay the driver was told for the next hedge; 0: none
   private boolean refused; // the origin refused or paced this call: no more hedges, ever
+  private @Nullable Attempt round; // this round's first attempt, whose call each hedge is of
   // The hedge handed to the driver and not gone yet. Each hedge is its own Attempt, never reused:
   // one left behind in a queue by an earlier round can never pass for this round's.
   private @Nullable Attempt pending;
@@ -57,8 +62,10 @@ final class Hedging {
     }
   }
 
-  private Hedging(LogicalCall call, Shared shared) {
-    this.call = call;
+  private Hedging(Shared shared, Request request, RetryBudget budget, Events events) {
+    this.request = request;
+    this.budget = budget;
+    this.events = events;
     this.maxHedges = shared.policy.maxHedges();
     this.fixedDelayNanos = shared.policy.delayNanos();
     this.floorNanos = shared.policy.floorNanos();
@@ -66,19 +73,22 @@ final class Hedging {
   }
 
   /**
-   * The hedging state of {@code call}, or null if it is never hedged: its factory does not hedge
-   * ({@code shared} null), or its request is not safe to have twice in flight (not idempotent and
-   * keyless, or a body that cannot be written twice), or it may make only one attempt.
+   * The hedging state of a call of {@code request} under a policy of {@code budget} and {@code
+   * events}, or null if it is never hedged: its factory does not hedge ({@code shared} null), or
+   * its request is not safe to have twice in flight (not idempotent and keyless, or a body that
+   * cannot be written twice), or it may make only one attempt.
    */
-  static @Nullable Hedging of(LogicalCall call, @Nullable Shared shared, RepeatSafety repeat, int maxRetries) {
+  static @Nullable Hedging of(@Nullable Shared shared, Request request, RepeatSafety repeat, int maxRetries,
+      RetryBudget budget, Events events) {
     // Twice in flight is safe only if sending it twice is (idempotent, body repeatable) with no proof needed.
     if (shared == null || !repeat.safeToRepeat(false) || maxRetries < 1) return null;
-    return new Hedging(call, shared);
+    return new Hedging(shared, request, budget, events);
   }
 
   /** {@code primary} was sent at {@code nowNanos}: a new round, nothing else in flight; the first hedge armed on it. */
   void roundStarted(Attempt primary, long nowNanos) {
     primary.sentNanos = nowNanos;
+    round = primary;
     inFlight = 1;
     sent = 0;
     lastSentNanos = nowNanos;
@@ -104,13 +114,18 @@ final class Hedging {
    * delay is still warming up). What it answers is what {@link #due} holds the driver's timer to.
    */
   private long delayNanos() {
-    if (refused || pending != null || sent >= maxHedges || inFlight == 0) return armedNanos = 0;
+    armedNanos = nextDelayNanos();
+    return armedNanos;
+  }
+
+  private long nextDelayNanos() {
+    if (refused || pending != null || sent >= maxHedges || inFlight == 0) return 0;
     // An origin that never answered may be one that refuses everything: no hedge to it yet.
-    if (fixedDelayNanos > 0) return armedNanos = origins.hasAnswered(call.request.url()) ? fixedDelayNanos : 0;
-    long percentile = origins.percentileNanos(call.request.url());
-    if (percentile == 0) return armedNanos = 0; // warming up: nothing learned to hedge by
+    if (fixedDelayNanos > 0) return origins.hasAnswered(request.url()) ? fixedDelayNanos : 0;
+    long percentile = origins.percentileNanos(request.url());
+    if (percentile == 0) return 0; // warming up: nothing learned to hedge by
     long margin = (long) Math.min(Long.MAX_VALUE / 2.0, percentile * Tuning.HEDGE_MARGIN);
-    return armedNanos = Math.max(floorNanos, margin);
+    return Math.max(floorNanos, margin);
   }
 
   /**
@@ -121,9 +136,11 @@ final class Hedging {
    * attempts and its deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
    */
   Step due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
-    if (!isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return Step.DROP;
+    Attempt first = round;
+    if (first == null || !isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return Step.DROP;
     armedNanos = 0; // the next is armed once this one went
-    Attempt hedge = pending = new Attempt(call, true);
+    Attempt hedge = first.newHedge();
+    pending = hedge;
     hedge.number = number; // attempts start one at a time, and none while a hedge is pending
     return hedge;
   }
@@ -138,7 +155,7 @@ final class Hedging {
     if (hedge != pending) return false; // its round ended while it waited in the queue
     pending = null;
     if (inFlight == 0 || refused || pushesBack(nowNanos, origin) || !mayAttempt) return false;
-    return call.policy.budget.tryWithdraw(nowNanos);
+    return budget.tryWithdraw(nowNanos);
   }
 
   private boolean isDue(long nowNanos) {
@@ -148,7 +165,7 @@ final class Hedging {
 
   private boolean pushesBack(long nowNanos, OriginTurn origin) {
     // Hedging is for a healthy service with a tail, never for one that pushes back.
-    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(call.request.url(), nowNanos)) return false;
+    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(request.url(), nowNanos)) return false;
     refused();
     return true;
   }
@@ -194,6 +211,6 @@ final class Hedging {
     }
     if (!ends) return;
     origins.record(response.request().url(), nowNanos - attempt.sentNanos);
-    if (othersInFlight) call.policy.events.hedgeWon(call.request, attempt.number, attempt.hedge, inFlight);
+    if (othersInFlight) events.hedgeWon(request, attempt.number, attempt.hedge, inFlight);
   }
 }

@@ -71,13 +71,13 @@ final class LogicalCall {
       Hedging.@Nullable Shared hedges) {
     this.policy = policy;
     this.request = request;
-    this.maxRetries = RetryOverrides.maxRetries(overrides, policy);
+    this.maxRetries = maxRetries(overrides, policy);
     this.deadline = deadline;
     this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
     this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.settings.baseDelayNanos;
     this.origin = new OriginTurn(policy, request.url());
-    this.hedging = Hedging.of(this, hedges, repeat, maxRetries);
+    this.hedging = Hedging.of(hedges, request, repeat, maxRetries, policy.budget, policy.events);
   }
 
   /** A logical call for {@code request} that is never hedged, always with its state. */
@@ -91,7 +91,7 @@ final class LogicalCall {
    */
   static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos, Hedging.@Nullable Shared hedges) {
     RetryOverrides o = RequestTags.overrides(request);
-    long ownNanos = RetryOverrides.deadlineNanos(o, policy);
+    long ownNanos = deadlineNanos(o, policy);
     return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos), hedges);
   }
 
@@ -103,11 +103,26 @@ final class LogicalCall {
   static LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
     RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
-    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, RetryOverrides.deadlineNanos(o, policy), 0), null);
+    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, deadlineNanos(o, policy), 0), null);
     call.attempts = 1;
     call.sentAtNanos = startNanos;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
     return call;
+  }
+
+  /** The retries a call of {@code policy} may make: {@code overrides}' if set, else its own. */
+  static int maxRetries(@Nullable RetryOverrides overrides, RetryPolicy policy) {
+    int policyMaxRetries = policy.settings.maxRetries;
+    return overrides != null ? overrides.maxRetriesOr(policyMaxRetries) : policyMaxRetries;
+  }
+
+  /**
+   * okretry's own deadline for a call of {@code policy}: {@code overrides}' if set, else the
+   * policy's; 0 for none.
+   */
+  static long deadlineNanos(@Nullable RetryOverrides overrides, RetryPolicy policy) {
+    long policyDeadlineNanos = policy.settings.deadlineNanos;
+    return overrides != null ? overrides.deadlineNanosOr(policyDeadlineNanos) : policyDeadlineNanos;
   }
 
   /**
@@ -175,6 +190,7 @@ final class LogicalCall {
     return failures.gaveUpFor();
   }
 
+  @SuppressWarnings("AssignmentExpression") // made at the first attempt, then reused
   private Attempt attemptHandle() {
     Attempt a = attempt != null ? attempt : (attempt = new Attempt(this));
     a.number = attempts;
@@ -203,7 +219,7 @@ final class LogicalCall {
     Payment paid = policy.budget.payForRetry(streak, retryKind, price, maxRetries, now);
     if (paid == Payment.NO_TOKENS) return endHeld(GiveUpReason.BUDGET_EXHAUSTED);
     if (paid == Payment.NO_RECENT_SUCCESS) return endHeld(GiveUpReason.NO_RECENT_SUCCESS);
-    if (paid == Payment.PAID) {
+    if (paid == Payment.PAID || streak == null) { // null: no budget, which never holds
       paidOn = streak; // refunded if not sent
       paidMilli = price;
       held = null;
@@ -277,6 +293,7 @@ final class LogicalCall {
   }
 
   /** A held retry is never sent: the call ends with the failure it held, a response as the server sent it. */
+  @SuppressWarnings("NullAway") // decide() described the held attempt's failure (failures.last) before holding it
   private Step endHeld(GiveUpReason reason) {
     held = null;
     IOException e = heldFailure;
@@ -323,6 +340,9 @@ final class LogicalCall {
     return step;
   }
 
+  // An attempt ends with a response or an error, so e is there when the response is not; a
+  // decision that is not a retry has its reason.
+  @SuppressWarnings("NullAway")
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     Hedging h = hedging;
     boolean others = h != null && h.ended(); // other attempts of this round still in flight
@@ -466,6 +486,7 @@ final class LogicalCall {
    * held on {@code holdOn} (null: paid) keeps its failure, a response buffered, for the call's end
    * if it is never sent ({@link #afterHold}).
    */
+  @SuppressWarnings("NullAway") // decide() described this attempt's failure (failures.last) first
   private Step retryScheduled(@Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled,
       long remaining, @Nullable Streak holdOn) {
     if (throttled && response != null) {
@@ -506,7 +527,7 @@ final class LogicalCall {
   }
 
   /** The call ends for {@code reason}, its last failure {@code failure}: {@link CallFailures#giveUp}. */
-  private Step giveUp(@Nullable GiveUpReason reason, @Nullable String failure, @Nullable Throwable thrown) {
+  private Step giveUp(GiveUpReason reason, String failure, @Nullable Throwable thrown) {
     policy.events.gaveUp(request, attempts, reason, failure);
     return failures.giveUp(reason, failure, thrown);
   }

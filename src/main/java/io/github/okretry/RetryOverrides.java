@@ -22,23 +22,26 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryOverrides {
 
-  // Read through the two statics below, the one place overrides are applied.
-  private final int maxRetries; // -1: not set
-  private final long deadlineNanos; // 0: not set
+  /** A {@code maxRetries} not overridden (a count of retries is never negative). */
+  private static final int NOT_SET = -1;
+
+  // Read through the two methods below, which LogicalCall applies to its policy's settings.
+  private final int maxRetries; // NOT_SET: the policy's
+  private final long deadlineNanos; // 0, as every duration that is none: the policy's
 
   private RetryOverrides(Builder builder) {
     this.maxRetries = builder.maxRetries;
     this.deadlineNanos = builder.deadlineNanos;
   }
 
-  /** The retries {@code overrides} allow, or {@code policy}'s if they set none (or are null). */
-  static int maxRetries(@Nullable RetryOverrides overrides, RetryPolicy policy) {
-    return overrides != null && overrides.maxRetries >= 0 ? overrides.maxRetries : policy.settings.maxRetries;
+  /** The retries these overrides allow, or {@code policyMaxRetries} if they set none. */
+  int maxRetriesOr(int policyMaxRetries) {
+    return maxRetries != NOT_SET ? maxRetries : policyMaxRetries;
   }
 
-  /** okretry's own deadline: {@code overrides}' if set, else {@code policy}'s; 0 for none. */
-  static long deadlineNanos(@Nullable RetryOverrides overrides, RetryPolicy policy) {
-    return overrides != null && overrides.deadlineNanos > 0 ? overrides.deadlineNanos : policy.settings.deadlineNanos;
+  /** The deadline these overrides set, else {@code policyDeadlineNanos} (0: none). */
+  long deadlineNanosOr(long policyDeadlineNanos) {
+    return deadlineNanos != 0 ? deadlineNanos : policyDeadlineNanos;
   }
 
   /**
@@ -65,13 +68,13 @@ public final class RetryOverrides {
   /** What is overridden, with null for what is not. */
   @Override
   public String toString() {
-    return "RetryOverrides{maxRetries=" + (maxRetries < 0 ? null : maxRetries)
+    return "RetryOverrides{maxRetries=" + (maxRetries == NOT_SET ? null : maxRetries)
         + ", deadlineNanos=" + (deadlineNanos == 0 ? null : deadlineNanos) + "}";
   }
 
   /** Builds {@link RetryOverrides}. Not thread-safe; {@link #build()} takes a snapshot. */
   public static final class Builder {
-    private int maxRetries = -1;
+    private int maxRetries = NOT_SET;
     private long deadlineNanos;
 
     private Builder() {}

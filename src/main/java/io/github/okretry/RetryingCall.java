@@ -191,12 +191,12 @@ final class RetryingCall implements Call {
   }
 
   @Override
-  public <T> T tag(KClass<T> type) {
+  public <T> @Nullable T tag(KClass<T> type) {
     return tag(JvmClassMappingKt.getJavaClass(type));
   }
 
   @Override
-  public <T> T tag(Class<? extends T> type) {
+  public <T> @Nullable T tag(Class<? extends T> type) {
     return type.cast(tags.get(type));
   }
 

@@ -108,12 +108,6 @@ class Step {
     return this instanceof Other ? ((Other) this).waitNanos : 0;
   }
 
-  /** For {@link Kind#SEND} of a call with state: the attempt to send. */
-  final Attempt attempt() {
-    if (!(this instanceof Attempt)) throw new IllegalStateException("not an attempt: " + this);
-    return (Attempt) this;
-  }
-
   /**
    * For {@link Kind#RETURN}: the response to return, {@code inHand} unless okretry made one (the
    * driver then closes {@code inHand}, as every step but a RETURN of it does).

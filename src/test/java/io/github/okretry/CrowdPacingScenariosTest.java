@@ -188,7 +188,7 @@ class CrowdPacingScenariosTest {
         return;
       }
       c.waiting = false;
-      c.attempt = step.attempt();
+      c.attempt = Attempt.of(step);
       schedule(time.nanos + MS, ARRIVE, c);
     }
 

@@ -129,7 +129,7 @@ class GitHubCrowdTest {
       switch (step.kind()) {
         case WAIT -> schedule(time.nanos + step.waitNanos(), ASK, c);
         case SEND -> {
-          c.attempt = step.attempt();
+          c.attempt = Attempt.of(step);
           schedule(time.nanos + leg(), ARRIVE, c);
         }
         default -> c.endNanos = time.nanos; // ended without sending

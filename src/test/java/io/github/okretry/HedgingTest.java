@@ -83,7 +83,7 @@ class HedgingTest {
     LogicalCall call = LogicalCall.start(policy, request, 0, factory(policy));
     Step first = call.next(null);
     assertThat(first.kind()).isEqualTo(Step.Kind.SEND);
-    firsts.put(call, first.attempt());
+    firsts.put(call, Attempt.of(first));
     return call;
   }
 
@@ -99,7 +99,7 @@ class HedgingTest {
   static @Nullable Attempt due(LogicalCall call) {
     Step step = call.next(null);
     assertThat(step.kind()).as("with attempts in flight: a hedge or none").isIn(Step.Kind.SEND, Step.Kind.DROP);
-    return step.kind() == Step.Kind.SEND ? step.attempt() : null;
+    return step.kind() == Step.Kind.SEND ? Attempt.of(step) : null;
   }
 
   /** True if {@code hedge}, {@link #due}, leaves the driver's queue now; else it was dropped. */
@@ -174,13 +174,13 @@ class HedgingTest {
     assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
     advanceMillis(step.waitNanos() / MS);
     Step retry = call.next(null);
-    assertThat(retry.attempt().number).isEqualTo(3);
-    assertThat(retry.attempt().hedgeAfterNanos).as("the retry's round may be hedged again").isEqualTo(50 * MS);
-    Step last = call.ended(retry.attempt(), null, new SocketTimeoutException("third"), 0);
+    assertThat(Attempt.of(retry).number).isEqualTo(3);
+    assertThat(Attempt.of(retry).hedgeAfterNanos).as("the retry's round may be hedged again").isEqualTo(50 * MS);
+    Step last = call.ended(Attempt.of(retry), null, new SocketTimeoutException("third"), 0);
     assertThat(last.kind()).isEqualTo(Step.Kind.WAIT);
     advanceMillis(last.waitNanos() / MS);
     Step fourth = call.next(null);
-    Step end = call.ended(fourth.attempt(), null, new SocketTimeoutException("fourth"), 0);
+    Step end = call.ended(Attempt.of(fourth), null, new SocketTimeoutException("fourth"), 0);
     assertThat(end.kind()).isEqualTo(Step.Kind.THROW);
     assertThat(end.failure().getSuppressed()).extracting(Throwable::getMessage).containsExactly("first", "hedge", "third");
   }
@@ -289,8 +289,8 @@ class HedgingTest {
       assertThat(step.kind()).as("not dropped: a queued hedge is not in flight").isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
       Step retry = call.next(null);
-      assertThat(retry.attempt().number).isEqualTo(2);
-      assertThat(retry.attempt().hedgeAfterNanos).isEqualTo(50 * MS);
+      assertThat(Attempt.of(retry).number).isEqualTo(2);
+      assertThat(Attempt.of(retry).hedgeAfterNanos).isEqualTo(50 * MS);
       assertThat(departs(call, stale)).as("the last round's, left in the queue").isFalse();
       advanceMillis(50);
       Attempt hedge = hedged(call);
@@ -411,7 +411,7 @@ class HedgingTest {
       Step step = call.ended(first, response(get, 503), null, 0);
       assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
-      assertThat(call.next(null).attempt().hedgeAfterNanos).as("nor in the retries after it").isZero();
+      assertThat(Attempt.of(call.next(null)).hedgeAfterNanos).as("nor in the retries after it").isZero();
     }
 
     @Test
@@ -422,7 +422,7 @@ class HedgingTest {
       advanceMillis(step.waitNanos() / MS);
       Step retry = call.next(null);
       assertThat(retry.kind()).isEqualTo(Step.Kind.SEND);
-      assertThat(retry.attempt().hedgeAfterNanos).isZero();
+      assertThat(Attempt.of(retry).hedgeAfterNanos).isZero();
       advanceMillis(50);
       assertThat(hedged(call)).isNull();
     }

@@ -50,11 +50,11 @@ class LogicalCallTest {
   long hedgeDelayOfTheRetryAfter(Response first) {
     LogicalCall call = LogicalCall.start(policy(), get, 0, hedging());
     Step send = call.next(null);
-    assertThat(send.attempt().hedgeAfterNanos).as("the first round may be hedged").isEqualTo(50 * MS);
-    Step wait = call.ended(send.attempt(), first, null, 0);
+    assertThat(Attempt.of(send).hedgeAfterNanos).as("the first round may be hedged").isEqualTo(50 * MS);
+    Step wait = call.ended(Attempt.of(send), first, null, 0);
     assertThat(wait.kind()).isEqualTo(Step.Kind.WAIT);
     time.advance(Duration.ofNanos(wait.waitNanos()));
-    return call.next(null).attempt().hedgeAfterNanos;
+    return Attempt.of(call.next(null)).hedgeAfterNanos;
   }
 
   @Test

@@ -178,7 +178,7 @@ class PacingHooksTest {
   static Attempt send(LogicalCall call) {
     Step step = call.next(null);
     assertThat(step.kind()).as("SEND").isEqualTo(Step.Kind.SEND);
-    return step.attempt();
+    return Attempt.of(step);
   }
 
   static final String ORIGIN = "https://a.test:443";

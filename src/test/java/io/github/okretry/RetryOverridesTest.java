@@ -87,18 +87,18 @@ class RetryOverridesTest extends ScriptedTest {
     void overridesApplyWhatTheySetAndThePolicysValueOtherwise() {
       RetryPolicy policy = RetryPolicy.builder().maxRetries(4).deadline(9, TimeUnit.SECONDS).build();
       RetryOverrides o = RetryOverrides.builder().maxRetries(2).deadline(1500, TimeUnit.MILLISECONDS).build();
-      assertThat(RetryOverrides.maxRetries(o, policy)).isEqualTo(2);
-      assertThat(RetryOverrides.deadlineNanos(o, policy)).isEqualTo(1_500_000_000L);
+      assertThat(LogicalCall.maxRetries(o, policy)).isEqualTo(2);
+      assertThat(LogicalCall.deadlineNanos(o, policy)).isEqualTo(1_500_000_000L);
       assertThat(o).isEqualTo(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
           .hasSameHashCodeAs(RetryOverrides.builder().maxRetries(2).deadline(Duration.ofMillis(1500)).build())
           .isNotEqualTo(RetryOverrides.builder().maxRetries(0).build()).isNotEqualTo("RetryOverrides");
       assertThat(o.toString()).isEqualTo("RetryOverrides{maxRetries=2, deadlineNanos=1500000000}");
       RetryOverrides none = RetryOverrides.builder().build();
       assertThat(none.toString()).isEqualTo("RetryOverrides{maxRetries=null, deadlineNanos=null}");
-      assertThat(RetryOverrides.maxRetries(none, policy)).isEqualTo(4);
-      assertThat(RetryOverrides.deadlineNanos(none, policy)).isEqualTo(9_000_000_000L);
-      assertThat(RetryOverrides.maxRetries(null, policy)).isEqualTo(4);
-      assertThat(RetryOverrides.maxRetries(RetryOverrides.builder().maxRetries(0).build(), policy)).isEqualTo(0);
+      assertThat(LogicalCall.maxRetries(none, policy)).isEqualTo(4);
+      assertThat(LogicalCall.deadlineNanos(none, policy)).isEqualTo(9_000_000_000L);
+      assertThat(LogicalCall.maxRetries(null, policy)).isEqualTo(4);
+      assertThat(LogicalCall.maxRetries(RetryOverrides.builder().maxRetries(0).build(), policy)).isEqualTo(0);
       assertThat(RetryOverrides.builder().maxRetries(1).build().hashCode())
           .isNotEqualTo(RetryOverrides.builder().maxRetries(2).build().hashCode());
     }

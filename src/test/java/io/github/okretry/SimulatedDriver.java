@@ -181,8 +181,8 @@ public final class SimulatedDriver {
       }
       if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
       attempt++;
-      sent = new Sent(step != null ? step.attempt() : null, attempt);
-      hedgeAfterNanos = step != null ? step.attempt().hedgeAfterNanos : 0;
+      sent = new Sent(step != null ? Attempt.of(step) : null, attempt);
+      hedgeAfterNanos = step != null ? Attempt.of(step).hedgeAfterNanos : 0;
       return Next.SEND;
     }
 
@@ -203,11 +203,11 @@ public final class SimulatedDriver {
       LogicalCall call = logical;
       Step due = call != null ? call.next(null) : Step.DROP;
       // The simulated client queues nothing: a hedge handed over leaves at once, as it is due.
-      Step went = due.kind() == Step.Kind.SEND ? call.departs(due.attempt()) : Step.DROP;
+      Step went = due.kind() == Step.Kind.SEND ? call.departs(Attempt.of(due)) : Step.DROP;
       if (went.kind() != Step.Kind.SEND) return null;
       attempt++;
-      hedgeAfterNanos = went.attempt().hedgeAfterNanos;
-      return sent = new Sent(went.attempt(), attempt);
+      hedgeAfterNanos = Attempt.of(went).hedgeAfterNanos;
+      return sent = new Sent(Attempt.of(went), attempt);
     }
 
     /** The attempt was answered: 200, or the failing 503 (with the driver's Retry-After if any). */

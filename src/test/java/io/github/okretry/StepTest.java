@@ -51,8 +51,8 @@ class StepTest {
         case SEND:
           Object outcome = outcomes[next++];
           step = outcome instanceof Response r
-              ? call.ended(step.attempt(), r, null, 0)
-              : call.ended(step.attempt(), null, (IOException) outcome, 0);
+              ? call.ended(Attempt.of(step), r, null, 0)
+              : call.ended(Attempt.of(step), null, (IOException) outcome, 0);
           break;
         case WAIT:
           time.advance(Duration.ofNanos(step.waitNanos()));
@@ -96,20 +96,20 @@ class StepTest {
     IOException canceled = new IOException("Canceled");
     // The watch fired: the deadline, whoever else canceled.
     LogicalCall a = LogicalCall.start(p, get, 0);
-    assertThat(a.ended(a.next(null).attempt(), null, canceled,
+    assertThat(a.ended(Attempt.of(a.next(null)), null, canceled,
         Seen.WATCH_FIRED | Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED).failure())
         .isInstanceOf(SocketTimeoutException.class).hasCause(canceled);
     // The caller's cancel, before the deadline, with a retryable response in hand.
     LogicalCall b = LogicalCall.start(p, get, 0);
-    assertThat(b.ended(b.next(null).attempt(), response(503), null, Seen.CALLER_CANCELED).failure())
+    assertThat(b.ended(Attempt.of(b.next(null)), response(503), null, Seen.CALLER_CANCELED).failure())
         .hasMessage("Canceled");
     // Someone else canceled the attempt (not the caller) after a response arrived: ignored.
     LogicalCall c = LogicalCall.start(p, get, 0);
-    assertThat(c.ended(c.next(null).attempt(), response(503), null, Seen.ATTEMPT_CANCELED).kind())
+    assertThat(c.ended(Attempt.of(c.next(null)), response(503), null, Seen.ATTEMPT_CANCELED).kind())
         .isEqualTo(Step.Kind.WAIT);
     // An interrupt, with a response in hand.
     LogicalCall d = LogicalCall.start(p, get, 0);
-    assertThat(d.ended(d.next(null).attempt(), response(503), null, Seen.INTERRUPTED).failure())
+    assertThat(d.ended(Attempt.of(d.next(null)), response(503), null, Seen.INTERRUPTED).failure())
         .isInstanceOf(InterruptedIOException.class);
   }
 
@@ -117,7 +117,7 @@ class StepTest {
   void aWaitEndedEarlyEndsTheCall() {
     LogicalCall call = LogicalCall.start(policy().build(), get, 0);
     IOException first = new SocketTimeoutException("first");
-    assertThat(call.ended(call.next(null).attempt(), null, first, 0).kind()).isEqualTo(Step.Kind.WAIT);
+    assertThat(call.ended(Attempt.of(call.next(null)), null, first, 0).kind()).isEqualTo(Step.Kind.WAIT);
     IOException closed = new IOException("RetryingCallFactory is closed");
     Step step = call.next(closed);
     assertThat(step.failure()).isSameAs(closed);
@@ -128,7 +128,7 @@ class StepTest {
   void aBugBelowOkretryIsThrownAsItIs() {
     LogicalCall call = LogicalCall.start(policy().build(), get, 0);
     IllegalStateException bug = new IllegalStateException("bug");
-    assertThat(call.ended(call.next(null).attempt(), null, bug, 0).failure()).isSameAs(bug);
+    assertThat(call.ended(Attempt.of(call.next(null)), null, bug, 0).failure()).isSameAs(bug);
   }
 
   @Test
@@ -164,7 +164,7 @@ class StepTest {
     assertThat(Step.waitFor(0).waitNanos()).isZero();
     assertThatThrownBy(() -> Step.waitFor(-1)).isInstanceOf(IllegalArgumentException.class).hasMessage("waitNanos < 0: -1");
     assertThatThrownBy(() -> Step.RETURN.failure()).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> Step.RETURN.attempt()).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Attempt.of(Step.RETURN)).isInstanceOf(IllegalStateException.class);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.github.okretry.internal;
 
 import okhttp3.OkHttp;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fails fast, with a message a user can act on, when the OkHttp on the classpath is older than
@@ -20,7 +21,7 @@ public final class OkHttpVersion {
    * okhttp3.OkHttp}. {@code OkHttp.VERSION} is a plain static field in OkHttp 5, so javac reads
    * it at run time rather than copying 5.5.1 in; OkHttp 4 has the same field.
    */
-  private static final String FOUND = readVersion();
+  private static final @Nullable String FOUND = readVersion();
 
   private OkHttpVersion() {}
 
@@ -37,7 +38,7 @@ public final class OkHttpVersion {
    * Checks {@code found}, the version OkHttp reports (null: OkHttp 3); a version string that
    * cannot be read passes.
    */
-  static void check(String found) {
+  static void check(@Nullable String found) {
     if (found != null && !isOlderThanMinimum(found)) return;
     String shown = found != null ? found : "3.x or older (no okhttp3.OkHttp class)";
     throw new IllegalStateException("okretry needs OkHttp " + MINIMUM + " or newer, but found OkHttp " + shown
@@ -74,7 +75,7 @@ public final class OkHttpVersion {
     return false;
   }
 
-  private static String readVersion() {
+  private static @Nullable String readVersion() {
     try {
       return OkHttp.VERSION;
     } catch (LinkageError e) {

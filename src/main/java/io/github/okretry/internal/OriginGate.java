@@ -139,6 +139,9 @@ public final class OriginGate {
    * refused}: it turned the call away, with {@code retryAfterNanos} or {@link RetryAfter#ABSENT}).
    * Without a count and without a published quota, takes no lock.
    */
+  // Without a response there are no quotas, so a call that gets past the first return without a
+  // response was counted: answeredOrigin is never read from a null; answered is null only then.
+  @SuppressWarnings("NullAway")
   public void quotaAnswered(
       @Nullable QuotaTurn counted, @Nullable Response response, boolean refused, long retryAfterNanos, long nowNanos) {
     if (!paceQuotas) return;
@@ -283,6 +286,8 @@ public final class OriginGate {
   }
 
   /** The entry's quota pacer, added if missing. Holds the lock. */
+  // Written under the lock; volatile only for the reads without it.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   private QuotaPacer quotaFor(Entry entry, long nowNanos) {
     if (entry.quota == null) {
       entry.quota = new QuotaPacer(probe, nowNanos);
@@ -332,6 +337,8 @@ public final class OriginGate {
     size = entries.size();
   }
 
+  // Written under the lock; volatile only for the reads without it.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   private void forgotten(Entry e) {
     if (e.quota != null) quotaOrigins--;
   }

@@ -234,9 +234,9 @@ public final class OriginPacer {
   /** The interval from the bounds alone, without the cap by the rate of admissions. */
   long learnedIntervalNanos(long nowNanos) {
     if (!loKnown(nowNanos)) return 0; // nothing refused: pacing would only slow the crowd down
-    double base = loNanos * growth;
-    if (hiKnown(nowNanos)) base = Math.min(hiNanos, base) * margin;
-    return (long) Math.min(loCapNanos, base);
+    double base = (double) loNanos * growth;
+    if (hiKnown(nowNanos)) base = Math.min((double) hiNanos, base) * margin;
+    return (long) Math.min((double) loCapNanos, base);
   }
 
   /** {@link #learnedIntervalNanos(long)} as of the last report. */

@@ -38,6 +38,15 @@ public final class QuotaHeaders {
   /** The longest policy name, bucket id or partition key kept; a longer one drops its quota. */
   public static final int MAX_KEY_CHARS = 128;
 
+  /**
+   * A reset (nanoseconds from now) that is not known: none sent, unreadable, in the past or past
+   * {@link #MAX_RESET_NANOS}. Not 0, which is a reset now.
+   */
+  static final long NO_RESET = -1;
+
+  /** What {@link #integer} reads from a value that is not a non-negative integer (or is none). */
+  private static final long NOT_AN_INTEGER = -1;
+
   static final long NANOS_PER_SECOND = 1_000_000_000L;
   /** A reset value at or above this is epoch seconds (2001-09-09), below it delta seconds. */
   static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
@@ -108,8 +117,9 @@ public final class QuotaHeaders {
   public static long spentResetNanos(Response response, long nowNanos, WallClock clock) {
     if (!mayPublish(response.headers())) return RetryAfter.ABSENT;
     List<Quota> quotas = parse(response, nowNanos, clock);
+    if (quotas == null) return RetryAfter.ABSENT;
     long latest = RetryAfter.ABSENT;
-    for (int i = 0, n = quotas == null ? 0 : quotas.size(); i < n; i++) {
+    for (int i = 0, n = quotas.size(); i < n; i++) {
       Quota q = quotas.get(i);
       if (q.remaining() == 0 && q.hasReset()) latest = Math.max(latest, q.resetAfterNanos());
     }
@@ -136,9 +146,10 @@ public final class QuotaHeaders {
   @Nullable
   private static List<Quota> fields(Headers headers, String prefix, Form form, long nowNanos, WallClock clock) {
     long remaining = integer(headers.get(prefix + "Remaining"));
-    if (remaining < 0) return null; // absent, negative, fractional or garbage: no quota
+    if (remaining == NOT_AN_INTEGER) return null; // absent, negative, fractional, garbage: none
     long limit = integer(firstMember(headers.get(prefix + "Limit")));
-    if (limit >= 0) remaining = Math.min(remaining, limit);
+    boolean hasLimit = limit != NOT_AN_INTEGER;
+    if (hasLimit) remaining = Math.min(remaining, limit);
     String policy = null;
     if (form == Form.X_RATELIMIT) {
       String bucket = headers.get("X-RateLimit-Bucket"); // Discord
@@ -152,19 +163,22 @@ public final class QuotaHeaders {
     long resetNanos = after != null
         ? delta(decimal(after)) // Discord: relative, so immune to clock skew
         : reset(headers, decimal(headers.get(prefix + "Reset")), clock);
-    Quota q = new Quota(form, policy, null, remaining, limit >= 0, Math.max(0, limit), 0, nowNanos,
-        resetNanos >= 0, Math.max(0, resetNanos));
+    boolean hasReset = resetNanos != NO_RESET;
+    Quota q = new Quota(form, policy, null, remaining, hasLimit, hasLimit ? limit : 0, 0, nowNanos,
+        hasReset, hasReset ? resetNanos : 0);
     return Collections.singletonList(q);
   }
 
   /**
-   * A reset as the separate fields send it, in nanoseconds from now, or -1. By magnitude, since one
-   * name carries both (docs/semantics.md, "Legacy reset"): ≥ 10^12 epoch milliseconds, ≥ 10^9 epoch
-   * seconds, else delta seconds. An epoch is measured against the response's {@code Date}, else the
-   * local wall clock (as hub4j does); one in the past is unknown (as Envoy does), not "now".
+   * A reset as the separate fields send it, in nanoseconds from now, or {@link #NO_RESET}. By
+   * magnitude, since one name carries both (docs/semantics.md, "Legacy reset"): ≥ 10^12 epoch
+   * milliseconds, ≥ 10^9 epoch seconds, else delta seconds. An epoch is measured against the
+   * response's {@code Date}, else the local wall clock (as hub4j does); one in the past is unknown
+   * (as Envoy does), not "now".
    */
+  @SuppressWarnings("JavaUtilDate") // OkHttp's Headers.getDate gives a Date; java.time is API 26+
   private static long reset(Headers headers, long @Nullable [] decimal, WallClock clock) {
-    if (decimal == null) return -1;
+    if (decimal == null) return NO_RESET;
     long whole = decimal[0];
     if (whole < EPOCH_SECONDS_FROM) return delta(decimal);
     // whole < 10^15 (integer's bound), so whole * 1000 cannot overflow.
@@ -173,24 +187,25 @@ public final class QuotaHeaders {
     long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();
     long deltaMillis = epochMillis - nowMillis;
     // Negative: in the past, or (for an absurd clock far before 1970) an overflow past any bound.
-    if (deltaMillis < 0 || deltaMillis > MAX_RESET_NANOS / 1_000_000L) return -1;
+    if (deltaMillis < 0 || deltaMillis > MAX_RESET_NANOS / 1_000_000L) return NO_RESET;
     return deltaMillis * 1_000_000L;
   }
 
-  // A reset past MAX_RESET_NANOS (or negative) is unknown: -1. Every form keeps the one bound.
+  // A reset past MAX_RESET_NANOS (or negative) is unknown: NO_RESET. Every form keeps one bound.
   static long boundedReset(long nanos) {
-    return nanos < 0 || nanos > MAX_RESET_NANOS ? -1 : nanos;
+    return nanos < 0 || nanos > MAX_RESET_NANOS ? NO_RESET : nanos;
   }
 
-  // A non-negative integer of at most 15 digits (sf-integer's bound), padded by spaces; else -1.
+  // A non-negative integer of at most 15 digits (sf-integer's bound), padded by spaces; else
+  // NOT_AN_INTEGER.
   private static long integer(@Nullable String value) {
-    if (value == null) return -1;
+    if (value == null) return NOT_AN_INTEGER;
     value = value.trim();
-    if (value.isEmpty() || value.length() > 15) return -1;
+    if (value.isEmpty() || value.length() > 15) return NOT_AN_INTEGER;
     long n = 0;
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
-      if (c < '0' || c > '9') return -1;
+      if (c < '0' || c > '9') return NOT_AN_INTEGER;
       n = n * 10 + (c - '0');
     }
     return n;
@@ -205,9 +220,9 @@ public final class QuotaHeaders {
     return value.substring(0, end);
   }
 
-  // A delta of decimal seconds as nanoseconds, or -1 (none, or past MAX_RESET_NANOS).
+  // A delta of decimal seconds as nanoseconds, or NO_RESET (none, or past MAX_RESET_NANOS).
   private static long delta(long @Nullable [] decimal) {
-    if (decimal == null || decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return -1;
+    if (decimal == null || decimal[0] > MAX_RESET_NANOS / NANOS_PER_SECOND) return NO_RESET;
     return boundedReset(decimal[0] * NANOS_PER_SECOND + decimal[1]);
   }
 
@@ -218,7 +233,7 @@ public final class QuotaHeaders {
     value = value.trim();
     int dot = value.indexOf('.');
     long whole = integer(dot < 0 ? value : value.substring(0, dot));
-    if (whole < 0 || dot == value.length() - 1) return null;
+    if (whole == NOT_AN_INTEGER || dot == value.length() - 1) return null;
     long fraction = 0;
     boolean more = false; // a non-zero digit past the nanosecond
     for (int i = dot + 1; dot >= 0 && i < value.length(); i++) {

@@ -320,6 +320,9 @@ public final class QuotaPacer {
     k.pathCount = n + 1;
   }
 
+  // Clears the slot past the last path so the string can be collected; a slot below pathCount is
+  // never null, which the array's type (String[], read at each slot below pathCount) cannot say.
+  @SuppressWarnings("NullAway")
   private static void forget(Key k, String path) {
     for (int j = 0; j < k.pathCount; j++) {
       if (k.paths[j].equals(path)) {

@@ -116,6 +116,7 @@ public final class RetryAfter {
     return seconds * 1_000_000_000L; // ≤ Long.MAX_VALUE by the choice of MAX_SECONDS
   }
 
+  @SuppressWarnings("JavaUtilDate") // OkHttp's Headers.getDate gives a Date; java.time is API 26+
   private static long parseDate(String value, Headers responseHeaders, WallClock clock) {
     // addUnsafeNonAscii never throws, whatever bytes a hostile server sent.
     Date date = new Headers.Builder().addUnsafeNonAscii("Retry-After", value).build().getDate("Retry-After");

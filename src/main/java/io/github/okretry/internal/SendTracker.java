@@ -68,6 +68,7 @@ public final class SendTracker extends EventListener {
   }
 
   @Override
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: the call's events come one at a time
   public void requestHeadersEnd(Call call, Request request) {
     int n = ++requestsThisAttempt; // events of one call arrive on one thread at a time
     OnNetworkRequest listener = onNetworkRequest;

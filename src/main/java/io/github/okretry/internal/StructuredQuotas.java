@@ -4,6 +4,7 @@ import static io.github.okretry.internal.QuotaHeaders.MAX_KEY_CHARS;
 import static io.github.okretry.internal.QuotaHeaders.MAX_QUOTAS;
 import static io.github.okretry.internal.QuotaHeaders.MAX_WINDOW_SECONDS;
 import static io.github.okretry.internal.QuotaHeaders.NANOS_PER_SECOND;
+import static io.github.okretry.internal.QuotaHeaders.NO_RESET;
 import static io.github.okretry.internal.QuotaHeaders.boundedReset;
 
 import io.github.okretry.internal.Quota.Form;
@@ -29,6 +30,9 @@ final class StructuredQuotas {
 
   // ---- IETF List form -------------------------------------------------------------------------
 
+  // Every member was validated whole before it is read (validServiceLimit, validPolicy): its name
+  // has its text, and its REQUIRED r (and its policy's q) are there.
+  @SuppressWarnings("NullAway")
   @Nullable
   static List<Quota> ietf(Headers headers, long nowNanos) {
     List<Item> limits = StructuredFields.parse(StructuredFields.field(headers, "RateLimit"), false);
@@ -55,9 +59,11 @@ final class StructuredQuotas {
       Item w = policy == null ? null : policy.param("w");
       if (w != null && w.integer <= MAX_WINDOW_SECONDS) windowNanos = w.integer * NANOS_PER_SECOND;
       Item t = item.param("t");
-      long resetNanos = t == null ? -1 : boundedReset(t.integer * NANOS_PER_SECOND); // t ≤ 10^15 - 1: no overflow
+      // t ≤ 10^15 - 1: no overflow
+      long resetNanos = t == null ? NO_RESET : boundedReset(t.integer * NANOS_PER_SECOND);
+      boolean hasReset = resetNanos != NO_RESET;
       merge(merged, new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
-          resetNanos >= 0, Math.max(0, resetNanos)));
+          hasReset, hasReset ? resetNanos : 0));
     }
     return merged.isEmpty() ? null : Collections.unmodifiableList(merged);
   }
@@ -66,6 +72,9 @@ final class StructuredQuotas {
    * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the field
    * is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands alone).
    */
+  // The map is private to one parse and only read: no unmodifiable wrapper allocated per response.
+  // Each policy was validated whole before it is read (validPolicy): a name has its text.
+  @SuppressWarnings({"MixedMutabilityReturnType", "NullAway"})
   private static Map<String, Item> policies(Headers headers) {
     List<Item> list = StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
     if (list == null) return Collections.emptyMap();
@@ -138,11 +147,12 @@ final class StructuredQuotas {
     Item limit = StructuredFields.find(dict, "limit");
     Item reset = StructuredFields.find(dict, "reset");
     // -07 §3: each a non-negative Integer; any other type makes the field malformed.
-    if (!nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
+    if (remaining == null || !nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
     long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
-    long resetNanos = reset == null ? -1 : boundedReset(reset.integer * NANOS_PER_SECOND);
+    long resetNanos = reset == null ? NO_RESET : boundedReset(reset.integer * NANOS_PER_SECOND);
+    boolean hasReset = resetNanos != NO_RESET;
     Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,
-        0, nowNanos, resetNanos >= 0, Math.max(0, resetNanos));
+        0, nowNanos, hasReset, hasReset ? resetNanos : 0);
     return Collections.singletonList(q);
   }
 
