@@ -163,15 +163,20 @@ class RefusedCrowdBudgetTest {
     final Counts counts = new Counts();
     final RetryBudget budget;
     final Limiter limiter;
+    final Interceptor server;
     final RetryPolicy policy;
 
+    /** Issue 14's burst settings against the {@link Limiter}. */
     Crowd(RetryBudget budget, TimeSource time) {
+      this(budget, time, null, RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5)));
+    }
+
+    /** {@code policy} (its budget, time, randomness and listener set here) against {@code server}, else the {@link Limiter}. */
+    Crowd(RetryBudget budget, TimeSource time, @org.jspecify.annotations.Nullable Interceptor server, RetryPolicy.Builder policy) {
       this.budget = budget;
       this.limiter = new Limiter(time);
-      this.policy = RetryPolicy.builder()
-          .maxRetries(20)
-          .deadline(Duration.ofSeconds(20))
-          .maxRetryAfter(Duration.ofSeconds(5))
+      this.server = server != null ? server : limiter;
+      this.policy = policy
           .retryBudget(budget)
           .timeSource(time)
           .random(new SplittableRandom(30)::nextLong)
@@ -180,7 +185,12 @@ class RefusedCrowdBudgetTest {
     }
 
     /** Sends request {@code i} {@code i × EVERY_NANOS} from now; returns each one's {@link #outcome}. */
-    abstract List<String> run(List<Request> requests) throws Exception;
+    List<String> run(List<Request> requests) throws Exception {
+      return run(requests, EVERY_NANOS);
+    }
+
+    /** Sends request {@code i} {@code i × everyNanos} from now; returns each one's {@link #outcome}. */
+    abstract List<String> run(List<Request> requests, long everyNanos) throws Exception;
 
     abstract void advance(Duration d);
 
@@ -217,18 +227,26 @@ class RefusedCrowdBudgetTest {
     private final OkHttpClient client;
 
     BlockingCrowd(RetryBudget budget) {
-      this(budget, new TurnTakingTime());
+      this(budget, new TurnTakingTime(), null, null);
     }
 
-    private BlockingCrowd(RetryBudget budget, TurnTakingTime time) {
-      super(budget, time);
+    /** {@code server} made on the crowd's clock; {@code policy} as {@link Crowd}'s. */
+    BlockingCrowd(RetryBudget budget, java.util.function.Function<TimeSource, Interceptor> server, RetryPolicy.Builder policy) {
+      this(budget, new TurnTakingTime(), server, policy);
+    }
+
+    private BlockingCrowd(RetryBudget budget, TurnTakingTime time,
+        java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor> server,
+        RetryPolicy.@org.jspecify.annotations.Nullable Builder policy) {
+      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy
+          : RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5)));
       this.time = time;
       this.client = LeakCheck.track(
-          new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(policy)).addInterceptor(limiter).build());
+          new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(this.policy)).addInterceptor(this.server).build());
     }
 
     @Override
-    List<String> run(List<Request> requests) throws Exception {
+    List<String> run(List<Request> requests, long everyNanos) throws Exception {
       String[] outcomes = new String[requests.size()];
       List<Callable<Void>> tasks = new ArrayList<>();
       for (int i = 0; i < requests.size(); i++) {
@@ -240,7 +258,7 @@ class RefusedCrowdBudgetTest {
           return null;
         });
       }
-      time.runAll(tasks, EVERY_NANOS);
+      time.runAll(tasks, everyNanos);
       return List.of(outcomes);
     }
 
@@ -257,20 +275,28 @@ class RefusedCrowdBudgetTest {
     private final RetryingCallFactory factory;
 
     AsyncCrowd(RetryBudget budget) {
-      this(budget, new FakeTime());
+      this(budget, new FakeTime(), null, null);
     }
 
-    private AsyncCrowd(RetryBudget budget, FakeTime time) {
-      super(budget, time);
+    /** {@code server} made on the crowd's clock; {@code policy} as {@link Crowd}'s. */
+    AsyncCrowd(RetryBudget budget, java.util.function.Function<TimeSource, Interceptor> server, RetryPolicy.Builder policy) {
+      this(budget, new FakeTime(), server, policy);
+    }
+
+    private AsyncCrowd(RetryBudget budget, FakeTime time,
+        java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor> server,
+        RetryPolicy.@org.jspecify.annotations.Nullable Builder policy) {
+      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy
+          : RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5)));
       this.time = time;
       this.scheduler = new FakeScheduler(time);
       OkHttpClient client = LeakCheck.track(
-          new OkHttpClient.Builder().dispatcher(new Dispatcher(scheduler)).addInterceptor(limiter).build());
-      this.factory = RetryingCallFactory.create(client, policy, scheduler);
+          new OkHttpClient.Builder().dispatcher(new Dispatcher(scheduler)).addInterceptor(this.server).build());
+      this.factory = RetryingCallFactory.create(client, this.policy, scheduler);
     }
 
     @Override
-    List<String> run(List<Request> requests) {
+    List<String> run(List<Request> requests, long everyNanos) {
       String[] outcomes = new String[requests.size()];
       for (int i = 0; i < requests.size(); i++) {
         int n = i;
@@ -286,7 +312,7 @@ class RefusedCrowdBudgetTest {
           public void onFailure(Call c, IOException e) {
             outcomes[n] = "failed: " + e;
           }
-        }), i * EVERY_NANOS);
+        }), i * everyNanos);
       }
       scheduler.runUntilIdle();
       assertThat(outcomes).as("every call answered").doesNotContainNull();
