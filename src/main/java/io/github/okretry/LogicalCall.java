@@ -7,10 +7,8 @@ import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
-import io.github.okretry.internal.RetryTokenBucket;
 import io.github.okretry.internal.RetryTokenBucket.Kind;
 import io.github.okretry.internal.RetryTokenBucket.Payment;
-import io.github.okretry.internal.RetryTokenBucket.Streak;
 import io.github.okretry.internal.Tuning;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -51,21 +49,10 @@ final class LogicalCall {
   private boolean provenUnprocessed;
   private long retryAfterNanos;
   private Kind retryKind = Kind.ERROR; // what a retry of the last attempt would follow, for its price
-  private @Nullable Streak paidOn; // the streak a retry paid for and not sent yet is counted on, at paidMilli
-  private long paidMilli;
-  private long sentPaidMilli; // the price of the paid retry the latest attempt is, if one (0: none): a success pays it back
-  private @Nullable Streak held; // the streak the retry now waiting is held on (RetryBudget), or null
-  private @Nullable IOException heldFailure; // a held retry's failure, the call's if it is never sent
-  private @Nullable HeldResponse heldResponse; // made at the call's first held retry of a response
+  private @Nullable BudgetTurn budgetTurn; // its standing with the budget, made at its first need
   private int skipped; // attempts not sent while held, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
   private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
-  private boolean awaitingAnswer; // a held last attempt waits for an answer of a send past heldUntilSend,
-  private long heldUntilSend; // asking heldPolls times so far
-  private int heldPolls;
-  private @Nullable Streak countedOn; // the streak the attempt in flight is counted on, as its countedSend
-  private long countedSend;
-  private @Nullable String originKey; // OriginGate.origin of the request, once needed
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline,
       Hedging.@Nullable Shared hedges) {
@@ -145,16 +132,16 @@ final class LogicalCall {
     Hedging h = hedging;
     if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    if (held != null) {
-      Step notSent = afterHold(now);
+    BudgetTurn b = budgetTurn;
+    if (b != null && b.isHeld()) {
+      Step notSent = afterHold(b, now);
       if (notSent != null) return notSent;
     }
     Step paced = origin.admit(now, deadline.remainingNanos(now), request);
     if (paced != null) return paced.kind() == Step.Kind.WAIT ? paced : throttled(paced);
-    sentPaidMilli = paidMilli; // sent: the budget keeps its price, unless it succeeds
-    paidMilli = 0;
-    paidOn = null;
-    countSend();
+    // Sent: the budget keeps a retry's price, unless it succeeds; the attempt is numbered on a
+    // failing streak of its origin (not a hedge's: those are not asked of the budget so).
+    if (b != null || (h == null && policy.budget.hasOpenStreaks())) budget().sending(h == null);
     sentAtNanos = now;
     attempts++;
     origin.sending();
@@ -205,33 +192,22 @@ final class LogicalCall {
   }
 
   /**
-   * A held retry's wait is over ({@code hold}: its origin's streak): null if it goes now (its
-   * origin answered a call since, and the budget pays); else, as its attempt is not sent and
-   * counts as failed as the last one did, a WAIT for the next, held again, or the call's end.
-   * A held call so waits as long as it would have without a budget, and sends nothing until
-   * its origin is seen to work: what a blip saves, and what an outage is not sent.
+   * A held retry's wait is over: null if it goes now (its origin answered a call since, and the
+   * budget pays); else, as its attempt is not sent and counts as failed as the last one did, a
+   * WAIT for the next, held again, or the call's end. A held call so waits as long as it would
+   * have without a budget, and sends nothing until its origin is seen to work: what a blip saves,
+   * and what an outage is not sent.
    */
-  private @Nullable Step afterHold(long now) {
+  private @Nullable Step afterHold(BudgetTurn b, long now) {
     // Asked again as a new retry would be: if its origin has answered a call since, its count
     // starts again and the retry is paid; if not, it is held again.
-    Streak streak = policy.budget.streak(originKey());
-    long price = policy.budget.price(retryKind);
-    Payment paid = policy.budget.payForRetry(streak, retryKind, price, maxRetries, now);
-    if (paid == Payment.NO_TOKENS) return endHeld(GiveUpReason.BUDGET_EXHAUSTED);
-    if (paid == Payment.NO_RECENT_SUCCESS) return endHeld(GiveUpReason.NO_RECENT_SUCCESS);
-    if (paid == Payment.PAID || streak == null) { // null: no budget, which never holds
-      paidOn = streak; // refunded if not sent
-      paidMilli = price;
-      held = null;
-      failures.add(heldFailure);
-      heldFailure = null;
-      awaitingAnswer = false;
-      if (heldResponse != null) heldResponse.take(); // not the call's answer: it goes on
+    Payment paid = b.pay(retryKind, maxRetries, now);
+    if (paid == Payment.NO_TOKENS) return endHeld(b, GiveUpReason.BUDGET_EXHAUSTED);
+    if (paid == Payment.NO_RECENT_SUCCESS) return endHeld(b, GiveUpReason.NO_RECENT_SUCCESS);
+    if (paid == Payment.PAID) {
+      failures.add(b.released()); // the failure it held now rides on the final exception, if any
       return null;
     }
-    Streak hold = streak;
-    if (hold != held) awaitingAnswer = false; // a new streak: its sends are counted afresh
-    held = hold;
     origin.abandon(); // a crowd's turn is not taken by an attempt not sent
     long remaining = deadline.remainingNanos(now);
     Decision next = policy.rules.decide(facts(attempts + skipped + 1, remaining), policy.random);
@@ -245,60 +221,21 @@ final class LogicalCall {
       long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
       return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
     }
-    if (awaitsAnswer(hold, remaining)) return Step.waitFor(Tuning.HELD_ANSWER_POLL_NANOS);
-    return endHeld(GiveUpReason.NO_RECENT_SUCCESS);
+    if (b.awaitsAnswer(remaining)) return Step.waitFor(Tuning.HELD_ANSWER_POLL_NANOS);
+    return endHeld(b, GiveUpReason.NO_RECENT_SUCCESS);
   }
 
-  /**
-   * Whether a held call's last attempt, about to end unsent, waits a little for its origin to
-   * answer a call: a blip is over a moment before anything says so, and the next attempt any
-   * call sends may. It waits until a success, a failure of an attempt sent after this moment, or
-   * {@link Tuning#HELD_ANSWER_WAIT_NANOS}, asking every {@link Tuning#HELD_ANSWER_POLL_NANOS}.
-   */
-  private boolean awaitsAnswer(Streak hold, long remaining) {
-    RetryTokenBucket b = policy.budget.bucket;
-    if (b == null || remaining <= Tuning.HELD_ANSWER_POLL_NANOS) return false;
-    if (!awaitingAnswer) {
-      awaitingAnswer = true;
-      heldUntilSend = b.lastSend(hold);
-      heldPolls = 0;
-    }
-    // Counted in polls, not read off the clock: the wait is bounded whatever the clock does.
-    return heldPolls++ < Tuning.HELD_ANSWER_WAIT_NANOS / Tuning.HELD_ANSWER_POLL_NANOS && b.mayYetAnswer(hold, heldUntilSend);
-  }
-
-  /** The request's origin key ({@link OriginGate#origin}), made once. */
-  private String originKey() {
-    String key = originKey;
-    return key != null ? key : (originKey = OriginGate.origin(request.url()));
-  }
-
-  /** While its origin has a failing streak, the attempt about to be sent is counted in flight on it. */
-  private void countSend() {
-    RetryTokenBucket b = policy.budget.bucket;
-    if (b == null || hedging != null || !b.hasOpenStreaks()) return;
-    Streak s = b.openStreak(originKey());
-    if (s == null) return;
-    countedOn = s;
-    countedSend = b.sent(s);
-  }
-
-  /** The counted attempt in flight was answered: {@code response}, or a failure if null. */
-  private void countAnswer(@Nullable Response response) {
-    Streak s = countedOn;
-    RetryTokenBucket b = policy.budget.bucket;
-    if (s == null || b == null) return;
-    countedOn = null;
-    b.answered(s, countedSend, response == null || !RetryBudget.showsServerWorking(response));
+  /** Its standing with the budget, made at its first need. */
+  private BudgetTurn budget() {
+    BudgetTurn b = budgetTurn;
+    return b != null ? b : (budgetTurn = new BudgetTurn(policy.budget, request));
   }
 
   /** A held retry is never sent: the call ends with the failure it held, a response as the server sent it. */
   @SuppressWarnings("NullAway") // decide() described the held attempt's failure (failures.last) before holding it
-  private Step endHeld(GiveUpReason reason) {
-    held = null;
-    IOException e = heldFailure;
-    heldFailure = null;
-    Response kept = heldResponse != null ? heldResponse.take() : null;
+  private Step endHeld(BudgetTurn b, GiveUpReason reason) {
+    IOException e = b.endHold();
+    Response kept = b.keptResponse();
     Step end = giveUp(reason, failures.last(), e);
     return e == null && kept != null ? Step.returning(kept) : end;
   }
@@ -307,9 +244,6 @@ final class LogicalCall {
   private Step waitEnded(IOException e, long now) {
     origin.abandon(); // a turn it holds must not delay the calls after it
     refundUnsentRetry();
-    held = null;
-    heldFailure = null;
-    if (heldResponse != null) heldResponse.take();
     boolean late = deadline.passed(now);
     String failure = failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
@@ -322,7 +256,8 @@ final class LogicalCall {
    * {@code seen}: the driver's {@link Seen} flags, 0 for none).
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
-    countAnswer(response);
+    BudgetTurn b = budgetTurn;
+    if (b != null) b.answered(response);
     lastAttemptNanos = policy.time.nanoTime() - sentAtNanos;
     Step step;
     try {
@@ -375,23 +310,17 @@ final class LogicalCall {
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
     Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
-    Streak holdOn = null;
+    boolean held = false;
     if (decision.isRetry()) {
       // Paid now, before it is announced; given back if it is not sent (refundUnsentRetry). A
       // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
-      Streak streak = policy.budget.streak(originKey());
-      long price = policy.budget.price(retryKind);
-      Payment paid = policy.budget.payForRetry(streak, retryKind, price, maxRetries, policy.time.nanoTime());
+      Payment paid = budget().pay(retryKind, maxRetries, policy.time.nanoTime());
       if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
       if (paid == Payment.NO_RECENT_SUCCESS) decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
-      if (paid == Payment.HELD) holdOn = streak;
-      if (paid == Payment.PAID) {
-        paidOn = streak;
-        paidMilli = price;
-      }
+      held = paid == Payment.HELD;
     }
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
-    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining, holdOn);
+    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining, held);
   }
 
   /**
@@ -420,7 +349,9 @@ final class LogicalCall {
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
       origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
-      return returned(policy, request, originKey, response, attempts, sentPaidMilli);
+      BudgetTurn b = budgetTurn;
+      return b == null ? returned(policy, request, null, response, attempts, 0)
+          : returned(policy, request, b.origin(), response, attempts, b.sentPaidMilli());
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
@@ -483,12 +414,12 @@ final class LogicalCall {
 
   /**
    * Reports a retry and remembers what the next decision needs; the driver then waits. A retry
-   * held on {@code holdOn} (null: paid) keeps its failure, a response buffered, for the call's end
-   * if it is never sent ({@link #afterHold}).
+   * the budget {@code held} keeps its failure, a response buffered, for the call's end if it is
+   * never sent ({@link #afterHold}).
    */
   @SuppressWarnings("NullAway") // decide() described this attempt's failure (failures.last) first
   private Step retryScheduled(@Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled,
-      long remaining, @Nullable Streak holdOn) {
+      long remaining, boolean held) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
       origin.waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
@@ -496,24 +427,18 @@ final class LogicalCall {
     policy.events.retryScheduled(request, attempts, failures.last(), delayNanos);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
-    if (holdOn == null) {
+    if (!held) {
       failures.add(error);
       return Step.waitFor(delayNanos);
     }
-    held = holdOn;
-    heldFailure = error;
-    if (response == null) return Step.waitFor(delayNanos);
-    HeldResponse keeper = heldResponse != null ? heldResponse : (heldResponse = new HeldResponse());
-    return Step.waitHolding(delayNanos, keeper);
+    HeldResponse keeper = budget().hold(error, response != null);
+    return keeper == null ? Step.waitFor(delayNanos) : Step.waitHolding(delayNanos, keeper);
   }
 
   /** The retry paid for when it was decided will not be sent: the budget gets its price back. */
   private void refundUnsentRetry() {
-    Streak paid = paidOn;
-    if (paid == null) return;
-    paidOn = null;
-    policy.budget.refund(retryKind, paidMilli, paid);
-    paidMilli = 0;
+    BudgetTurn b = budgetTurn;
+    if (b != null) b.refund(retryKind);
   }
 
   /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */

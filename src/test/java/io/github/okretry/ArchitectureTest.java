@@ -31,7 +31,7 @@ class ArchitectureTest {
     "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "HeldResponse", "Step", "Attempt", "Seen", "Hedging"};
+  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "HeldResponse", "BudgetTurn", "Step", "Attempt", "Seen", "Hedging"};
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "HedgingPolicy", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
