@@ -44,7 +44,6 @@ public final class RetryInterceptor implements Interceptor {
   private static final Logger log = LoggerFactory.getLogger(RetryInterceptor.class);
   // Constants: OkHttp's tag(Class) wraps the class in a new KClass on every lookup (RequestTags).
   private static final KClass<Governed> GOVERNED = JvmClassMappingKt.getKotlinClass(Governed.class);
-  private static final KClass<Attempt> ATTEMPT = JvmClassMappingKt.getKotlinClass(Attempt.class);
 
   private final RetryPolicy policy;
   /**
@@ -135,10 +134,10 @@ public final class RetryInterceptor implements Interceptor {
    * True if an okretry layer above this interceptor governs the call of {@code chain}: a {@code
    * RetryInterceptor} earlier in the same client (its call tag, a small node rather than a copy of
    * the request, reaches every interceptor of the call whatever request they pass on), or a {@link
-   * RetryingCallFactory} whose attempt this is (its attempts carry their {@link Attempt}).
+   * RetryingCallFactory} whose attempt this call is ({@link Attempt#ofCall}).
    */
   private static boolean governed(Chain chain) {
-    return chain.call().tag(GOVERNED) != null || chain.request().tag(ATTEMPT) != null;
+    return chain.call().tag(GOVERNED) != null || Attempt.ofCall(chain.call()) != null;
   }
 
   /** The call tag's one value, and the function that supplies it, so tagging allocates no lambda. */
