@@ -145,7 +145,7 @@ final class LogicalCall {
     return attempts <= maxRetries && deadline.remainingNanos(nowNanos) > 0;
   }
 
-  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
+  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: read by tests and SimulatedDriver, never a decision
     return failures.gaveUpFor();
   }
 
