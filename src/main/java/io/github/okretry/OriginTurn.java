@@ -47,6 +47,7 @@ final class OriginTurn {
   private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
   private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
+  private boolean uncounted; // its attempt in flight, reported to the gate as one no quota pacer counts
   private long quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos; 0: none
   private long quotaHeldSinceNanos;
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
@@ -175,6 +176,10 @@ final class OriginTurn {
    */
   void sending() {
     sendReported = false;
+    if (counted == null && gate.readsQuotas() && !uncounted) {
+      uncounted = true;
+      gate.uncountedSent(url);
+    }
     if (crowd == Crowd.HOLDING && pacedOrigin != null) {
       gate.used(pacedOrigin, slotNanos, policy.time.nanoTime());
       crowd = Crowd.SENT;
@@ -208,6 +213,10 @@ final class OriginTurn {
    * origin admitted it.
    */
   void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
+    if (uncounted) {
+      uncounted = false;
+      gate.uncountedEnded(url);
+    }
     if (counted != null || (response != null && gate.readsQuotas())) {
       gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
       counted = null;

@@ -33,6 +33,7 @@ final class StatelessAttempt {
     if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+      policy.originGate.uncountedSent(request.url()); // a quota first heard of while it is out counts it
       policy.events.attemptStarted(request, 1);
       return null;
     }
@@ -47,6 +48,7 @@ final class StatelessAttempt {
    */
   static @Nullable LogicalCall ended(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
+    policy.originGate.uncountedEnded(request.url());
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       // The quota it publishes paces the calls after it (a scan of the names when it publishes none).

@@ -212,6 +212,17 @@ class GitHubLimitsTest {
   }
 
   @Test
+  void byDefaultTheCoreBucketOnThirtyPathsIsRefusedOnlyForCallsSentBeforeTheFirstAnswer() throws Exception {
+    // Issue 36 item 4: without a probe, the calls that leave before the first answer are refused
+    // beyond the 10 it admits; the quota it publishes then holds the rest, counting those already
+    // in flight (before, the rest went on top: 32 to 46 requests). 50 if all leave before it.
+    Run run = crowd(new GitHubLimiter(2_000, false), QuotaPacing.PUBLISHED, issues(30));
+    assertThat(run.ok()).isEqualTo(30);
+    assertThat(run.requests()).isLessThanOrEqualTo(50);
+    assertThat(run.makespanMs()).isLessThan(15_000);
+  }
+
+  @Test
   void aRetryThatNoPacerHoldsWaitsForTheResetItself() throws Exception {
     // A per-user quota okretry keys to each path (pk) and a 429 without Retry-After: only the
     // refusal's own reset holds its retry. Before: on the backoff, refused again, 10 of 30 through.

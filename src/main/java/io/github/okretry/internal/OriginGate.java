@@ -4,6 +4,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import okhttp3.HttpUrl;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -82,6 +83,13 @@ public final class OriginGate {
   private final LinkedHashMap<String, Entry> entries; // guarded by this; access order: LRU first
   private volatile int size; // entries.size(), readable without the lock
   private volatile int quotaOrigins; // entries with a QuotaPacer, readable without the lock
+  /**
+   * Sends in flight that no quota pacer counts (a first attempt without state, a call to an origin
+   * with no pacer yet), by a stripe of their origin: what a quota first heard of may not show yet.
+   * Two origins may share a stripe; the count is read only while a window's figures came from such
+   * sends alone ({@link QuotaPacer#admit}). Null unless quotas are read.
+   */
+  private final @Nullable AtomicIntegerArray uncounted;
 
   /**
    * A gate remembering at most {@code maxOrigins} origins.
@@ -100,6 +108,35 @@ public final class OriginGate {
     this.clock = clock;
     this.random = random;
     this.entries = new LinkedHashMap<>(16, 0.75f, true);
+    this.uncounted = paceQuotas ? new AtomicIntegerArray(UNCOUNTED_STRIPES) : null;
+  }
+
+  /** Stripes of {@link #uncounted}: a power of two. */
+  static final int UNCOUNTED_STRIPES = 64;
+
+  /**
+   * A send to {@code url}'s origin that no quota pacer counts is leaving; {@link #uncountedEnded}
+   * hears when its outcome is in hand. No lock, no allocation.
+   */
+  public void uncountedSent(HttpUrl url) {
+    AtomicIntegerArray u = uncounted;
+    if (u != null) u.incrementAndGet(stripe(url));
+  }
+
+  /** The outcome of a send {@link #uncountedSent} reported is in hand. */
+  public void uncountedEnded(HttpUrl url) {
+    AtomicIntegerArray u = uncounted;
+    if (u != null) u.decrementAndGet(stripe(url));
+  }
+
+  private int uncountedInFlight(HttpUrl url) {
+    AtomicIntegerArray u = uncounted;
+    return u != null ? Math.max(0, u.get(stripe(url))) : 0;
+  }
+
+  private static int stripe(HttpUrl url) {
+    int h = url.host().hashCode() * 31 + url.port();
+    return (h ^ (h >>> 16)) & (UNCOUNTED_STRIPES - 1);
   }
 
   /** Whether a call must ask {@link #admitQuota} before it goes: some origin is paced by its quota, or probing is on. */
@@ -128,7 +165,7 @@ public final class OriginGate {
       Entry entry = probe ? entryFor(key, nowNanos) : entries.get(key);
       if (entry == null || (entry.quota == null && !probe)) return null;
       QuotaPacer quota = quotaFor(entry, nowNanos);
-      long wait = quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+      long wait = quota.admit(nowNanos, url.encodedPath(), maxWaitNanos, uncountedInFlight(url));
       return new QuotaTurn(key, wait > 0 ? 0 : quota.lastSend(), wait);
     }
   }

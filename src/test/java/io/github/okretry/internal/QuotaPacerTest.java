@@ -65,6 +65,31 @@ class QuotaPacerTest {
     assertThat(gate.pacesQuotas()).isFalse();
   }
 
+  /**
+   * Issue 36 item 4: 12 sends left before the origin was known to publish a quota; the first
+   * answer says 9 of 20 are left. The 11 still in flight spend them, so a call after it waits for
+   * the reset instead of going to be refused; once they are answered, the quota alone decides.
+   */
+  @Test
+  void sendsThatLeftBeforeTheFirstAnswerSpendWhatItSaysIsLeft() {
+    for (int i = 0; i < 12; i++) gate.uncountedSent(URL);
+    gate.uncountedEnded(URL);
+    answer(null, MS, 200, POLICY + " | RateLimit: \"default\";r=9;t=1");
+    assertThat(admit(2 * MS).waitNanos()).as("9 left, 11 in flight: spent until the reset").isGreaterThanOrEqualTo(S - 2 * MS);
+    for (int i = 0; i < 11; i++) gate.uncountedEnded(URL);
+    assertThat(admit(3 * MS).waitNanos()).as("none in flight: 9 left").isZero();
+  }
+
+  @Test
+  void aCountedAnswerInTheWindowLeavesTheUncountedToItsFigures() {
+    for (int i = 0; i < 12; i++) gate.uncountedSent(URL);
+    answer(null, MS, 200, POLICY + " | RateLimit: \"default\";r=15;t=1");
+    QuotaTurn counted = admit(2 * MS);
+    assertThat(counted.waitNanos()).as("15 left, 12 in flight").isZero();
+    answer(counted, 3 * MS, 200, POLICY + " | RateLimit: \"default\";r=2;t=1");
+    assertThat(admit(4 * MS).waitNanos()).as("its figures count what reached the server before it").isZero();
+  }
+
   @Test
   void aNameHeardAsAnIetfPolicyAndThenAsAGitHubBucketIsTwoQuotasNotACrash() {
     HttpUrl b = URL.resolve("/other");
