@@ -114,18 +114,21 @@ final class OriginTurn {
    * maxWaitNanos} the call had then, else short waits that each fit would add up past the deadline.
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
-    if (counted != null || !gate.pacesQuotas()) return null; // the common case: no quota ever seen
-    long left = quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
-    OriginGate.QuotaTurn turn = gate.admitQuota(url, nowNanos, Math.max(0, left));
-    if (turn != null && turn.waitNanos() > 0) {
+    if (counted != null || uncounted || !gate.readsQuotas()) return null;
+    long left = Math.max(0, quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos);
+    OriginGate.QuotaTurn turn = gate.pacesQuotas() ? gate.admitQuota(url, nowNanos, left) : null; // null: no quota ever seen
+    // Without a quota it goes uncounted, but not as the 11th of a crowd on an origin that never answered.
+    long wait = turn != null ? turn.waitNanos() : gate.uncountedSent(url, left);
+    if (wait > 0) {
       if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;
         quotaHoldNanos = maxWaitNanos;
       }
-      return Step.waitFor(turn.waitNanos());
+      return Step.waitFor(wait);
     }
     quotaHoldNanos = 0;
-    counted = turn; // null: it goes uncounted, the origin has no quota
+    counted = turn;
+    uncounted = turn == null; // in flight, as the gate counts the sends no quota counts
     return null;
   }
 
@@ -176,10 +179,6 @@ final class OriginTurn {
    */
   void sending() {
     sendReported = false;
-    if (counted == null && gate.readsQuotas() && !uncounted) {
-      uncounted = true;
-      gate.uncountedSent(url);
-    }
     if (crowd == Crowd.HOLDING && pacedOrigin != null) {
       gate.used(pacedOrigin, slotNanos, policy.time.nanoTime());
       crowd = Crowd.SENT;
@@ -213,13 +212,14 @@ final class OriginTurn {
    * origin admitted it.
    */
   void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
-    if (uncounted) {
-      uncounted = false;
-      gate.uncountedEnded(url);
-    }
     if (counted != null || (response != null && gate.readsQuotas())) {
       gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
       counted = null;
+    }
+    if (response != null) gate.heardFrom(url); // after its quota: calls held at first contact go by it
+    if (uncounted) { // only now: until its quota is learned, it holds its place in a crowd at first contact
+      uncounted = false;
+      gate.uncountedEnded(url);
     }
     if (crowd == Crowd.SENT) {
       crowd = Crowd.NOT_PACED;

@@ -32,8 +32,10 @@ final class StatelessAttempt {
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests()
-        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
-      policy.originGate.uncountedSent(request.url()); // a quota first heard of while it is out counts it
+        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))
+        // counted in flight for a quota first heard of while it is out; the 11th of a crowd on an
+        // origin that never answered waits for that answer, with state
+        && policy.originGate.uncountedSent(request.url(), Long.MAX_VALUE) == 0) {
       policy.events.attemptStarted(request, 1);
       return null;
     }
@@ -48,7 +50,6 @@ final class StatelessAttempt {
    */
   static @Nullable LogicalCall ended(RetryPolicy policy, Request request, long startNanos,
       @Nullable Response response, @Nullable Throwable error, int seen) {
-    policy.originGate.uncountedEnded(request.url());
     if (response != null && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
@@ -56,9 +57,13 @@ final class StatelessAttempt {
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
+      policy.originGate.heardFrom(request.url()); // after its quota: calls held at first contact go by it
+      policy.originGate.uncountedEnded(request.url()); // only now: till then it held its place in such a crowd
       LogicalCall.returned(policy, request, response, 1);
       return null;
     }
-    return LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
+    LogicalCall call = LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
+    policy.originGate.uncountedEnded(request.url()); // its answer learned (OriginTurn.answered), as above
+    return call;
   }
 }
