@@ -260,9 +260,10 @@ class GitHubCrowdTest {
 
   /**
    * Issue 36 item 4: a crowd still leaving when the first answer comes (30 calls 0.2 to 0.5 ms
-   * apart, each leg 1 to 5 ms). The calls that left before it are already spent against the 10 it
-   * admits; the quota it publishes holds the rest, which before went on top to be refused (gap
-   * 0.3 ms, seed 1: 13 sent before the first answer, 7 refused, 37 requests; now 3 and 33).
+   * apart, each leg 1 to 5 ms). Only calls sent before it may be refused, beyond the 10 it admits;
+   * the quota it publishes holds the rest, counting those in flight, where before they went on
+   * top to be refused (gap 0.3 ms, seed 1: 13 sent before the first answer, 7 refused, 37
+   * requests). With first contact at most 10 go before it: 30 requests in every case.
    */
   @Test
   void byDefaultTheFirstAnswerHoldsTheCallsNotYetSent() {
