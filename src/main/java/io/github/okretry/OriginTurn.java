@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.Tuning;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -117,8 +118,10 @@ final class OriginTurn {
     if (counted != null || uncounted || !gate.readsQuotas()) return null;
     long left = Math.max(0, quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos);
     OriginGate.QuotaTurn turn = gate.pacesQuotas() ? gate.admitQuota(url, nowNanos, left) : null; // null: no quota ever seen
-    // Without a quota it goes uncounted, but not as the 11th of a crowd on an origin that never answered.
-    long wait = turn != null ? turn.waitNanos() : gate.uncountedSent(url, left);
+    // Without a quota it goes uncounted, but not as the 11th of a crowd on an origin that never
+    // answered: that one waits for the first answer, at most FIRST_CONTACT_HOLD_NANOS in all.
+    long wait = turn != null ? turn.waitNanos()
+        : gate.uncountedSent(url, Math.min(left, Tuning.FIRST_CONTACT_HOLD_NANOS - (quotaHoldNanos > 0 ? nowNanos - quotaHeldSinceNanos : 0)));
     if (wait > 0) {
       if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;

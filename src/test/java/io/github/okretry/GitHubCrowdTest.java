@@ -64,6 +64,7 @@ class GitHubCrowdTest {
     int refused;
     int sendsBeforeFirstAnswer;
     boolean answeredOnce;
+    long answerDelayNanos; // added to each answer's way back: a slow origin
 
     static final int ASK = 0;
     static final int ARRIVE = 1;
@@ -89,6 +90,7 @@ class GitHubCrowdTest {
       Attempt attempt;
       Response answer;
       int sent;
+      long firstSentNanos = -1;
       boolean ok;
       long endNanos = -1;
 
@@ -137,6 +139,7 @@ class GitHubCrowdTest {
         case WAIT -> schedule(time.nanos + step.waitNanos(), ASK, c);
         case SEND -> {
           if (!answeredOnce) sendsBeforeFirstAnswer++;
+          if (c.firstSentNanos < 0) c.firstSentNanos = time.nanos;
           c.attempt = step.attempt();
           schedule(time.nanos + leg(), ARRIVE, c);
         }
@@ -149,7 +152,7 @@ class GitHubCrowdTest {
       c.sent++;
       c.answer = limit(c.attempt.request());
       if (c.answer.code() != 200) refused++;
-      schedule(time.nanos + leg(), ANSWER, c);
+      schedule(time.nanos + leg() + answerDelayNanos, ANSWER, c);
     }
 
     private void answer(Caller c) {
@@ -280,5 +283,21 @@ class GitHubCrowdTest {
             .isEqualTo(Math.max(0, sim.sendsBeforeFirstAnswer - 10));
       }
     }
+  }
+
+  /**
+   * First contact holds a crowd for the first answer at most 1 s: an origin whose first answers
+   * take 3 s is slow, not a quota to learn, and the 20 held calls go after 1 s, not after 3.
+   */
+  @Test
+  void aCrowdHeldAtFirstContactWaitsForASlowFirstAnswerAtMostOneSecond() {
+    Sim sim = new Sim(QuotaPacing.PUBLISHED, Shape.GITHUB, 1);
+    sim.answerDelayNanos = 3 * S;
+    for (int i = 0; i < 30; i++) sim.call("/issues/" + i);
+    sim.run();
+    assertThat(sim.callers.stream().filter(c -> c.firstSentNanos == 0)).as("at once").hasSize(10);
+    assertThat(sim.callers.stream().filter(c -> c.firstSentNanos > 0).mapToLong(c -> c.firstSentNanos))
+        .as("held, then sent by 1 s").hasSize(20).allSatisfy(t -> assertThat(t).isBetween(S, S + 5 * MS));
+    assertThat(sim.ok()).isEqualTo(30);
   }
 }

@@ -83,6 +83,13 @@ public final class Tuning {
    */
   public static final int FIRST_CONTACT_SENDS = 10;
 
+  /**
+   * The longest a call waits for that first answer (also within {@code maxRetryAfter} and half its
+   * time left): a first answer later than this is a slow origin, not a quota to learn, and the
+   * crowd should not pay for it twice.
+   */
+  public static final long FIRST_CONTACT_HOLD_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   // ---- Per-origin state (OriginGate) ----
 
   /** The most origins one policy's {@link OriginGate} remembers, about 200 bytes each; then LRU. */
