@@ -250,6 +250,7 @@ final class LogicalCall {
     try {
       retryable = policy.classifier.isRetryable(response);
     } catch (RuntimeException e) {
+      origin.answered(response, false, RetryAfter.ABSENT); // no longer in flight for its origin's quota
       // An interceptor may throw only IOException; the response goes unread, so it is closed.
       return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw",
           new IOException("okretry: the retryOnResponse predicate threw", e));
