@@ -48,7 +48,7 @@ final class OriginTurn {
   private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
   private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
-  private boolean uncounted; // its attempt in flight, reported to the gate as one no quota pacer counts
+  private boolean uncounted; // its attempt in flight, one the gate counts for no quota pacer
   private long quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos; 0: none
   private long quotaHeldSinceNanos;
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
@@ -116,12 +116,14 @@ final class OriginTurn {
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
     if (counted != null || uncounted || !gate.readsQuotas()) return null;
-    long left = Math.max(0, quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos);
-    OriginGate.QuotaTurn turn = gate.pacesQuotas() ? gate.admitQuota(url, nowNanos, left) : null; // null: no quota ever seen
+    long heldNanos = quotaHoldNanos > 0 ? nowNanos - quotaHeldSinceNanos : 0;
+    long left = Math.max(0, quotaHoldNanos > 0 ? quotaHoldNanos - heldNanos : maxWaitNanos);
+    // null: no quota ever seen, or none for this origin
+    OriginGate.QuotaTurn turn = gate.pacesQuotas() ? gate.admitQuota(url, nowNanos, left) : null;
     // Without a quota it goes uncounted, but not as the 11th of a crowd on an origin that never
     // answered: that one waits for the first answer, at most FIRST_CONTACT_HOLD_NANOS in all.
     long wait = turn != null ? turn.waitNanos()
-        : gate.uncountedSent(url, Math.min(left, Tuning.FIRST_CONTACT_HOLD_NANOS - (quotaHoldNanos > 0 ? nowNanos - quotaHeldSinceNanos : 0)));
+        : gate.uncountedSent(url, Math.min(left, Tuning.FIRST_CONTACT_HOLD_NANOS - heldNanos));
     if (wait > 0) {
       if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;
@@ -219,8 +221,9 @@ final class OriginTurn {
       gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
       counted = null;
     }
-    if (response != null) gate.heardFrom(url); // after its quota: calls held at first contact go by it
-    if (uncounted) { // only now: until its quota is learned, it holds its place in a crowd at first contact
+    // After its quota is learned: a crowd held at first contact goes by it.
+    if (response != null) gate.heardFrom(url);
+    if (uncounted) { // only now: until its quota is learned, it holds its place in such a crowd
       uncounted = false;
       gate.uncountedEnded(url);
     }

@@ -128,7 +128,7 @@ public final class RetryInterceptor implements Interceptor {
       }
       return chain.proceed(chain.request());
     }
-    call.tag(PASSES, passes); // a node on the call's tags at its first pass only (docs/performance.md)
+    call.tag(PASSES, passes); // a node on the call's tags at its first pass (docs/performance.md)
     passes.enter(call);
     try {
       Request request = policy.keys.stamp(chain.request());
@@ -167,7 +167,7 @@ public final class RetryInterceptor implements Interceptor {
     private static final ThreadLocal<Passes> OF_THREAD = new ThreadLocal<>();
 
     private volatile Call[] calls = new Call[4];
-    private volatile int depth; // calls[0, depth) are in a pass; its write publishes the slots below it
+    private volatile int depth; // calls[0, depth) are in a pass; writing it publishes those slots
 
     static Passes ofCurrentThread() {
       Passes passes = OF_THREAD.get();
@@ -187,7 +187,9 @@ public final class RetryInterceptor implements Interceptor {
     void enter(Call call) {
       Call[] running = calls;
       int n = depth;
-      if (n == running.length) calls = running = Arrays.copyOf(running, 2 * n); // a call made inside a pass
+      if (n == running.length) { // a call made inside a pass made inside a pass…
+        calls = running = Arrays.copyOf(running, 2 * n);
+      }
       running[n] = call;
       depth = n + 1;
     }

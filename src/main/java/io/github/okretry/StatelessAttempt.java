@@ -57,13 +57,16 @@ final class StatelessAttempt {
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
-      policy.originGate.heardFrom(request.url()); // after its quota: calls held at first contact go by it
-      policy.originGate.uncountedEnded(request.url()); // only now: till then it held its place in such a crowd
+      // After its quota is learned: a crowd held at first contact goes by it; till then this call
+      // held its place in that crowd.
+      policy.originGate.heardFrom(request.url());
+      policy.originGate.uncountedEnded(request.url());
       LogicalCall.returned(policy, request, response, 1);
       return null;
     }
-    LogicalCall call = LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
-    policy.originGate.uncountedEnded(request.url()); // its answer learned (OriginTurn.answered), as above
+    LogicalCall call =
+        LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
+    policy.originGate.uncountedEnded(request.url()); // as above, once OriginTurn.answered heard it
     return call;
   }
 }

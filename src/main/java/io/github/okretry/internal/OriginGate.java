@@ -123,9 +123,9 @@ public final class OriginGate {
   /**
    * A send to {@code url}'s origin that no quota pacer counts asks to leave: 0, it goes, counted in
    * flight until {@link #uncountedEnded}; or, at first contact (the origin has not answered since
-   * this gate was made, {@link #heardFrom}) with {@link Tuning#FIRST_CONTACT_SENDS} already in flight, how long to
-   * wait before asking again, if that fits in {@code maxWaitNanos}: the first answer may publish
-   * a quota that holds it. No lock, no allocation.
+   * this gate was made, {@link #heardFrom}) with {@link Tuning#FIRST_CONTACT_SENDS} already in
+   * flight, how long to wait before asking again, if that fits in {@code maxWaitNanos}: the first
+   * answer may publish a quota that holds it. No lock, no allocation.
    */
   public long uncountedSent(HttpUrl url, long maxWaitNanos) {
     AtomicIntegerArray u = uncounted;

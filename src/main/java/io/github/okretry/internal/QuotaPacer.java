@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  *       that last reported it.
  *   <li><b>Spent</b>: available = the server's last {@code remaining} − this client's calls in
  *       flight (as nyxx), also those that left uncounted before the quota was first heard of,
- *       while only their answers have told the window's figures. At 0 a call waits until the reset plus a per-window offset in [0, one
- *       quota interval], so processes told the same reset do not return in the same instant.
+ *       while only their answers have told the window's figures. At 0 a call waits until the
+ *       reset plus a per-window offset in [0, one quota interval], so processes told the same
+ *       reset do not return in the same instant.
  *   <li><b>After the reset</b> one call at a time until an answer tells the new remaining, and
  *       <b>a fresh key</b> grows its calls in flight by one per answer (TCP's slow start): a crowd
  *       is released as the origin's answers allow, not all at once.
@@ -115,10 +116,10 @@ public final class QuotaPacer {
   }
 
   /**
-   * {@link #admit(long, String, long)}, with {@code uncountedInFlight} sends to the origin in flight
-   * that this pacer did not count (they left before it knew the origin): while a key's figures come
-   * only from such sends' answers, what it says is left is spent by them too, so a crowd that all
-   * left before the first answer does not send more on top of it to be refused.
+   * {@link #admit(long, String, long)}, with {@code uncountedInFlight} sends to the origin in
+   * flight that this pacer did not count (they left before it knew the origin): while a key's
+   * figures come only from such sends' answers, what it says is left is spent by them too, so a
+   * crowd that all left before the first answer does not send more on top of it to be refused.
    */
   public long admit(long nowNanos, String path, long maxWaitNanos, int uncountedInFlight) {
     lastActivityNanos = nowNanos;
