@@ -161,6 +161,7 @@ final class AsyncLoop {
 
   /** {@code leg}'s attempt ended with {@code response} or {@code error}. */
   private void after(Leg leg, @Nullable Response response, @Nullable IOException error) {
+    leg.onCall.attempt = null; // the response reaches its call: it keeps no attempt alive
     try {
       int seen =
           (leg.watch != null && leg.watch.stop() ? Seen.WATCH_FIRED : 0) // before any user code runs on the outcome
@@ -348,6 +349,7 @@ final class AsyncLoop {
     final Attempt attempt;
     final Call sent;
     private final @Nullable DeadlineWatch watch; // stop(): true if it fired (the deadline passed, the call canceled)
+    final Attempt.OnCall onCall; // emptied once its outcome is in hand
     boolean departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
 
     Leg(Attempt attempt) {
@@ -355,7 +357,8 @@ final class AsyncLoop {
       // Its own OkHttp call would start the client's callTimeout afresh: what the logical call has
       // left bounds it instead (reading the body too); okretry's deadline bounds it until its outcome
       // is in hand (the watch), so a slow predicate or listener cannot cancel a response in time.
-      sent = call.factory.attemptClient.newCall(attempt.request().newBuilder().tag(Attempt.class, attempt).build());
+      sent = call.factory.attemptClient.newCall(attempt.request());
+      onCall = Attempt.OnCall.tag(sent, attempt);
       sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);
       for (EventListener l : call.eventListeners) sent.addEventListener(l);
       attempt.departure = this; // before enqueue() hands it to another thread

@@ -2,6 +2,9 @@ package io.github.okretry;
 
 import io.github.okretry.internal.CallDeadline;
 import io.github.okretry.internal.SendTracker;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.Request;
 import org.jspecify.annotations.Nullable;
@@ -11,8 +14,9 @@ import org.jspecify.annotations.Nullable;
  * itself (so a send allocates nothing), with the delay of a hedge beside it ({@link
  * #hedgeAfterNanos}), and the driver hands it back to {@link LogicalCall#ended}. Attempts of one
  * call follow one another, so one is reused; each hedge (two in flight) takes its own ({@link
- * Hedging}). The factory's attempts carry it as a request tag, for {@link AttemptSettings}, which
- * also asks a hedge's {@link Departure} whether it may still go when OkHttp's dispatcher runs it.
+ * Hedging}). The factory's attempts carry it as a tag of the OkHttp call that sends it ({@link
+ * OnCall}), for {@link AttemptSettings}, which also asks a hedge's {@link Departure} whether it may
+ * still go when OkHttp's dispatcher runs it.
  */
 final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private final LogicalCall call;
@@ -28,6 +32,38 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private @Nullable Call trackedCall;
   /** Its gate in a driver that queues it, set before OkHttp has it (asked for a hedge only); else null. */
   @Nullable Departure departure;
+
+  private static final KClass<OnCall> ON_CALL = JvmClassMappingKt.getKotlinClass(OnCall.class);
+
+  /**
+   * How the factory's attempt rides on the OkHttp call that sends it, for {@link AttemptSettings}
+   * and for a {@link RetryInterceptor} in the factory's client. A tag of that call, not of its
+   * request: the request of the response the caller gets carries nothing of okretry's, so a
+   * follow-up built from it is a call like any other. The driver empties it once the attempt's
+   * outcome is in hand: the response reaches its call, and must not keep the attempt, its logical
+   * call and its failures alive.
+   */
+  static final class OnCall implements Function0<OnCall> {
+    volatile @Nullable Attempt attempt;
+
+    /** Tags {@code sent}, the OkHttp call of {@code attempt}, with it. */
+    static OnCall tag(Call sent, Attempt attempt) {
+      OnCall on = new OnCall();
+      on.attempt = attempt;
+      return sent.tag(ON_CALL, on);
+    }
+
+    @Override
+    public OnCall invoke() {
+      return this;
+    }
+  }
+
+  /** The factory's attempt that {@code call} sends, until its outcome is in hand; else null. */
+  static @Nullable Attempt ofCall(Call call) {
+    OnCall on = call.tag(ON_CALL);
+    return on != null ? on.attempt : null;
+  }
 
   /** Asked when a queued attempt (a hedge) leaves the driver's queue, before anything is sent. */
   interface Departure {

@@ -11,8 +11,8 @@ import okhttp3.Response;
  * What okretry sets on the chain of each attempt, in one place for both drivers: timeouts shrunk
  * to the time left, and OkHttp's own retries off for a request that must not be repeated. {@link
  * RetryInterceptor} applies it to its chain directly; {@link RetryingCallFactory} makes each
- * attempt a separate OkHttp call, so the attempt travels on its request as a tag and this
- * interceptor, on the factory's attempt client, applies its settings.
+ * attempt a separate OkHttp call, so the attempt travels on that call as a tag ({@link
+ * Attempt.OnCall}) and this interceptor, on the factory's attempt client, applies its settings.
  *
  * <p>First among the attempt client's interceptors, it runs when OkHttp's dispatcher runs the
  * attempt's call: the moment a hedge leaves the queue. A hedge that must not go by then (its
@@ -28,7 +28,7 @@ final class AttemptSettings implements Interceptor {
 
   @Override
   public Response intercept(Chain chain) throws IOException {
-    Attempt attempt = chain.request().tag(Attempt.class);
+    Attempt attempt = Attempt.ofCall(chain.call());
     if (attempt == null) return chain.proceed(chain.request());
     // Checked once the call left the dispatcher: a hedge that waited behind the attempts it
     // hedges is paid for and reported only if it goes (Hedging). Its failure is dropped unseen.

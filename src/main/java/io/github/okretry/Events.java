@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Events {
 
-  // Named after the class that writes it, as RetryingCall's is; "io.github.okretry" covers both.
+  // One of three loggers, with RetryInterceptor's (a call passed through) and AsyncLoop's, named
+  // RetryingCall after the call it reports on; "io.github.okretry" covers them.
   private static final Logger log = LoggerFactory.getLogger(Events.class);
 
   private final RetryListener listener;

@@ -173,7 +173,8 @@ final class LogicalCall {
     return attempts <= maxRetries && deadline.remainingNanos(nowNanos) > 0;
   }
 
-  @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
+  // Why the call ended, if it gave up: read by tests and SimulatedDriver, never a decision.
+  @Nullable GiveUpReason gaveUpFor() {
     return failures.gaveUpFor();
   }
 
@@ -342,6 +343,7 @@ final class LogicalCall {
     try {
       retryable = policy.classifier.isRetryable(response);
     } catch (RuntimeException e) {
+      origin.answered(response, false, RetryAfter.ABSENT); // no longer in flight for its quota
       // An interceptor may throw only IOException; the response goes unread, so it is closed.
       return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw",
           new IOException("okretry: the retryOnResponse predicate threw", e));

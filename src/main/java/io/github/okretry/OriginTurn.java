@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
+import io.github.okretry.internal.Tuning;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -47,6 +48,7 @@ final class OriginTurn {
   private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
   private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
+  private boolean uncounted; // its attempt in flight, one the gate counts for no quota pacer
   private long quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos; 0: none
   private long quotaHeldSinceNanos;
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
@@ -113,18 +115,25 @@ final class OriginTurn {
    * maxWaitNanos} the call had then, else short waits that each fit would add up past the deadline.
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
-    if (counted != null || !gate.pacesQuotas()) return null; // the common case: no quota ever seen
-    long left = quotaHoldNanos > 0 ? quotaHoldNanos - (nowNanos - quotaHeldSinceNanos) : maxWaitNanos;
-    OriginGate.QuotaTurn turn = gate.admitQuota(url, nowNanos, Math.max(0, left));
-    if (turn != null && turn.waitNanos() > 0) {
+    if (counted != null || uncounted || !gate.readsQuotas()) return null;
+    long heldNanos = quotaHoldNanos > 0 ? nowNanos - quotaHeldSinceNanos : 0;
+    long left = Math.max(0, quotaHoldNanos > 0 ? quotaHoldNanos - heldNanos : maxWaitNanos);
+    // null: no quota ever seen, or none for this origin
+    OriginGate.QuotaTurn turn = gate.pacesQuotas() ? gate.admitQuota(url, nowNanos, left) : null;
+    // Without a quota it goes uncounted, but not as the 11th of a crowd on an origin that never
+    // answered: that one waits for the first answer, at most FIRST_CONTACT_HOLD_NANOS in all.
+    long wait = turn != null ? turn.waitNanos()
+        : gate.uncountedSent(url, Math.min(left, Tuning.FIRST_CONTACT_HOLD_NANOS - heldNanos));
+    if (wait > 0) {
       if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;
         quotaHoldNanos = maxWaitNanos;
       }
-      return Step.waitFor(turn.waitNanos());
+      return Step.waitFor(wait);
     }
     quotaHoldNanos = 0;
-    counted = turn; // null: it goes uncounted, the origin has no quota
+    counted = turn;
+    uncounted = turn == null; // in flight, as the gate counts the sends no quota counts
     return null;
   }
 
@@ -211,6 +220,12 @@ final class OriginTurn {
     if (counted != null || (response != null && gate.readsQuotas())) {
       gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
       counted = null;
+    }
+    // After its quota is learned: a crowd held at first contact goes by it.
+    if (response != null) gate.heardFrom(url);
+    if (uncounted) { // only now: until its quota is learned, it holds its place in such a crowd
+      uncounted = false;
+      gate.uncountedEnded(url);
     }
     if (crowd == Crowd.SENT) {
       crowd = Crowd.NOT_PACED;

@@ -3,9 +3,11 @@ package io.github.okretry;
 import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
+import java.util.Arrays;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
+import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -37,14 +39,15 @@ import org.slf4j.LoggerFactory;
  * through {@code newBuilder()} of a library's client, or in the client of a {@link
  * RetryingCallFactory}) sends each of its attempts once, as if it were not there: no key, no
  * deadline, no retry and no event of its own. The call makes the attempts the outer layer alone
- * would make, never fewer and never more.
+ * would make, never fewer and never more. An interceptor before this one that proceeds again once
+ * a pass through it has ended (a 401 answered with a fresh token, a failover to another host)
+ * starts a logical call of its own: its own key, deadline, retries and events.
  */
 public final class RetryInterceptor implements Interceptor {
 
   private static final Logger log = LoggerFactory.getLogger(RetryInterceptor.class);
   // Constants: OkHttp's tag(Class) wraps the class in a new KClass on every lookup (RequestTags).
-  private static final KClass<Governed> GOVERNED = JvmClassMappingKt.getKotlinClass(Governed.class);
-  private static final KClass<Attempt> ATTEMPT = JvmClassMappingKt.getKotlinClass(Attempt.class);
+  private static final KClass<Passes> PASSES = JvmClassMappingKt.getKotlinClass(Passes.class);
 
   private final RetryPolicy policy;
   /**
@@ -114,39 +117,92 @@ public final class RetryInterceptor implements Interceptor {
       throw new IllegalStateException(
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
+    Call call = chain.call();
+    Passes passes = Passes.ofCurrentThread();
     // Two layers would multiply their attempts: the first a call meets sees the whole logical
     // call, so one inside it sees a single attempt and sends it once (see the class doc).
-    if (governed(chain)) {
+    if (governed(call, passes)) {
       if (log.isDebugEnabled()) {
         log.debug("{} passes {} {} through once: another okretry layer governs the call",
             this, chain.request().method(), chain.request().url().redact());
       }
       return chain.proceed(chain.request());
     }
-    chain.call().tag(GOVERNED, Governed.MARK);
-    Request request = policy.keys.stamp(chain.request());
-    // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-    LogicalCall logical =
-        StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(chain.call().timeout()));
-    return BlockingLoop.run(chain, policy, request, logical, waits);
+    call.tag(PASSES, passes); // a node on the call's tags at its first pass (docs/performance.md)
+    passes.enter(call);
+    try {
+      Request request = policy.keys.stamp(chain.request());
+      // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
+      LogicalCall logical =
+          StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(call.timeout()));
+      return BlockingLoop.run(chain, policy, request, logical, waits);
+    } finally {
+      passes.exit(); // a later pass (an interceptor above that proceeds again) is a call of its own
+    }
   }
 
   /**
-   * True if an okretry layer above this interceptor governs the call of {@code chain}: a {@code
-   * RetryInterceptor} earlier in the same client (its call tag, a small node rather than a copy of
-   * the request, reaches every interceptor of the call whatever request they pass on), or a {@link
-   * RetryingCallFactory} whose attempt this is (its attempts carry their {@link Attempt}).
+   * True if an okretry layer above this interceptor is running a pass of {@code call} now: a {@code
+   * RetryInterceptor} earlier in the same client, on this thread ({@code mine}) or on the thread
+   * that made the call's first pass (its {@link Passes} is the call's tag, which reaches every
+   * interceptor of the call whatever request they pass on: an interceptor between the two layers
+   * may proceed on a thread of its own), or a {@link RetryingCallFactory} whose attempt this call
+   * is ({@link Attempt#ofCall}). A pass that has ended governs nothing.
    */
-  private static boolean governed(Chain chain) {
-    return chain.call().tag(GOVERNED) != null || chain.request().tag(ATTEMPT) != null;
+  private static boolean governed(Call call, Passes mine) {
+    if (mine.running(call)) return true;
+    Passes first = call.tag(PASSES);
+    return first != null && first != mine && first.running(call) || Attempt.ofCall(call) != null;
   }
 
-  /** The call tag's one value, and the function that supplies it, so tagging allocates no lambda. */
-  private enum Governed implements Function0<Governed> {
-    MARK;
+  /**
+   * The calls one thread is running a pass of, innermost last: the mark that tells a {@code
+   * RetryInterceptor} inside a pass to pass the call through, cleared when the pass ends. One per
+   * thread, made at its first pass; the first thread's is also the tag of each call, so a mark is
+   * seen across a thread hop, and tagging allocates nothing but the tag's node (a mark object of
+   * each call's own would add 16 B to every call). Written only by its thread; read by another
+   * only through a call's tag. It holds a call only while its pass runs.
+   */
+  private static final class Passes implements Function0<Passes> {
+    private static final ThreadLocal<Passes> OF_THREAD = new ThreadLocal<>();
+
+    private volatile Call[] calls = new Call[4];
+    private volatile int depth; // calls[0, depth) are in a pass; writing it publishes those slots
+
+    static Passes ofCurrentThread() {
+      Passes passes = OF_THREAD.get();
+      if (passes == null) OF_THREAD.set(passes = new Passes());
+      return passes;
+    }
+
+    boolean running(Call call) {
+      int n = depth;
+      Call[] running = calls;
+      for (int i = Math.min(n, running.length) - 1; i >= 0; i--) {
+        if (running[i] == call) return true;
+      }
+      return false;
+    }
+
+    void enter(Call call) {
+      Call[] running = calls;
+      int n = depth;
+      if (n == running.length) { // a call made inside a pass made inside a pass…
+        calls = running = Arrays.copyOf(running, 2 * n);
+      }
+      running[n] = call;
+      depth = n + 1;
+    }
+
+    /** Ends the innermost pass: passes on one thread nest, as the calls of {@code intercept} do. */
+    void exit() {
+      int n = depth - 1;
+      calls[n] = null; // holds no call after its pass
+      depth = n;
+    }
 
     @Override
-    public Governed invoke() {
+    public Passes invoke() {
       return this;
     }
   }

@@ -46,9 +46,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Callbacks run on the client's dispatcher (also after a wait on the scheduler), never
  * inside {@link Call#cancel()} or {@link #close()}, which never throw what a callback or listener
- * throws. An {@link Error} or unchecked exception thrown by a predicate or listener ends the call
- * as OkHttp ends a call whose interceptor throws: the callback, if it has not run, gets {@code
- * IOException("canceled due to " + t)}, and {@code t} is rethrown on the thread that ran it.
+ * throws. A {@link RuntimeException} thrown by a listener is logged and ignored; one thrown by a
+ * predicate ends the call with {@code IOException("okretry: the retryOnResponse predicate
+ * threw")} (or {@code retryOnException}), that exception as its cause, delivered as any failure.
+ * An {@link Error} thrown by either ends the call as OkHttp ends a call whose interceptor throws
+ * one: the callback, if it has not run, gets {@code IOException("canceled due to " + t)}, and
+ * {@code t} is rethrown on the thread that ran it.
  */
 public final class RetryingCallFactory implements Call.Factory, Closeable {
 

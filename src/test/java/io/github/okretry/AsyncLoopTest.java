@@ -204,7 +204,7 @@ class AsyncLoopTest extends ScriptedTest {
     call.addEventListener(new EventListener() {
       @Override
       public void callStart(Call attempt) {
-        seen.add("callStart " + attempt.request().tag(Attempt.class).number);
+        seen.add("callStart " + Attempt.ofCall(attempt).number);
       }
     });
     assertThatThrownBy(() -> call.addEventListener(null)).isInstanceOf(NullPointerException.class).hasMessage("eventListener == null");

@@ -212,6 +212,17 @@ class GitHubLimitsTest {
   }
 
   @Test
+  void byDefaultTheCoreBucketOnThirtyPathsSendsAtMostFortyRequests() throws Exception {
+    // Issue 36 item 4: before, all 30 went before any answer through the interceptor (50 requests,
+    // 20 refused once) and 32 to 46 through the factory. Now 10 go on an origin that never
+    // answered; the rest wait for the first answer, whose quota holds them, counting those in flight.
+    Run run = crowd(new GitHubLimiter(2_000, false), QuotaPacing.PUBLISHED, issues(30));
+    assertThat(run.ok()).isEqualTo(30);
+    assertThat(run.requests()).isLessThanOrEqualTo(40);
+    assertThat(run.makespanMs()).isLessThan(15_000);
+  }
+
+  @Test
   void aRetryThatNoPacerHoldsWaitsForTheResetItself() throws Exception {
     // A per-user quota okretry keys to each path (pk) and a 429 without Retry-After: only the
     // refusal's own reset holds its retry. Before: on the backoff, refused again, 10 of 30 through.

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
 import okhttp3.Request;
 
 /** Executors for an OkHttp {@code Dispatcher} in tests on fake time ({@link FakeScheduler}). */
@@ -30,8 +31,9 @@ final class TestExecutors {
 
     @Override
     public void execute(Runnable command) {
-      Request request = requestOf(command);
-      Attempt attempt = request != null ? request.tag(Attempt.class) : null;
+      Call call = callOf(command);
+      Request request = call != null ? call.request() : null;
+      Attempt attempt = call != null ? Attempt.ofCall(call) : null;
       Latency own = request != null ? request.tag(Latency.class) : null;
       long ms = own != null ? own.millis()
           : attempt == null || !attempt.departs() ? 0 // a hedge that does not go fails at once
@@ -39,9 +41,9 @@ final class TestExecutors {
       scheduler.executeAfter(command, ms * MS);
     }
 
-    private static Request requestOf(Runnable command) {
-      try { // OkHttp's AsyncCall: its request carries the Attempt tag
-        return (Request) command.getClass().getMethod("getRequest").invoke(command);
+    private static Call callOf(Runnable command) {
+      try { // OkHttp's AsyncCall: its call carries the Attempt tag
+        return (Call) command.getClass().getMethod("getCall").invoke(command);
       } catch (ReflectiveOperationException e) {
         return null; // a callback handed over by okretry
       }

@@ -4,6 +4,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import okhttp3.HttpUrl;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -12,7 +13,10 @@ import org.jspecify.annotations.Nullable;
  * What one policy's calls know per origin (scheme, host, port): the opt-in origin-wide {@code
  * Retry-After} gate (every call to an origin that refused one with a 429/503 {@code Retry-After}
  * waits until the time it named), the {@link OriginPacer} of the retries waiting on it, and, once
- * it published a quota (or, probing, was called), its {@link QuotaPacer}.
+ * it published a quota (or, probing, was called), its {@link QuotaPacer}. Beside the table, by
+ * stripes of origins and without a lock, the sends no pacer counts and whether their origin ever
+ * answered: a quota first heard of counts those still in flight, and at first contact a crowd
+ * sends {@link Tuning#FIRST_CONTACT_SENDS} before its origin's first answer.
  *
  * <p>Bounded: at most {@code maxOrigins} origins (about 200 bytes each); past that the least
  * recently used is forgotten, which at worst lets one call through to an origin still closed, to
@@ -82,6 +86,15 @@ public final class OriginGate {
   private final LinkedHashMap<String, Entry> entries; // guarded by this; access order: LRU first
   private volatile int size; // entries.size(), readable without the lock
   private volatile int quotaOrigins; // entries with a QuotaPacer, readable without the lock
+  /**
+   * Sends in flight that no quota pacer counts (a first attempt without state, a call to an origin
+   * with no pacer yet), by a stripe of their origin: what a quota first heard of may not show yet.
+   * Two origins may share a stripe; the count is read only while a window's figures came from such
+   * sends alone ({@link QuotaPacer#admit}). Null unless quotas are read.
+   */
+  private final @Nullable AtomicIntegerArray uncounted;
+  /** Per stripe of {@link #uncounted}: 1 once its origin answered ({@link #heardFrom}). */
+  private final @Nullable AtomicIntegerArray heard;
 
   /**
    * A gate remembering at most {@code maxOrigins} origins.
@@ -100,6 +113,59 @@ public final class OriginGate {
     this.clock = clock;
     this.random = random;
     this.entries = new LinkedHashMap<>(16, 0.75f, true);
+    this.uncounted = paceQuotas ? new AtomicIntegerArray(UNCOUNTED_STRIPES) : null;
+    this.heard = paceQuotas ? new AtomicIntegerArray(UNCOUNTED_STRIPES) : null;
+  }
+
+  /** Stripes of {@link #uncounted}: a power of two. */
+  static final int UNCOUNTED_STRIPES = 64;
+
+  /**
+   * A send to {@code url}'s origin that no quota pacer counts asks to leave: 0, it goes, counted in
+   * flight until {@link #uncountedEnded}; or, at first contact (the origin has not answered since
+   * this gate was made, {@link #heardFrom}) with {@link Tuning#FIRST_CONTACT_SENDS} already in
+   * flight, how long to wait before asking again, if that fits in {@code maxWaitNanos}: the first
+   * answer may publish a quota that holds it. No lock, no allocation.
+   */
+  public long uncountedSent(HttpUrl url, long maxWaitNanos) {
+    AtomicIntegerArray u = uncounted;
+    AtomicIntegerArray h = heard;
+    if (u == null || h == null) return 0;
+    int i = stripe(url);
+    if (u.incrementAndGet(i) > Tuning.FIRST_CONTACT_SENDS && !probe && h.get(i) == 0
+        && QuotaPacer.ANSWER_POLL_NANOS <= maxWaitNanos) {
+      u.decrementAndGet(i);
+      return QuotaPacer.ANSWER_POLL_NANOS;
+    }
+    return 0;
+  }
+
+  /** The outcome of a send {@link #uncountedSent} let go is in hand. */
+  public void uncountedEnded(HttpUrl url) {
+    AtomicIntegerArray u = uncounted;
+    if (u != null) u.decrementAndGet(stripe(url));
+  }
+
+  /**
+   * {@code url}'s origin answered a call (a response, not an exception), and {@link
+   * #quotaAnswered} has learned the quota it published, if any: calls held at first contact go by
+   * that quota from now on, or at once if it published none.
+   */
+  public void heardFrom(HttpUrl url) {
+    AtomicIntegerArray h = heard;
+    if (h == null) return;
+    int i = stripe(url);
+    if (h.get(i) == 0) h.set(i, 1);
+  }
+
+  private int uncountedInFlight(HttpUrl url) {
+    AtomicIntegerArray u = uncounted;
+    return u != null ? Math.max(0, u.get(stripe(url))) : 0;
+  }
+
+  private static int stripe(HttpUrl url) {
+    int h = url.host().hashCode() * 31 + url.port();
+    return (h ^ (h >>> 16)) & (UNCOUNTED_STRIPES - 1);
   }
 
   /** Whether a call must ask {@link #admitQuota} before it goes: some origin is paced by its quota, or probing is on. */
@@ -128,7 +194,7 @@ public final class OriginGate {
       Entry entry = probe ? entryFor(key, nowNanos) : entries.get(key);
       if (entry == null || (entry.quota == null && !probe)) return null;
       QuotaPacer quota = quotaFor(entry, nowNanos);
-      long wait = quota.admit(nowNanos, url.encodedPath(), maxWaitNanos);
+      long wait = quota.admit(nowNanos, url.encodedPath(), maxWaitNanos, uncountedInFlight(url));
       return new QuotaTurn(key, wait > 0 ? 0 : quota.lastSend(), wait);
     }
   }

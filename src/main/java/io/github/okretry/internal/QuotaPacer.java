@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  *       ({@link #bucketFor}); a partition may be anything, so a {@code pk} gates only the path
  *       that last reported it.
  *   <li><b>Spent</b>: available = the server's last {@code remaining} − this client's calls in
- *       flight (as nyxx). At 0 a call waits until the reset plus a per-window offset in [0, one
- *       quota interval], so processes told the same reset do not return in the same instant.
+ *       flight (as nyxx), also those that left uncounted before the quota was first heard of,
+ *       while only their answers have told the window's figures. At 0 a call waits until the
+ *       reset plus a per-window offset in [0, one quota interval], so processes told the same
+ *       reset do not return in the same instant.
  *   <li><b>After the reset</b> one call at a time until an answer tells the new remaining, and
  *       <b>a fresh key</b> grows its calls in flight by one per answer (TCP's slow start): a crowd
  *       is released as the origin's answers allow, not all at once.
@@ -110,6 +112,16 @@ public final class QuotaPacer {
    * @param maxWaitNanos the longest this call can wait; a longer wait is not imposed
    */
   public long admit(long nowNanos, String path, long maxWaitNanos) {
+    return admit(nowNanos, path, maxWaitNanos, 0);
+  }
+
+  /**
+   * {@link #admit(long, String, long)}, with {@code uncountedInFlight} sends to the origin in
+   * flight that this pacer did not count (they left before it knew the origin): while a key's
+   * figures come only from such sends' answers, what it says is left is spent by them too, so a
+   * crowd that all left before the first answer does not send more on top of it to be refused.
+   */
+  public long admit(long nowNanos, String path, long maxWaitNanos, int uncountedInFlight) {
     lastActivityNanos = nowNanos;
     long notBefore = probing && inFlight > 0 ? nowNanos + ANSWER_POLL_NANOS : nowNanos;
     boolean anyShared = false;
@@ -119,7 +131,7 @@ public final class QuotaPacer {
       Key k = keys[i];
       if ((k.byPath && !path.equals(k.path)) || (k.bucket && k != bucket)) continue;
       anyKey = true;
-      long t = notBefore(k, nowNanos);
+      long t = notBefore(k, nowNanos, uncountedInFlight);
       if (t - notBefore > 0) notBefore = t;
       anyShared |= k.shared(nowNanos) && k.current(nowNanos);
     }
@@ -139,8 +151,11 @@ public final class QuotaPacer {
     return sends;
   }
 
-  private long notBefore(Key k, long nowNanos) {
+  private long notBefore(Key k, long nowNanos, int uncountedInFlight) {
     long available = k.remaining - inFlight;
+    // No counted send has answered in this window: its figures may not include the sends that
+    // left uncounted (once one has, the sends before it reached the server before it, as a rule).
+    if (k.baseSeq == 0) available -= uncountedInFlight;
     if (k.hasReset && nowNanos - k.resetAtNanos >= 0) {
       // The window the figures describe is over: one call at a time until an answer says more.
       long releaseAt = k.resetAtNanos + k.offsetNanos;
