@@ -120,10 +120,7 @@ final class OriginTurn {
     long left = Math.max(0, quotaHoldNanos > 0 ? quotaHoldNanos - heldNanos : maxWaitNanos);
     // null: no quota ever seen, or none for this origin
     OriginGate.QuotaTurn turn = gate.pacesQuotas() ? gate.admitQuota(url, nowNanos, left) : null;
-    // Without a quota it goes uncounted, but not as the 11th of a crowd on an origin that never
-    // answered: that one waits for the first answer, at most FIRST_CONTACT_HOLD_NANOS in all.
-    long wait = turn != null ? turn.waitNanos()
-        : gate.uncountedSent(url, Math.min(left, Tuning.FIRST_CONTACT_HOLD_NANOS - heldNanos));
+    long wait = turn != null ? turn.waitNanos() : 0;
     if (wait > 0) {
       if (quotaHoldNanos == 0) { // a first wait fits in maxWaitNanos, so that is positive
         quotaHeldSinceNanos = nowNanos;
@@ -133,7 +130,10 @@ final class OriginTurn {
     }
     quotaHoldNanos = 0;
     counted = turn;
-    uncounted = turn == null; // in flight, as the gate counts the sends no quota counts
+    if (turn == null) { // without a quota it goes uncounted: the gate counts it in flight
+      uncounted = true;
+      gate.uncountedSent(url);
+    }
     return null;
   }
 
@@ -221,9 +221,7 @@ final class OriginTurn {
       gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
       counted = null;
     }
-    // After its quota is learned: a crowd held at first contact goes by it.
-    if (response != null) gate.heardFrom(url);
-    if (uncounted) { // only now: until its quota is learned, it holds its place in such a crowd
+    if (uncounted) { // only now, once the quota it may publish is learned
       uncounted = false;
       gate.uncountedEnded(url);
     }

@@ -33,10 +33,8 @@ final class StatelessAttempt {
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests() && !policy.budget.hasOpenStreaks()
-        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))
-        // counted in flight for a quota first heard of while it is out; the 11th of a crowd on an
-        // origin that never answered waits for that answer, with state
-        && policy.originGate.uncountedSent(request.url(), Long.MAX_VALUE) == 0) {
+        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+      policy.originGate.uncountedSent(request.url()); // a quota first heard of while it is out counts it
       policy.events.attemptStarted(request, 1);
       return null;
     }
@@ -58,16 +56,14 @@ final class StatelessAttempt {
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
-      // After its quota is learned: a crowd held at first contact goes by it; till then this call
-      // held its place in that crowd.
-      policy.originGate.heardFrom(request.url());
-      policy.originGate.uncountedEnded(request.url());
+      policy.originGate.uncountedEnded(request.url()); // once its quota, if any, is learned
       LogicalCall.returned(policy, request, null, response, 1, 0);
       return null;
     }
     LogicalCall call =
         LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
-    policy.originGate.uncountedEnded(request.url()); // as above, once OriginTurn.answered heard it
+    policy.originGate.uncountedEnded(request.url()); // as above, once OriginTurn.answered heard it; a
+    // predicate that threw there made a THROW, and the count ends as well
     return call;
   }
 }

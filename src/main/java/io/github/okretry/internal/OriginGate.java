@@ -14,9 +14,8 @@ import org.jspecify.annotations.Nullable;
  * Retry-After} gate (every call to an origin that refused one with a 429/503 {@code Retry-After}
  * waits until the time it named), the {@link OriginPacer} of the retries waiting on it, and, once
  * it published a quota (or, probing, was called), its {@link QuotaPacer}. Beside the table, by
- * stripes of origins and without a lock, the sends no pacer counts and whether their origin ever
- * answered: a quota first heard of counts those still in flight, and at first contact a crowd
- * sends {@link Tuning#FIRST_CONTACT_SENDS} before its origin's first answer.
+ * stripes of origins and without a lock, the sends no pacer counts: a quota first heard of counts
+ * those still in flight.
  *
  * <p>Bounded: at most {@code maxOrigins} origins (about 200 bytes each); past that the least
  * recently used is forgotten, which at worst lets one call through to an origin still closed, to
@@ -93,8 +92,6 @@ public final class OriginGate {
    * sends alone ({@link QuotaPacer#admit}). Null unless quotas are read.
    */
   private final @Nullable AtomicIntegerArray uncounted;
-  /** Per stripe of {@link #uncounted}: 1 once its origin answered ({@link #heardFrom}). */
-  private final @Nullable AtomicIntegerArray heard;
 
   /**
    * A gate remembering at most {@code maxOrigins} origins.
@@ -114,48 +111,26 @@ public final class OriginGate {
     this.random = random;
     this.entries = new LinkedHashMap<>(16, 0.75f, true);
     this.uncounted = paceQuotas ? new AtomicIntegerArray(UNCOUNTED_STRIPES) : null;
-    this.heard = paceQuotas ? new AtomicIntegerArray(UNCOUNTED_STRIPES) : null;
   }
 
   /** Stripes of {@link #uncounted}: a power of two. */
   static final int UNCOUNTED_STRIPES = 64;
 
   /**
-   * A send to {@code url}'s origin that no quota pacer counts asks to leave: 0, it goes, counted in
-   * flight until {@link #uncountedEnded}; or, at first contact (the origin has not answered since
-   * this gate was made, {@link #heardFrom}) with {@link Tuning#FIRST_CONTACT_SENDS} already in
-   * flight, how long to wait before asking again, if that fits in {@code maxWaitNanos}: the first
-   * answer may publish a quota that holds it. No lock, no allocation.
+   * A send to {@code url}'s origin that no quota pacer counts leaves: counted in flight until
+   * {@link #uncountedEnded}, so that a quota first heard of meanwhile counts it. No lock, no
+   * allocation. (Holding a crowd until the origin's first answer would meet a quota sooner, but a
+   * first attempt runs at once: that is {@code PROBE}'s, opt-in.)
    */
-  public long uncountedSent(HttpUrl url, long maxWaitNanos) {
+  public void uncountedSent(HttpUrl url) {
     AtomicIntegerArray u = uncounted;
-    AtomicIntegerArray h = heard;
-    if (u == null || h == null) return 0;
-    int i = stripe(url);
-    if (u.incrementAndGet(i) > Tuning.FIRST_CONTACT_SENDS && !probe && h.get(i) == 0
-        && QuotaPacer.ANSWER_POLL_NANOS <= maxWaitNanos) {
-      u.decrementAndGet(i);
-      return QuotaPacer.ANSWER_POLL_NANOS;
-    }
-    return 0;
+    if (u != null) u.incrementAndGet(stripe(url));
   }
 
   /** The outcome of a send {@link #uncountedSent} let go is in hand. */
   public void uncountedEnded(HttpUrl url) {
     AtomicIntegerArray u = uncounted;
     if (u != null) u.decrementAndGet(stripe(url));
-  }
-
-  /**
-   * {@code url}'s origin answered a call (a response, not an exception), and {@link
-   * #quotaAnswered} has learned the quota it published, if any: calls held at first contact go by
-   * that quota from now on, or at once if it published none.
-   */
-  public void heardFrom(HttpUrl url) {
-    AtomicIntegerArray h = heard;
-    if (h == null) return;
-    int i = stripe(url);
-    if (h.get(i) == 0) h.set(i, 1);
   }
 
   private int uncountedInFlight(HttpUrl url) {

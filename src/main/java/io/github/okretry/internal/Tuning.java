@@ -109,22 +109,6 @@ public final class Tuning {
    */
   public static final double PACING_RATE_SLACK = 2.0;
 
-  // ---- Published quotas (QuotaPacer, OriginGate) ----
-
-  /**
-   * Sends to an origin that has not answered this policy yet that go at once, uncounted; more wait
-   * for its first answer, whose published quota may hold them (as {@code PROBE} holds all but one,
-   * which costs a crowd on every fresh origin a round trip): TCP's initial window (RFC 6928).
-   */
-  public static final int FIRST_CONTACT_SENDS = 10;
-
-  /**
-   * The longest a call waits for that first answer (also within {@code maxRetryAfter} and half its
-   * time left): a first answer later than this is a slow origin, not a quota to learn, and the
-   * crowd should not pay for it twice.
-   */
-  public static final long FIRST_CONTACT_HOLD_NANOS = TimeUnit.SECONDS.toNanos(1);
-
   // ---- Per-origin state (OriginGate) ----
 
   /** The most origins one policy's {@link OriginGate} remembers, about 200 bytes each; then LRU. */

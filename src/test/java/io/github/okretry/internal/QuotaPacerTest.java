@@ -72,7 +72,7 @@ class QuotaPacerTest {
    */
   @Test
   void sendsThatLeftBeforeTheFirstAnswerSpendWhatItSaysIsLeft() {
-    for (int i = 0; i < 12; i++) gate.uncountedSent(URL, 0);
+    for (int i = 0; i < 12; i++) gate.uncountedSent(URL);
     gate.uncountedEnded(URL);
     answer(null, MS, 200, POLICY + " | RateLimit: \"default\";r=9;t=1");
     assertThat(admit(2 * MS).waitNanos()).as("9 left, 11 in flight: spent until the reset").isGreaterThanOrEqualTo(S - 2 * MS);
@@ -80,26 +80,9 @@ class QuotaPacerTest {
     assertThat(admit(3 * MS).waitNanos()).as("none in flight: 9 left").isZero();
   }
 
-  /** Issue 36 item 4: at first contact 10 sends go at once; more wait for the first answer. */
-  @Test
-  void aCrowdOnAnOriginThatNeverAnsweredSendsTenAndHoldsTheRestForItsFirstAnswer() {
-    for (int i = 0; i < 10; i++) assertThat(gate.uncountedSent(URL, FAR)).as("send %d", i + 1).isZero();
-    assertThat(gate.uncountedSent(URL, FAR)).as("the 11th").isEqualTo(QuotaPacer.ANSWER_POLL_NANOS);
-    assertThat(gate.uncountedSent(URL, QuotaPacer.ANSWER_POLL_NANOS - 1)).as("unless it cannot wait").isZero();
-    assertThat(gate.uncountedSent(URL, FAR)).as("11 in flight").isEqualTo(QuotaPacer.ANSWER_POLL_NANOS);
-    gate.uncountedEnded(URL);
-    gate.uncountedEnded(URL); // two failed: no answer yet, 9 in flight
-    assertThat(gate.uncountedSent(URL, FAR)).as("the 10th in flight").isZero();
-    assertThat(gate.uncountedSent(URL, FAR)).as("the 11th").isEqualTo(QuotaPacer.ANSWER_POLL_NANOS);
-    gate.uncountedEnded(URL);
-    gate.heardFrom(URL); // the first answer, its quota (none here) learned
-    for (int i = 0; i < 20; i++) assertThat(gate.uncountedSent(URL, FAR)).as("heard from: no hold").isZero();
-    assertThat(gate(true).uncountedSent(URL, FAR)).as("PROBE counts every send in its pacer").isZero();
-  }
-
   @Test
   void aCountedAnswerInTheWindowLeavesTheUncountedToItsFigures() {
-    for (int i = 0; i < 12; i++) gate.uncountedSent(URL, 0);
+    for (int i = 0; i < 12; i++) gate.uncountedSent(URL);
     answer(null, MS, 200, POLICY + " | RateLimit: \"default\";r=15;t=1");
     QuotaTurn counted = admit(2 * MS);
     assertThat(counted.waitNanos()).as("15 left, 12 in flight").isZero();

@@ -1,7 +1,6 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.Jitter;
-import io.github.okretry.QuotaPacing;
 import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryInterceptor;
 import io.github.okretry.RetryPolicy;
@@ -111,8 +110,7 @@ public final class JitterHistogramExample {
           .baseDelay(Duration.ofMillis(100))
           .maxDelay(Duration.ofSeconds(1))
           .maxRetries(10)
-          .retryBudget(RetryBudget.unlimited()) // show the jitter alone, not the retry budget,
-          .quotaPacing(QuotaPacing.OFF) // nor the 10 a fresh origin gets before its first answer
+          .retryBudget(RetryBudget.unlimited()) // show the jitter alone, not the retry budget
           .build());
       OkHttpClient client = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(CALLERS, 1, TimeUnit.MINUTES))
