@@ -166,9 +166,9 @@ class RefusedCrowdBudgetTest {
     final Interceptor server;
     final RetryPolicy policy;
 
-    /** Issue 14's burst settings against the {@link Limiter}. */
-    Crowd(RetryBudget budget, TimeSource time) {
-      this(budget, time, null, RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5)));
+    /** Issue 14's burst settings, as CrowdTest's. */
+    static RetryPolicy.Builder burstPolicy() {
+      return RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5));
     }
 
     /** {@code policy} (its budget, time, randomness and listener set here) against {@code server}, else the {@link Limiter}. */
@@ -238,8 +238,7 @@ class RefusedCrowdBudgetTest {
     private BlockingCrowd(RetryBudget budget, TurnTakingTime time,
         java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor> server,
         RetryPolicy.@org.jspecify.annotations.Nullable Builder policy) {
-      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy
-          : RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5)));
+      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy : burstPolicy());
       this.time = time;
       this.client = LeakCheck.track(
           new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(this.policy)).addInterceptor(this.server).build());
@@ -286,8 +285,7 @@ class RefusedCrowdBudgetTest {
     private AsyncCrowd(RetryBudget budget, FakeTime time,
         java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor> server,
         RetryPolicy.@org.jspecify.annotations.Nullable Builder policy) {
-      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy
-          : RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5)));
+      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy : burstPolicy());
       this.time = time;
       this.scheduler = new FakeScheduler(time);
       OkHttpClient client = LeakCheck.track(
