@@ -12,6 +12,7 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -166,7 +167,7 @@ public final class RetryInterceptor implements Interceptor {
   private static final class Passes implements Function0<Passes> {
     private static final ThreadLocal<Passes> OF_THREAD = new ThreadLocal<>();
 
-    private volatile Call[] calls = new Call[4];
+    private volatile @Nullable Call[] calls = new Call[4];
     private volatile int depth; // calls[0, depth) are in a pass; writing it publishes those slots
 
     static Passes ofCurrentThread() {
@@ -177,7 +178,7 @@ public final class RetryInterceptor implements Interceptor {
 
     boolean running(Call call) {
       int n = depth;
-      Call[] running = calls;
+      @Nullable Call[] running = calls;
       for (int i = Math.min(n, running.length) - 1; i >= 0; i--) {
         if (running[i] == call) return true;
       }
@@ -185,7 +186,7 @@ public final class RetryInterceptor implements Interceptor {
     }
 
     void enter(Call call) {
-      Call[] running = calls;
+      @Nullable Call[] running = calls;
       int n = depth;
       if (n == running.length) { // a call made inside a pass made inside a pass…
         calls = running = Arrays.copyOf(running, 2 * n);
