@@ -47,9 +47,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     this.hedge = hedge;
   }
 
-  /** The request to send, with its idempotency key if it has one. */
+  /**
+   * The request to send, with its idempotency key if it has one; from the second attempt on, with
+   * the mark that carries the call's outcome to the response ({@link CallRecord#marked}).
+   */
   Request request() {
-    return call.request;
+    return number >= 2 ? call.markedRequest() : call.request;
   }
 
   /** The end of the logical call on the policy's clock, or {@link CallDeadline#NO_DEADLINE}. */
@@ -87,6 +90,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   boolean departs() {
     Departure d = departure;
     return d == null || d.departs();
+  }
+
+  /** Network requests this attempt sent, as its tracker counted them; 1 if none watched it. */
+  int requestsSent() {
+    SendTracker t = tracker;
+    return t != null ? t.requestsThisAttempt() : 1;
   }
 
   /** True if a tracker proved that this attempt wrote no request: the server never saw it. */

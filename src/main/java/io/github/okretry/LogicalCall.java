@@ -66,6 +66,7 @@ final class LogicalCall {
   private @Nullable Streak countedOn; // the streak the attempt in flight is counted on, as its countedSend
   private long countedSend;
   private @Nullable String originKey; // OriginGate.origin of the request, once needed
+  private @Nullable CallRecord record; // its outcome so far; made unless it succeeds at its first attempt
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline,
       Hedging.@Nullable Shared hedges) {
@@ -122,6 +123,7 @@ final class LogicalCall {
     decided = null;
     if (d != null) return d;
     if (over) return Step.DROP; // a late question (a stale hedge timer): the call has its answer
+    if (record != null) record.waitEnded(policy.time.nanoTime());
     return settled(nextStep(waitEndedBy));
   }
 
@@ -173,6 +175,16 @@ final class LogicalCall {
 
   @Nullable GiveUpReason gaveUpFor() { // why the call ended, if it gave up: for reports and isCanceled(), never a decision
     return failures.gaveUpFor();
+  }
+
+  /** The request with the mark that carries the call's outcome to its response, made once. */
+  Request markedRequest() {
+    return record().marked(request);
+  }
+
+  private CallRecord record() {
+    CallRecord r = record;
+    return r != null ? r : (record = new CallRecord());
   }
 
   private Attempt attemptHandle() {
@@ -314,13 +326,39 @@ final class LogicalCall {
       step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
     if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded(); // a hedge still queued never goes
+    // A first attempt's plain success records nothing: its response is read as it is (RetryOutcome.of).
+    if (record != null || step != Step.RETURN || attempts != 1 || failures.gaveUpFor() != null) {
+      record().attemptEnded(attempt, response, error);
+    }
     return settled(step);
   }
 
   /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
   private Step settled(Step step) {
-    if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) over = true;
+    if (step.kind() == Step.Kind.WAIT) record().waitStarted(policy.time.nanoTime());
+    if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
+      over = true;
+      return finished(step);
+    }
     return step;
+  }
+
+  /**
+   * {@code end}, a RETURN or THROW, with the call's {@link RetryOutcome}: on the response's request
+   * (sent with it from the second attempt; else the step marks it), or as the exception's last
+   * suppressed. A first attempt's plain success carries none.
+   */
+  private Step finished(Step end) {
+    CallRecord r = record;
+    if (r == null && end == Step.RETURN && failures.gaveUpFor() == null) return end;
+    if (r == null) r = record();
+    RetryOutcome outcome = r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
+    if (end.kind() == Step.Kind.THROW) {
+      Throwable failure = end.failure();
+      if (failure instanceof IOException) failure.addSuppressed(new RetryOutcome.Summary(outcome));
+      return end;
+    }
+    return end == Step.RETURN && r.lastSentMarked() ? end : Step.returningMarked(end, r.mark);
   }
 
   private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
