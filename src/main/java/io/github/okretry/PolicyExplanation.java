@@ -15,21 +15,23 @@ final class PolicyExplanation {
 
   private PolicyExplanation() {}
 
+  /** Retries whose waits are listed one by one; past that, the first few and the rest as a product. */
+  private static final int LISTED = 10;
+
   /**
    * The longest wait before each retry (index 0: before retry 1), in nanoseconds, as the backoff
    * draws it at its largest: the cap {@code min(base × multiplier^(n-1), maxDelay)}, or for {@link
    * Jitter#DECORRELATED} three times the previous largest, within {@code maxDelay}. With {@link
-   * Jitter#NONE} these are the waits drawn.
+   * Jitter#NONE} these are the waits drawn. At most {@code limit} of them.
    */
-  static long[] longestWaitsNanos(Settings s) {
-    long[] waits = new long[s.maxRetries];
+  static long[] longestWaitsNanos(Settings s, int limit) {
+    long[] waits = new long[Math.min(s.maxRetries, limit)];
     long previous = s.baseDelayNanos;
-    for (int n = 1; n <= s.maxRetries; n++) {
+    for (int n = 1; n <= waits.length; n++) {
       long wait;
       if (s.jitter == Jitter.DECORRELATED) {
-        long low = Math.min(s.baseDelayNanos, s.maxDelayNanos);
-        long high = Math.max(previous, low) > Long.MAX_VALUE / 3 ? Long.MAX_VALUE : Math.max(previous, low) * 3;
-        wait = Math.min(s.maxDelayNanos, high);
+        long low = Math.max(previous, Math.min(s.baseDelayNanos, s.maxDelayNanos));
+        wait = low > s.maxDelayNanos / 3 ? s.maxDelayNanos : Math.min(s.maxDelayNanos, low * 3);
       } else {
         double cap = s.baseDelayNanos * Math.pow(s.multiplier, n - 1);
         wait = cap >= s.maxDelayNanos ? s.maxDelayNanos : (long) cap;
@@ -40,21 +42,32 @@ final class PolicyExplanation {
     return waits;
   }
 
-  /** The sum of {@code nanos}, saturated. */
-  static long sum(long[] nanos) {
+  /**
+   * The sum of every retry's longest wait, saturated: the listed ones, and past them each at
+   * {@code maxDelay} (a wait has reached it by retry 64, whatever the settings).
+   */
+  static long totalWaitNanos(Settings s) {
+    long[] waits = longestWaitsNanos(s, 64);
     long total = 0;
-    for (long n : nanos) total = total + n < total ? Long.MAX_VALUE : total + n;
+    for (long n : waits) total = saturatedAdd(total, n);
+    long rest = s.maxRetries - (long) waits.length;
+    if (rest > 0) total = saturatedAdd(total, rest > Long.MAX_VALUE / s.maxDelayNanos ? Long.MAX_VALUE : rest * s.maxDelayNanos);
     return total;
   }
 
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < a ? Long.MAX_VALUE : r;
+  }
+
   /**
-   * The explanation of {@code s}; with {@code timeouts} (connect, write, read and call timeouts of
-   * a client, in milliseconds, 0 for none) the longest a call takes, else null.
+   * The explanation of {@code s}; with {@code timeoutsMillis} (a client's connect, write, read and
+   * call timeouts, in milliseconds, 0 for none; null for none known) the longest a call takes.
    */
   static String explain(Settings s, long @Nullable [] timeoutsMillis) {
-    long[] waits = longestWaitsNanos(s);
-    long totalWait = sum(waits);
-    int attempts = s.maxRetries + 1;
+    long[] waits = longestWaitsNanos(s, s.maxRetries <= LISTED ? LISTED : LISTED - 2);
+    long totalWait = totalWaitNanos(s);
+    long attempts = s.maxRetries + 1L;
     StringBuilder out = new StringBuilder("Worst case: ").append(attempts)
         .append(attempts == 1 ? " attempt (no retry)." : " attempts (the first and " + s.maxRetries
             + (s.maxRetries == 1 ? " retry)." : " retries)."));
@@ -64,40 +77,45 @@ final class PolicyExplanation {
         if (i > 0) out.append(" + ");
         out.append(seconds(waits[i]));
       }
+      if (s.maxRetries > waits.length) {
+        out.append(" + … (").append(s.maxRetries - waits.length).append(" more, up to ")
+            .append(seconds(s.maxDelayNanos)).append(" s each)");
+      }
       out.append(" = ").append(seconds(totalWait)).append(" s of waiting");
       out.append(" (").append(jitterWords(s)).append(").");
       out.append(" A server's Retry-After replaces a wait: up to ").append(seconds(s.maxRetryAfterNanos))
           .append(" s each, a longer one ends the call.");
     }
     long deadline = s.deadlineNanos;
+    long callNanos = 0;
     if (timeoutsMillis != null) {
       long connect = timeoutsMillis[0];
       long write = timeoutsMillis[1];
       long read = timeoutsMillis[2];
-      long call = timeoutsMillis[3];
+      callNanos = TimeUnit.MILLISECONDS.toNanos(timeoutsMillis[3]);
       if (connect == 0 || write == 0 || read == 0) {
         out.append(" With this client's timeouts (connect ").append(millis(connect)).append(", write ")
-            .append(millis(write)).append(", read ").append(millis(read)).append(") an attempt is unbounded");
+            .append(millis(write)).append(", read ").append(millis(read)).append(") an attempt has no bound.");
       } else {
         long perAttemptNanos = TimeUnit.MILLISECONDS.toNanos(connect + write + read);
-        long total = perAttemptNanos * attempts + (s.maxRetries > 0 ? totalWait : 0);
+        long total = saturatedAdd(
+            attempts > Long.MAX_VALUE / perAttemptNanos ? Long.MAX_VALUE : perAttemptNanos * attempts, totalWait);
         out.append(" With this client's timeouts, an attempt that times out takes up to connect ")
             .append(millis(connect)).append(" + write ").append(millis(write)).append(" + read ").append(millis(read))
-            .append(" = ").append(seconds(perAttemptNanos)).append(" s (each timeout is per operation: a server that")
-            .append(" trickles bytes can hold one longer), so the call takes up to ").append(attempts).append(" × ")
+            .append(" = ").append(seconds(perAttemptNanos)).append(" s (each is per operation: a server that")
+            .append(" trickles bytes holds one longer), so a call takes up to ").append(attempts).append(" × ")
             .append(seconds(perAttemptNanos)).append(s.maxRetries > 0 ? " + " + seconds(totalWait) : "")
-            .append(" = ").append(seconds(total)).append(" s");
+            .append(" = ").append(seconds(total)).append(" s.");
       }
-      if (call != 0 && (deadline == 0 || TimeUnit.MILLISECONDS.toNanos(call) < deadline)) {
-        out.append("; its call timeout of ").append(millis(call)).append(" bounds the whole call.");
-        return out.toString();
-      }
-      out.append(deadline != 0 ? ";" : ".");
     }
-    if (deadline != 0) {
+    if (callNanos != 0 && (deadline == 0 || callNanos < deadline)) {
+      out.append(" The client's call timeout of ").append(seconds(callNanos)).append(" s bounds the whole call.");
+    } else if (deadline != 0) {
       out.append(" The deadline of ").append(seconds(deadline)).append(" s bounds the whole call, attempts and waits.");
     } else if (timeoutsMillis == null) {
-      out.append(" No deadline: each attempt is bounded by the client's timeouts alone (explain(client) adds them).");
+      out.append(" No deadline: the client's timeouts alone bound each attempt (explain(client) adds them up).");
+    } else {
+      out.append(" No deadline or call timeout bounds it.");
     }
     return out.toString();
   }

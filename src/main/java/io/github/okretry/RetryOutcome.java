@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>A response carries it as a tag of its request; an exception as its last {@linkplain
- * Throwable#getSuppressed() suppressed} exception, whose message says it too ({@code "after 4
- * attempts: RETRIES_EXHAUSTED …"}), the exception's own type and message unchanged. A call that
+ * Throwable#getSuppressed() suppressed} exception, whose message says it too ({@code "okretry:
+ * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, may have been processed, keyed)"}), the exception's own type and message unchanged. A call that
  * succeeds at its first attempt is not marked, so that it costs nothing: its response reads as one
  * attempt that ended the call by its status, which is also how any response okretry did not handle
  * reads. Immutable.
@@ -174,8 +174,8 @@ public final class RetryOutcome {
   }
 
   /**
-   * One line, e.g. {@code "after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, MAYBE
-   * processed, keyed)"}; the key's value is never printed.
+   * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited
+   * 1.4 s, may have been processed, keyed)}"}; the key's value is never printed.
    */
   @Override
   public String toString() {
@@ -187,8 +187,12 @@ public final class RetryOutcome {
     StringBuilder s = new StringBuilder("after ").append(attempts).append(attempts == 1 ? " attempt: " : " attempts: ");
     s.append(giveUpReason != null ? giveUpReason.name() : "SUCCEEDED");
     s.append(" (").append(requestsSent).append(requestsSent == 1 ? " request, waited " : " requests, waited ");
-    s.append(PolicyExplanation.seconds(waitedNanos)).append(" s, ").append(processing).append(" processed, ");
+    s.append(PolicyExplanation.seconds(waitedNanos)).append(" s, ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
+  }
+
+  private static String words(Processing p) {
+    return p == Processing.NOT_PROCESSED ? "not processed" : p == Processing.MAYBE ? "may have been processed" : "processed";
   }
 
   /**
@@ -203,6 +207,12 @@ public final class RetryOutcome {
     /** {@code request} with this mark as a tag. */
     Request on(Request request) {
       return request.newBuilder().tag(Mark.class, this).build();
+    }
+
+    @Override
+    public String toString() {
+      RetryOutcome o = outcome;
+      return o != null ? o.toString() : "RetryOutcome{pending}";
     }
 
     /** {@code response} itself if its request carries this mark, else a copy whose request does (same body). */

@@ -51,7 +51,7 @@ class RetryOutcomeTest extends ScriptedTest {
       assertThat(outcome.idempotencyKey()).isEqualTo("k1");
       assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
       assertThat(outcome).hasToString(
-          "RetryOutcome{after 3 attempts: SUCCEEDED (3 requests, waited 3 s, PROCESSED processed, keyed)}");
+          "RetryOutcome{after 3 attempts: SUCCEEDED (3 requests, waited 3 s, processed, keyed)}");
     }
   }
 
@@ -83,7 +83,7 @@ class RetryOutcomeTest extends ScriptedTest {
     Throwable[] suppressed = e.getSuppressed();
     assertThat(suppressed).hasSize(4); // timeouts 1 to 3, then okretry's summary
     assertThat(suppressed[3]).hasMessage(
-        "okretry: after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 7 s, MAYBE processed, keyed)");
+        "okretry: after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 7 s, may have been processed, keyed)");
     assertThat(suppressed[3].getStackTrace()).isEmpty();
   }
 
