@@ -143,6 +143,38 @@ class RetryOutcomeTest extends ScriptedTest {
     assertThat(RetryOutcome.of(e).processing()).isEqualTo(Processing.NOT_PROCESSED);
   }
 
+  /** The caller's own tag, read back from every event of its call: how a listener matches a call (RetryListener). */
+  record OrderId(int value) {}
+
+  @Test
+  void everyEventCarriesTheCallersTags() throws IOException {
+    script.status(503).status(201).status(201);
+    java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    RetryListener listener = new RetryListener() {
+      @Override
+      public void onAttemptStarted(Request request, int attempt) {
+        seen.add("start " + request.tag(OrderId.class));
+      }
+
+      @Override
+      public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+        seen.add("retry " + request.tag(OrderId.class));
+      }
+
+      @Override
+      public void onSucceeded(Request request, Response response, int attempts) {
+        seen.add("succeeded " + request.tag(OrderId.class));
+      }
+    };
+    Call.Factory client = client(quietRetry().listener(listener));
+    for (int id : new int[] {42, 43}) { // a keyed POST (a copy with the key) and a GET (the caller's own)
+      Request request = (id == 42 ? post() : get()).newBuilder().tag(OrderId.class, new OrderId(id)).build();
+      client.newCall(request).execute().close();
+    }
+    assertThat(seen).containsExactly("start OrderId[value=42]", "retry OrderId[value=42]", "start OrderId[value=42]",
+        "succeeded OrderId[value=42]", "start OrderId[value=43]", "succeeded OrderId[value=43]");
+  }
+
   @Test
   void anExceptionOkretryDidNotEndACallWithHasNone() {
     assertThat(RetryOutcome.of(new IOException("elsewhere"))).isNull();
