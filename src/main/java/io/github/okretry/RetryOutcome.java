@@ -111,7 +111,11 @@ public final class RetryOutcome {
     return null;
   }
 
-  /** Attempts okretry sent, including the first and any hedges; 0 if the call ended before its first. */
+  /**
+   * Attempts okretry sent, including the first and any hedges.
+   *
+   * @return the attempts, 0 if the call ended before its first was sent
+   */
   public int attempts() {
     return attempts;
   }
@@ -122,6 +126,8 @@ public final class RetryOutcome {
    * watched the attempt's network requests (a non-idempotent request without a key, or a listener
    * that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts as one,
    * whether or not it reached the server, so it is then {@link #attempts()}.
+   *
+   * @return the network requests sent, 0 or more
    */
   public int requestsSent() {
     return requestsSent;
@@ -130,7 +136,9 @@ public final class RetryOutcome {
   /**
    * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock:
    * backoffs, {@code Retry-After}s, turns behind an origin's crowd or quota, and retries the budget
-   * held. 0 for a call that did not wait.
+   * held.
+   *
+   * @return nanoseconds waited, 0 for a call that did not wait
    */
   public long waitedNanos() {
     return waitedNanos;
@@ -139,17 +147,27 @@ public final class RetryOutcome {
   /**
    * Why okretry gave up, or null if the call ended on a response it does not treat as a failure (a
    * success, or a status it does not retry, such as a 404), the caller holding that response.
+   *
+   * @return why the call gave up, or null if it did not
    */
   public @Nullable GiveUpReason giveUpReason() {
     return giveUpReason;
   }
 
-  /** The idempotency key header's value sent with every attempt, or null if none was sent. */
+  /**
+   * The idempotency key sent with every attempt of the call.
+   *
+   * @return the key header's value as sent, or null if none was sent
+   */
   public @Nullable String idempotencyKey() {
     return idempotencyKey;
   }
 
-  /** Whether the server may have acted on the request ({@link Processing}). */
+  /**
+   * Whether the server may have acted on the request, over all the call's attempts.
+   *
+   * @return {@link Processing#NOT_PROCESSED}, {@link Processing#MAYBE} or {@link Processing#PROCESSED}
+   */
   public Processing processing() {
     return processing;
   }
