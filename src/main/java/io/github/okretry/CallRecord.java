@@ -11,24 +11,30 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one {@link LogicalCall}'s {@link RetryOutcome} is made of, recorded as the call goes: the
- * network requests its attempts sent, the time it waited, whether the server may have acted on
- * it, and the {@link RetryOutcome.Mark} its response carries. Made only when a call does more than
- * succeed at its first attempt (such a response is read as it is: {@link RetryOutcome#of(Response)}),
- * so the success path pays nothing for it. Like its call, not thread-safe.
+ * network requests its attempts sent, the time it waited, whether the server may have acted on it,
+ * and the {@link RetryOutcome.Mark} its response carries. Made only when a call does more than
+ * succeed at its first attempt (such a response is read as it is: {@link
+ * RetryOutcome#of(Response)}), so the success path pays nothing for it. Like its call, not
+ * thread-safe.
  */
 final class CallRecord {
 
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
   final RetryOutcome.Mark mark = new RetryOutcome.Mark();
-  private @Nullable Request marked; // the request with the mark, made once, sent from the second attempt on
+  private @Nullable Request
+      marked; // the request with the mark, made once, sent from the second attempt on
   private int requestsSent;
   private long waitedNanos;
   private long waitFromNanos = NOT_WAITING;
-  private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED; // none sent: nothing processed
+  private RetryOutcome.Processing processing =
+      RetryOutcome.Processing.NOT_PROCESSED; // none sent: nothing processed
   private int lastEnded; // the number of the attempt that ended last
 
-  /** {@code request} with the mark: what attempts send from the second on, so their responses carry it. */
+  /**
+   * {@code request} with the mark: what attempts send from the second on, so their responses carry
+   * it.
+   */
   Request marked(Request request) {
     Request m = marked;
     return m != null ? m : (marked = mark.on(request));
@@ -50,11 +56,15 @@ final class CallRecord {
   void attemptEnded(Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
     lastEnded = attempt.number;
     requestsSent += attempt.requestsSent();
-    RetryOutcome.Processing p = response != null
-        ? (Classifier.provesNotProcessed(response) ? RetryOutcome.Processing.NOT_PROCESSED : RetryOutcome.Processing.PROCESSED)
-        : attempt.provenNotSent() || (error instanceof IOException && provesNotProcessed((IOException) error))
-            ? RetryOutcome.Processing.NOT_PROCESSED
-            : RetryOutcome.Processing.MAYBE;
+    RetryOutcome.Processing p =
+        response != null
+            ? (Classifier.provesNotProcessed(response)
+                ? RetryOutcome.Processing.NOT_PROCESSED
+                : RetryOutcome.Processing.PROCESSED)
+            : attempt.provenNotSent()
+                    || (error instanceof IOException && provesNotProcessed((IOException) error))
+                ? RetryOutcome.Processing.NOT_PROCESSED
+                : RetryOutcome.Processing.MAYBE;
     if (p.ordinal() > processing.ordinal()) processing = p;
   }
 
@@ -63,11 +73,15 @@ final class CallRecord {
    * Classifier#provesNotProcessed(IOException)}), or a failure to connect, before any request.
    */
   static boolean provesNotProcessed(IOException e) {
-    if (e instanceof ConnectException || e instanceof NoRouteToHostException || e instanceof UnknownHostException) {
+    if (e instanceof ConnectException
+        || e instanceof NoRouteToHostException
+        || e instanceof UnknownHostException) {
       return true;
     }
     String message = e.getMessage();
-    if (e instanceof SocketTimeoutException && message != null && message.regionMatches(true, 0, "connect timed out", 0, 17)) {
+    if (e instanceof SocketTimeoutException
+        && message != null
+        && message.regionMatches(true, 0, "connect timed out", 0, 17)) {
       return true;
     }
     return Classifier.provesNotProcessed(e);
@@ -78,9 +92,13 @@ final class CallRecord {
     return lastEnded >= 2;
   }
 
-  /** The outcome of a call that ends after {@code attempts} ({@code reason}: why it gave up, or null), its key {@code key}. */
+  /**
+   * The outcome of a call that ends after {@code attempts} ({@code reason}: why it gave up, or
+   * null), its key {@code key}.
+   */
   RetryOutcome end(int attempts, @Nullable GiveUpReason reason, @Nullable String key) {
-    RetryOutcome outcome = new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing);
+    RetryOutcome outcome =
+        new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing);
     mark.outcome = outcome;
     return outcome;
   }

@@ -15,7 +15,9 @@ final class PolicyExplanation {
 
   private PolicyExplanation() {}
 
-  /** Retries whose waits are listed one by one; past that, the first few and the rest as a product. */
+  /**
+   * Retries whose waits are listed one by one; past that, the first few and the rest as a product.
+   */
   private static final int LISTED = 10;
 
   /**
@@ -43,15 +45,19 @@ final class PolicyExplanation {
   }
 
   /**
-   * The sum of every retry's longest wait, saturated: the listed ones, and past them each at
-   * {@code maxDelay} (a wait has reached it by retry 64, whatever the settings).
+   * The sum of every retry's longest wait, saturated: the listed ones, and past them each at {@code
+   * maxDelay} (a wait has reached it by retry 64, whatever the settings).
    */
   static long totalWaitNanos(Settings s) {
     long[] waits = longestWaitsNanos(s, 64);
     long total = 0;
     for (long n : waits) total = saturatedAdd(total, n);
     long rest = s.maxRetries - (long) waits.length;
-    if (rest > 0) total = saturatedAdd(total, rest > Long.MAX_VALUE / s.maxDelayNanos ? Long.MAX_VALUE : rest * s.maxDelayNanos);
+    if (rest > 0)
+      total =
+          saturatedAdd(
+              total,
+              rest > Long.MAX_VALUE / s.maxDelayNanos ? Long.MAX_VALUE : rest * s.maxDelayNanos);
     return total;
   }
 
@@ -68,9 +74,15 @@ final class PolicyExplanation {
     long[] waits = longestWaitsNanos(s, s.maxRetries <= LISTED ? LISTED : LISTED - 2);
     long totalWait = totalWaitNanos(s);
     long attempts = s.maxRetries + 1L;
-    StringBuilder out = new StringBuilder("Worst case: ").append(attempts)
-        .append(attempts == 1 ? " attempt (no retry)." : " attempts (the first and " + s.maxRetries
-            + (s.maxRetries == 1 ? " retry)." : " retries)."));
+    StringBuilder out =
+        new StringBuilder("Worst case: ")
+            .append(attempts)
+            .append(
+                attempts == 1
+                    ? " attempt (no retry)."
+                    : " attempts (the first and "
+                        + s.maxRetries
+                        + (s.maxRetries == 1 ? " retry)." : " retries)."));
     if (s.maxRetries > 0) {
       out.append(" Waits before the retries, each at most: ");
       for (int i = 0; i < waits.length; i++) {
@@ -78,12 +90,16 @@ final class PolicyExplanation {
         out.append(seconds(waits[i]));
       }
       if (s.maxRetries > waits.length) {
-        out.append(" + … (").append(s.maxRetries - waits.length).append(" more, up to ")
-            .append(seconds(s.maxDelayNanos)).append(" s each)");
+        out.append(" + … (")
+            .append(s.maxRetries - waits.length)
+            .append(" more, up to ")
+            .append(seconds(s.maxDelayNanos))
+            .append(" s each)");
       }
       out.append(" = ").append(seconds(totalWait)).append(" s of waiting");
       out.append(" (").append(jitterWords(s)).append(").");
-      out.append(" A server's Retry-After replaces a wait: up to ").append(seconds(s.maxRetryAfterNanos))
+      out.append(" A server's Retry-After replaces a wait: up to ")
+          .append(seconds(s.maxRetryAfterNanos))
           .append(" s each, a longer one ends the call.");
     }
     long deadline = s.deadlineNanos;
@@ -94,26 +110,52 @@ final class PolicyExplanation {
       long read = timeoutsMillis[2];
       callNanos = TimeUnit.MILLISECONDS.toNanos(timeoutsMillis[3]);
       if (connect == 0 || write == 0 || read == 0) {
-        out.append(" With this client's timeouts (connect ").append(millis(connect)).append(", write ")
-            .append(millis(write)).append(", read ").append(millis(read)).append(") an attempt has no bound.");
+        out.append(" With this client's timeouts (connect ")
+            .append(millis(connect))
+            .append(", write ")
+            .append(millis(write))
+            .append(", read ")
+            .append(millis(read))
+            .append(") an attempt has no bound.");
       } else {
         long perAttemptNanos = TimeUnit.MILLISECONDS.toNanos(connect + write + read);
-        long total = saturatedAdd(
-            attempts > Long.MAX_VALUE / perAttemptNanos ? Long.MAX_VALUE : perAttemptNanos * attempts, totalWait);
+        long total =
+            saturatedAdd(
+                attempts > Long.MAX_VALUE / perAttemptNanos
+                    ? Long.MAX_VALUE
+                    : perAttemptNanos * attempts,
+                totalWait);
         out.append(" With this client's timeouts, an attempt that times out takes up to connect ")
-            .append(millis(connect)).append(" + write ").append(millis(write)).append(" + read ").append(millis(read))
-            .append(" = ").append(seconds(perAttemptNanos)).append(" s (each is per operation: a server that")
-            .append(" trickles bytes holds one longer), so a call takes up to ").append(attempts).append(" × ")
-            .append(seconds(perAttemptNanos)).append(s.maxRetries > 0 ? " + " + seconds(totalWait) : "")
-            .append(" = ").append(seconds(total)).append(" s.");
+            .append(millis(connect))
+            .append(" + write ")
+            .append(millis(write))
+            .append(" + read ")
+            .append(millis(read))
+            .append(" = ")
+            .append(seconds(perAttemptNanos))
+            .append(" s (each is per operation: a server that")
+            .append(" trickles bytes holds one longer), so a call takes up to ")
+            .append(attempts)
+            .append(" × ")
+            .append(seconds(perAttemptNanos))
+            .append(s.maxRetries > 0 ? " + " + seconds(totalWait) : "")
+            .append(" = ")
+            .append(seconds(total))
+            .append(" s.");
       }
     }
     if (callNanos != 0 && (deadline == 0 || callNanos < deadline)) {
-      out.append(" The client's call timeout of ").append(seconds(callNanos)).append(" s bounds the whole call.");
+      out.append(" The client's call timeout of ")
+          .append(seconds(callNanos))
+          .append(" s bounds the whole call.");
     } else if (deadline != 0) {
-      out.append(" The deadline of ").append(seconds(deadline)).append(" s bounds the whole call, attempts and waits.");
+      out.append(" The deadline of ")
+          .append(seconds(deadline))
+          .append(" s bounds the whole call, attempts and waits.");
     } else if (timeoutsMillis == null) {
-      out.append(" No deadline: the client's timeouts alone bound each attempt (explain(client) adds them up).");
+      out.append(
+          " No deadline: the client's timeouts alone bound each attempt (explain(client) adds them"
+              + " up).");
     } else {
       out.append(" No deadline or call timeout bounds it.");
     }
@@ -121,10 +163,18 @@ final class PolicyExplanation {
   }
 
   private static String jitterWords(Settings s) {
-    String growth = s.jitter == Jitter.DECORRELATED
-        ? "decorrelated jitter: each up to 3 × the previous, from " + seconds(s.baseDelayNanos) + " s"
-        : "×" + BigDecimal.valueOf(s.multiplier).stripTrailingZeros().toPlainString() + " from "
-            + seconds(s.baseDelayNanos) + " s, capped at " + seconds(s.maxDelayNanos) + " s";
+    String growth =
+        s.jitter == Jitter.DECORRELATED
+            ? "decorrelated jitter: each up to 3 × the previous, from "
+                + seconds(s.baseDelayNanos)
+                + " s"
+            : "×"
+                + BigDecimal.valueOf(s.multiplier).stripTrailingZeros().toPlainString()
+                + " from "
+                + seconds(s.baseDelayNanos)
+                + " s, capped at "
+                + seconds(s.maxDelayNanos)
+                + " s";
     switch (s.jitter) {
       case NONE:
         return growth + "; no jitter: each wait is its cap";
@@ -139,7 +189,10 @@ final class PolicyExplanation {
 
   /** {@code nanos} in seconds, at most 3 decimals, no trailing zeros: 1.4, 31, 0.025. */
   static String seconds(long nanos) {
-    return BigDecimal.valueOf(nanos).movePointLeft(9).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros()
+    return BigDecimal.valueOf(nanos)
+        .movePointLeft(9)
+        .setScale(3, RoundingMode.HALF_UP)
+        .stripTrailingZeros()
         .toPlainString();
   }
 

@@ -8,8 +8,8 @@ import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What happened to one logical call, read from what its caller holds: the response (also
- * Retrofit's {@code Response.raw()}) or the exception, on either driver, with no listener.
+ * What happened to one logical call, read from what its caller holds: the response (also Retrofit's
+ * {@code Response.raw()}) or the exception, on either driver, with no listener.
  *
  * <pre>{@code
  * try (Response response = client.newCall(request).execute()) {
@@ -22,10 +22,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A response carries it as a tag of its request; an exception as its last {@linkplain
  * Throwable#getSuppressed() suppressed} exception, whose message says it too ({@code "okretry:
- * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, may have been processed, keyed)"}), the exception's own type and message unchanged. A call that
- * succeeds at its first attempt is not marked, so that it costs nothing: its response reads as one
- * attempt that ended the call by its status, which is also how any response okretry did not handle
- * reads. Immutable.
+ * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, may have been processed,
+ * keyed)"}), the exception's own type and message unchanged. A call that succeeds at its first
+ * attempt is not marked, so that it costs nothing: its response reads as one attempt that ended the
+ * call by its status, which is also how any response okretry did not handle reads. Immutable.
  */
 public final class RetryOutcome {
 
@@ -34,9 +34,9 @@ public final class RetryOutcome {
     /**
      * No attempt can have been processed: each was refused (429, 503, HTTP/2 {@code
      * REFUSED_STREAM}), failed to connect ({@code ConnectException}, {@code
-     * NoRouteToHostException}, {@code UnknownHostException}), or failed before its request
-     * headers were written whole (known only where okretry watched the attempt's network requests:
-     * a non-idempotent request without a key, or a listener that implements {@link
+     * NoRouteToHostException}, {@code UnknownHostException}), or failed before its request headers
+     * were written whole (known only where okretry watched the attempt's network requests: a
+     * non-idempotent request without a key, or a listener that implements {@link
      * RetryListener#onNetworkRequest}); also a call that sent no attempt.
      */
     NOT_PROCESSED,
@@ -46,7 +46,10 @@ public final class RetryOutcome {
      * failure before any request was written also reads as this: it errs towards caution.
      */
     MAYBE,
-    /** Some attempt got a response that does not prove its request refused (anything but 429 and 503). */
+    /**
+     * Some attempt got a response that does not prove its request refused (anything but 429 and
+     * 503).
+     */
     PROCESSED
   }
 
@@ -60,8 +63,13 @@ public final class RetryOutcome {
   private final @Nullable String idempotencyKey;
   private final Processing processing;
 
-  RetryOutcome(int attempts, int requestsSent, long waitedNanos, @Nullable GiveUpReason giveUpReason,
-      @Nullable String idempotencyKey, Processing processing) {
+  RetryOutcome(
+      int attempts,
+      int requestsSent,
+      long waitedNanos,
+      @Nullable GiveUpReason giveUpReason,
+      @Nullable String idempotencyKey,
+      Processing processing) {
     this.attempts = attempts;
     this.requestsSent = requestsSent;
     this.waitedNanos = waitedNanos;
@@ -71,9 +79,9 @@ public final class RetryOutcome {
   }
 
   /**
-   * The outcome of the call that returned {@code response}. A response okretry did not mark (a
-   * call that succeeded at its first attempt, or a response from a client without okretry) reads
-   * as one attempt ended by its status: its network requests counted from its {@link
+   * The outcome of the call that returned {@code response}. A response okretry did not mark (a call
+   * that succeeded at its first attempt, or a response from a client without okretry) reads as one
+   * attempt ended by its status: its network requests counted from its {@link
    * Response#priorResponse()} chain (redirects, auth), its key read from the {@code
    * Idempotency-Key} header (a policy with another {@code idempotencyKeyHeader} is not known here),
    * {@link Processing#PROCESSED} unless a 429 or 503.
@@ -88,8 +96,14 @@ public final class RetryOutcome {
     RetryOutcome marked = mark != null ? mark.outcome : null;
     if (marked != null) return marked;
     int requests = 1;
-    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse()) requests++;
-    return new RetryOutcome(1, requests, 0, null, response.request().header(DEFAULT_KEY_HEADER),
+    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse())
+      requests++;
+    return new RetryOutcome(
+        1,
+        requests,
+        0,
+        null,
+        response.request().header(DEFAULT_KEY_HEADER),
         Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED);
   }
 
@@ -122,10 +136,10 @@ public final class RetryOutcome {
 
   /**
    * Network requests sent: each attempt's, OkHttp's own silent resends (a stale pooled connection,
-   * a 408, a 503 with {@code Retry-After: 0}), redirects and auth follow-ups included, where okretry
-   * watched the attempt's network requests (a non-idempotent request without a key, or a listener
-   * that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts as one,
-   * whether or not it reached the server, so it is then {@link #attempts()}.
+   * a 408, a 503 with {@code Retry-After: 0}), redirects and auth follow-ups included, where
+   * okretry watched the attempt's network requests (a non-idempotent request without a key, or a
+   * listener that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts
+   * as one, whether or not it reached the server, so it is then {@link #attempts()}.
    *
    * @return the network requests sent, 0 or more
    */
@@ -166,7 +180,8 @@ public final class RetryOutcome {
   /**
    * Whether the server may have acted on the request, over all the call's attempts.
    *
-   * @return {@link Processing#NOT_PROCESSED}, {@link Processing#MAYBE} or {@link Processing#PROCESSED}
+   * @return {@link Processing#NOT_PROCESSED}, {@link Processing#MAYBE} or {@link
+   *     Processing#PROCESSED}
    */
   public Processing processing() {
     return processing;
@@ -176,9 +191,14 @@ public final class RetryOutcome {
   public boolean equals(@Nullable Object o) {
     if (!(o instanceof RetryOutcome)) return false;
     RetryOutcome that = (RetryOutcome) o;
-    return attempts == that.attempts && requestsSent == that.requestsSent && waitedNanos == that.waitedNanos
-        && giveUpReason == that.giveUpReason && processing == that.processing
-        && (idempotencyKey == null ? that.idempotencyKey == null : idempotencyKey.equals(that.idempotencyKey));
+    return attempts == that.attempts
+        && requestsSent == that.requestsSent
+        && waitedNanos == that.waitedNanos
+        && giveUpReason == that.giveUpReason
+        && processing == that.processing
+        && (idempotencyKey == null
+            ? that.idempotencyKey == null
+            : idempotencyKey.equals(that.idempotencyKey));
   }
 
   @Override
@@ -192,25 +212,38 @@ public final class RetryOutcome {
   }
 
   /**
-   * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited
-   * 1.4 s, may have been processed, keyed)}"}; the key's value is never printed.
+   * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4
+   * s, may have been processed, keyed)}"}; the key's value is never printed.
    */
   @Override
   public String toString() {
     return "RetryOutcome{" + summary() + "}";
   }
 
-  /** The line that {@link #toString()} wraps, and that an exception's suppressed {@link Summary} says. */
+  /**
+   * The line that {@link #toString()} wraps, and that an exception's suppressed {@link Summary}
+   * says.
+   */
   String summary() {
-    StringBuilder s = new StringBuilder("after ").append(attempts).append(attempts == 1 ? " attempt: " : " attempts: ");
+    StringBuilder s =
+        new StringBuilder("after ")
+            .append(attempts)
+            .append(attempts == 1 ? " attempt: " : " attempts: ");
     s.append(giveUpReason != null ? giveUpReason.name() : "SUCCEEDED");
-    s.append(" (").append(requestsSent).append(requestsSent == 1 ? " request, waited " : " requests, waited ");
-    s.append(PolicyExplanation.seconds(waitedNanos)).append(" s, ").append(words(processing)).append(", ");
+    s.append(" (")
+        .append(requestsSent)
+        .append(requestsSent == 1 ? " request, waited " : " requests, waited ");
+    s.append(PolicyExplanation.seconds(waitedNanos))
+        .append(" s, ")
+        .append(words(processing))
+        .append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
   }
 
   private static String words(Processing p) {
-    return p == Processing.NOT_PROCESSED ? "not processed" : p == Processing.MAYBE ? "may have been processed" : "processed";
+    return p == Processing.NOT_PROCESSED
+        ? "not processed"
+        : p == Processing.MAYBE ? "may have been processed" : "processed";
   }
 
   /**
@@ -233,7 +266,10 @@ public final class RetryOutcome {
       return o != null ? o.toString() : "RetryOutcome{pending}";
     }
 
-    /** {@code response} itself if its request carries this mark, else a copy whose request does (same body). */
+    /**
+     * {@code response} itself if its request carries this mark, else a copy whose request does
+     * (same body).
+     */
     Response onto(Response response) {
       if (response.request().tag(MARK) == this) return response;
       return response.newBuilder().request(on(response.request())).build();
@@ -242,7 +278,8 @@ public final class RetryOutcome {
 
   /**
    * The suppressed exception that carries a failed call's outcome on its exception: its message is
-   * the outcome's {@linkplain #summary() summary}. No stack trace: it says what happened, not where.
+   * the outcome's {@linkplain #summary() summary}. No stack trace: it says what happened, not
+   * where.
    */
   static final class Summary extends IOException {
     private static final long serialVersionUID = 1L;

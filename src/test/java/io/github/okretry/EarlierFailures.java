@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * What a call's exception carries as suppressed besides okretry's summary of its outcome ({@link
- * RetryOutcome.Summary}, always the last): the exceptions of earlier attempts, as tests compare them.
+ * RetryOutcome.Summary}, always the last): the exceptions of earlier attempts, as tests compare
+ * them.
  */
 final class EarlierFailures {
 

@@ -59,7 +59,8 @@ class RetryOutcomeIntegrationTest {
 
   /** The blocking driver, or the async one's enqueue(), each with a 200 ms read timeout. */
   Exec calls(String driver) {
-    OkHttpClient base = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofMillis(200)).build());
+    OkHttpClient base =
+        LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofMillis(200)).build());
     if (driver.equals("blocking")) {
       OkHttpClient client = RetryInterceptor.create(POLICY).install(base.newBuilder()).build();
       return request -> client.newCall(request).execute();
@@ -78,8 +79,13 @@ class RetryOutcomeIntegrationTest {
   void aKeylessPostThatTimesOutOnceMayHaveBeenProcessed(String driver) {
     server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
     Request request =
-        new Request.Builder().url(server.url("/pay")).post(json()).tag(IdempotencyKey.class, IdempotencyKey.none()).build();
-    SocketTimeoutException e = catchThrowableOfType(SocketTimeoutException.class, () -> calls(driver).execute(request));
+        new Request.Builder()
+            .url(server.url("/pay"))
+            .post(json())
+            .tag(IdempotencyKey.class, IdempotencyKey.none())
+            .build();
+    SocketTimeoutException e =
+        catchThrowableOfType(SocketTimeoutException.class, () -> calls(driver).execute(request));
     RetryOutcome outcome = RetryOutcome.of(e);
     assertThat(outcome.attempts()).isEqualTo(1);
     assertThat(outcome.requestsSent()).as("its headers were written: watched").isEqualTo(1);
@@ -87,16 +93,24 @@ class RetryOutcomeIntegrationTest {
     assertThat(outcome.idempotencyKey()).isNull();
     assertThat(outcome.processing()).isEqualTo(Processing.MAYBE);
     assertThat(e.getSuppressed()[e.getSuppressed().length - 1])
-        .hasMessageStartingWith("okretry: after 1 attempt: NOT_SAFE_TO_REPEAT (1 request, waited 0 s, may have been processed");
+        .hasMessageStartingWith(
+            "okretry: after 1 attempt: NOT_SAFE_TO_REPEAT (1 request, waited 0 s, may have been"
+                + " processed");
   }
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"blocking", "async"})
   void aKeyedPostWhoseFourAttemptsTimeOut(String driver) {
-    for (int i = 0; i < 4; i++) server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
+    for (int i = 0; i < 4; i++)
+      server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
     Request request =
-        new Request.Builder().url(server.url("/pay")).post(json()).tag(IdempotencyKey.class, IdempotencyKey.of("order-42")).build();
-    SocketTimeoutException e = catchThrowableOfType(SocketTimeoutException.class, () -> calls(driver).execute(request));
+        new Request.Builder()
+            .url(server.url("/pay"))
+            .post(json())
+            .tag(IdempotencyKey.class, IdempotencyKey.of("order-42"))
+            .build();
+    SocketTimeoutException e =
+        catchThrowableOfType(SocketTimeoutException.class, () -> calls(driver).execute(request));
     RetryOutcome outcome = RetryOutcome.of(e);
     assertThat(outcome.attempts()).isEqualTo(4);
     assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.RETRIES_EXHAUSTED);
@@ -111,12 +125,16 @@ class RetryOutcomeIntegrationTest {
     server.enqueue(new MockResponse.Builder().code(503).build());
     server.enqueue(new MockResponse.Builder().code(503).build());
     server.enqueue(new MockResponse.Builder().code(201).body("made").build());
-    try (Response response = calls(driver).execute(new Request.Builder().url(server.url("/orders")).post(json()).build())) {
+    try (Response response =
+        calls(driver)
+            .execute(new Request.Builder().url(server.url("/orders")).post(json()).build())) {
       RetryOutcome outcome = RetryOutcome.of(response);
       assertThat(response.body().string()).isEqualTo("made");
       assertThat(outcome.attempts()).isEqualTo(3);
       assertThat(outcome.giveUpReason()).isNull();
-      assertThat(outcome.idempotencyKey()).isNotNull().isEqualTo(server.takeRequest().getHeaders().get("Idempotency-Key"));
+      assertThat(outcome.idempotencyKey())
+          .isNotNull()
+          .isEqualTo(server.takeRequest().getHeaders().get("Idempotency-Key"));
       assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
     } catch (InterruptedException e) {
       throw new AssertionError(e);
@@ -132,8 +150,11 @@ class RetryOutcomeIntegrationTest {
   void retrofitsRawResponseCarriesIt() throws IOException {
     server.enqueue(new MockResponse.Builder().code(503).build());
     server.enqueue(new MockResponse.Builder().code(201).body("made").build());
-    OkHttpClient client = LeakCheck.track(RetryInterceptor.create(POLICY).install(new OkHttpClient.Builder()).build());
-    Orders orders = new Retrofit.Builder().baseUrl(server.url("/")).client(client).build().create(Orders.class);
+    OkHttpClient client =
+        LeakCheck.track(
+            RetryInterceptor.create(POLICY).install(new OkHttpClient.Builder()).build());
+    Orders orders =
+        new Retrofit.Builder().baseUrl(server.url("/")).client(client).build().create(Orders.class);
     retrofit2.Response<ResponseBody> response = orders.create(json()).execute();
     try (ResponseBody body = response.body()) {
       RetryOutcome outcome = RetryOutcome.of(response.raw());
@@ -143,7 +164,10 @@ class RetryOutcomeIntegrationTest {
     }
   }
 
-  /** An enqueued call whose execute() waits for its callback: the async driver, as a caller meets it. */
+  /**
+   * An enqueued call whose execute() waits for its callback: the async driver, as a caller meets
+   * it.
+   */
   static final class EnqueuedCall {
     private final Call call;
 
@@ -152,18 +176,20 @@ class RetryOutcomeIntegrationTest {
     }
 
     Response execute() throws IOException {
-      java.util.concurrent.CompletableFuture<Object> done = new java.util.concurrent.CompletableFuture<>();
-      call.enqueue(new okhttp3.Callback() {
-        @Override
-        public void onResponse(Call c, Response response) {
-          done.complete(response);
-        }
+      java.util.concurrent.CompletableFuture<Object> done =
+          new java.util.concurrent.CompletableFuture<>();
+      call.enqueue(
+          new okhttp3.Callback() {
+            @Override
+            public void onResponse(Call c, Response response) {
+              done.complete(response);
+            }
 
-        @Override
-        public void onFailure(Call c, IOException e) {
-          done.complete(e);
-        }
-      });
+            @Override
+            public void onFailure(Call c, IOException e) {
+              done.complete(e);
+            }
+          });
       Object result = done.join();
       if (result instanceof Response r) return r;
       throw (IOException) result;

@@ -50,8 +50,10 @@ class RetryOutcomeTest extends ScriptedTest {
       assertThat(outcome.giveUpReason()).isNull();
       assertThat(outcome.idempotencyKey()).isEqualTo("k1");
       assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
-      assertThat(outcome).hasToString(
-          "RetryOutcome{after 3 attempts: SUCCEEDED (3 requests, waited 3 s, processed, keyed)}");
+      assertThat(outcome)
+          .hasToString(
+              "RetryOutcome{after 3 attempts: SUCCEEDED (3 requests, waited 3 s, processed,"
+                  + " keyed)}");
     }
   }
 
@@ -71,8 +73,10 @@ class RetryOutcomeTest extends ScriptedTest {
   @Test
   void aKeyedPostWhoseFourAttemptsTimeOut() {
     script.thenAlwaysFail(n -> new SocketTimeoutException("timeout " + n));
-    Request pay = post().newBuilder().tag(IdempotencyKey.class, IdempotencyKey.of("order-42")).build();
-    SocketTimeoutException e = catchThrowableOfType(SocketTimeoutException.class, () -> quiet().newCall(pay).execute());
+    Request pay =
+        post().newBuilder().tag(IdempotencyKey.class, IdempotencyKey.of("order-42")).build();
+    SocketTimeoutException e =
+        catchThrowableOfType(SocketTimeoutException.class, () -> quiet().newCall(pay).execute());
     assertThat(e).hasMessage("timeout 4"); // its type and message as they came
     RetryOutcome outcome = RetryOutcome.of(e);
     assertThat(outcome.attempts()).isEqualTo(4);
@@ -82,8 +86,10 @@ class RetryOutcomeTest extends ScriptedTest {
     assertThat(outcome.processing()).isEqualTo(Processing.MAYBE);
     Throwable[] suppressed = e.getSuppressed();
     assertThat(suppressed).hasSize(4); // timeouts 1 to 3, then okretry's summary
-    assertThat(suppressed[3]).hasMessage(
-        "okretry: after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 7 s, may have been processed, keyed)");
+    assertThat(suppressed[3])
+        .hasMessage(
+            "okretry: after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 7 s, may have been"
+                + " processed, keyed)");
     assertThat(suppressed[3].getStackTrace()).isEmpty();
   }
 
@@ -91,14 +97,18 @@ class RetryOutcomeTest extends ScriptedTest {
   void aCallTheBudgetHeldEndsWithItsFailureAndSaysWhy() throws IOException {
     script.thenAlwaysFail(n -> new SocketTimeoutException("timeout " + n));
     Call.Factory client = quiet();
-    catchThrowableOfType(SocketTimeoutException.class, () -> client.newCall(get()).execute()); // one call's retries
-    SocketTimeoutException e = catchThrowableOfType(SocketTimeoutException.class, () -> client.newCall(get()).execute());
+    catchThrowableOfType(
+        SocketTimeoutException.class, () -> client.newCall(get()).execute()); // one call's retries
+    SocketTimeoutException e =
+        catchThrowableOfType(SocketTimeoutException.class, () -> client.newCall(get()).execute());
     assertThat(e).hasMessage("timeout 5");
     RetryOutcome outcome = RetryOutcome.of(e);
     assertThat(outcome.attempts()).isEqualTo(1);
     assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.NO_RECENT_SUCCESS);
     assertThat(outcome.processing()).isEqualTo(Processing.MAYBE);
-    assertThat(outcome.waitedNanos()).as("held through its backoff").isGreaterThanOrEqualTo(Duration.ofSeconds(7).toNanos());
+    assertThat(outcome.waitedNanos())
+        .as("held through its backoff")
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(7).toNanos());
     assertThat(e.getSuppressed()[e.getSuppressed().length - 1].getMessage())
         .startsWith("okretry: after 1 attempt: NO_RECENT_SUCCESS (1 request, waited ");
   }
@@ -121,7 +131,8 @@ class RetryOutcomeTest extends ScriptedTest {
   void aFirstAttemptSuccessIsReadFromTheResponseAsItIs() throws IOException {
     script.status(200);
     try (Response response = quiet().newCall(get()).execute()) {
-      assertThat(RetryOutcome.of(response)).isEqualTo(new RetryOutcome(1, 1, 0, null, null, Processing.PROCESSED));
+      assertThat(RetryOutcome.of(response))
+          .isEqualTo(new RetryOutcome(1, 1, 0, null, null, Processing.PROCESSED));
     }
   }
 
@@ -143,36 +154,49 @@ class RetryOutcomeTest extends ScriptedTest {
     assertThat(RetryOutcome.of(e).processing()).isEqualTo(Processing.NOT_PROCESSED);
   }
 
-  /** The caller's own tag, read back from every event of its call: how a listener matches a call (RetryListener). */
+  /**
+   * The caller's own tag, read back from every event of its call: how a listener matches a call
+   * (RetryListener).
+   */
   record OrderId(int value) {}
 
   @Test
   void everyEventCarriesTheCallersTags() throws IOException {
     script.status(503).status(201).status(201);
     java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-    RetryListener listener = new RetryListener() {
-      @Override
-      public void onAttemptStarted(Request request, int attempt) {
-        seen.add("start " + request.tag(OrderId.class));
-      }
+    RetryListener listener =
+        new RetryListener() {
+          @Override
+          public void onAttemptStarted(Request request, int attempt) {
+            seen.add("start " + request.tag(OrderId.class));
+          }
 
-      @Override
-      public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-        seen.add("retry " + request.tag(OrderId.class));
-      }
+          @Override
+          public void onRetryScheduled(
+              Request request, int attempt, String reason, long delayNanos) {
+            seen.add("retry " + request.tag(OrderId.class));
+          }
 
-      @Override
-      public void onSucceeded(Request request, Response response, int attempts) {
-        seen.add("succeeded " + request.tag(OrderId.class));
-      }
-    };
+          @Override
+          public void onSucceeded(Request request, Response response, int attempts) {
+            seen.add("succeeded " + request.tag(OrderId.class));
+          }
+        };
     Call.Factory client = client(quietRetry().listener(listener));
-    for (int id : new int[] {42, 43}) { // a keyed POST (a copy with the key) and a GET (the caller's own)
-      Request request = (id == 42 ? post() : get()).newBuilder().tag(OrderId.class, new OrderId(id)).build();
+    for (int id :
+        new int[] {42, 43}) { // a keyed POST (a copy with the key) and a GET (the caller's own)
+      Request request =
+          (id == 42 ? post() : get()).newBuilder().tag(OrderId.class, new OrderId(id)).build();
       client.newCall(request).execute().close();
     }
-    assertThat(seen).containsExactly("start OrderId[value=42]", "retry OrderId[value=42]", "start OrderId[value=42]",
-        "succeeded OrderId[value=42]", "start OrderId[value=43]", "succeeded OrderId[value=43]");
+    assertThat(seen)
+        .containsExactly(
+            "start OrderId[value=42]",
+            "retry OrderId[value=42]",
+            "start OrderId[value=42]",
+            "succeeded OrderId[value=42]",
+            "start OrderId[value=43]",
+            "succeeded OrderId[value=43]");
   }
 
   @Test
@@ -182,8 +206,15 @@ class RetryOutcomeTest extends ScriptedTest {
 
   @Test
   void aResponseFromAClientWithoutOkretryReadsAsOneAttempt() {
-    Response response = new Response.Builder().request(get().newBuilder().header("Idempotency-Key", "x").build())
-        .protocol(okhttp3.Protocol.HTTP_1_1).code(429).message("").headers(Headers.of()).build();
-    assertThat(RetryOutcome.of(response)).isEqualTo(new RetryOutcome(1, 1, 0, null, "x", Processing.NOT_PROCESSED));
+    Response response =
+        new Response.Builder()
+            .request(get().newBuilder().header("Idempotency-Key", "x").build())
+            .protocol(okhttp3.Protocol.HTTP_1_1)
+            .code(429)
+            .message("")
+            .headers(Headers.of())
+            .build();
+    assertThat(RetryOutcome.of(response))
+        .isEqualTo(new RetryOutcome(1, 1, 0, null, "x", Processing.NOT_PROCESSED));
   }
 }
