@@ -128,6 +128,19 @@ class RetryOutcomeTest extends ScriptedTest {
   }
 
   @Test
+  void aCallTheBudgetCouldNotPaySaysSo() throws IOException {
+    script.thenAlways(503);
+    RetryBudget budget = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).build();
+    try (Response response =
+        client(quietRetry().jitter(Jitter.NONE).retryBudget(budget)).newCall(get()).execute()) {
+      RetryOutcome outcome = RetryOutcome.of(response);
+      assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.BUDGET_EXHAUSTED);
+      assertThat(outcome.attempts()).isEqualTo(2);
+      assertThat(outcome.processing()).isEqualTo(Processing.NOT_PROCESSED);
+    }
+  }
+
+  @Test
   void aFirstAttemptSuccessIsReadFromTheResponseAsItIs() throws IOException {
     script.status(200);
     try (Response response = quiet().newCall(get()).execute()) {
