@@ -30,6 +30,7 @@ final class CallRecord {
   private RetryOutcome.Processing processing =
       RetryOutcome.Processing.NOT_PROCESSED; // none sent: nothing processed
   private int lastEnded; // the number of the attempt that ended last
+  private int ended; // attempts whose outcome the call heard: the others were canceled unheard
 
   /**
    * {@code request} with the mark: what attempts send from the second on, so their responses carry
@@ -55,6 +56,7 @@ final class CallRecord {
   /** {@code attempt} ended with {@code response}, or {@code error} if null. */
   void attemptEnded(Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
     lastEnded = attempt.number;
+    ended++;
     requestsSent += attempt.requestsSent();
     RetryOutcome.Processing p =
         response != null
@@ -94,11 +96,18 @@ final class CallRecord {
 
   /**
    * The outcome of a call that ends after {@code attempts} ({@code reason}: why it gave up, or
-   * null), its key {@code key}.
+   * null), its key {@code key}. An attempt it never heard the end of (a hedge, or the attempt it
+   * hedged, canceled when another answered for the call) counts as one request sent, which may have
+   * been processed.
    */
   RetryOutcome end(int attempts, @Nullable GiveUpReason reason, @Nullable String key) {
+    int unheard = Math.max(0, attempts - ended);
+    RetryOutcome.Processing p =
+        unheard > 0 && processing == RetryOutcome.Processing.NOT_PROCESSED
+            ? RetryOutcome.Processing.MAYBE
+            : processing;
     RetryOutcome outcome =
-        new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing);
+        new RetryOutcome(attempts, requestsSent + unheard, waitedNanos, reason, key, p);
     mark.outcome = outcome;
     return outcome;
   }

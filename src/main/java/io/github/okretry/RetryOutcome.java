@@ -139,7 +139,8 @@ public final class RetryOutcome {
    * a 408, a 503 with {@code Retry-After: 0}), redirects and auth follow-ups included, where
    * okretry watched the attempt's network requests (a non-idempotent request without a key, or a
    * listener that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts
-   * as one, whether or not it reached the server, so it is then {@link #attempts()}.
+   * as one, whether or not it reached the server, so it is then {@link #attempts()}. A hedge, and
+   * an attempt canceled unheard when another answered for the call, count as one each.
    *
    * @return the network requests sent, 0 or more
    */
