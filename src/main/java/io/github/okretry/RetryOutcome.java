@@ -108,6 +108,14 @@ public final class RetryOutcome {
   }
 
   /**
+   * {@code request} without an outcome's mark: itself unless it was built from a response okretry
+   * marked ({@code response.request().newBuilder()}, which keeps every tag), as a new call.
+   */
+  static Request unmarked(Request request) {
+    return request.tag(MARK) == null ? request : request.newBuilder().tag(Mark.class, null).build();
+  }
+
+  /**
    * The outcome of the call that threw {@code failure}, or null if okretry did not end a call with
    * it (an unchecked exception thrown below okretry, {@code "canceled due to …"}, an exception from
    * elsewhere).

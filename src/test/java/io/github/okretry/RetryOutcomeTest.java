@@ -141,6 +141,20 @@ class RetryOutcomeTest extends ScriptedTest {
   }
 
   @Test
+  void aFollowUpBuiltFromAMarkedResponseHasAnOutcomeOfItsOwn() throws IOException {
+    script.status(503).status(201).status(200);
+    Call.Factory client = quiet();
+    Request followUp;
+    try (Response first = client.newCall(get()).execute()) {
+      assertThat(RetryOutcome.of(first).attempts()).isEqualTo(2);
+      followUp = first.request().newBuilder().url("http://example.test/next").build();
+    }
+    try (Response next = client.newCall(followUp).execute()) {
+      assertThat(RetryOutcome.of(next).attempts()).as("its own first attempt").isEqualTo(1);
+    }
+  }
+
+  @Test
   void aFirstAttemptSuccessIsReadFromTheResponseAsItIs() throws IOException {
     script.status(200);
     try (Response response = quiet().newCall(get()).execute()) {
