@@ -2,7 +2,7 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd|quota|hostile-quota] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|retried|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd|quota|hostile-quota] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
 #   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed|hostile-quota.
 # bench/goaway.sh (real nginx, HTTP/2 GOAWAY) is separate: it needs nginx.
@@ -47,6 +47,7 @@ case "$what" in
   alloc)    main alloc io.github.okretry.bench.AllocationBreakdown "$@" ;;
   paired)   main paired io.github.okretry.bench.PairedSuccessPath "$@" ;;
   micro)    jmh intercept 'InterceptBenchmark|GiveUpBenchmark' -prof gc "$@" ;;
+  retried)  jmh retried 'RetriedCallBenchmark' -prof gc "$@" ;;
   deadline) main deadline io.github.okretry.bench.DeadlinePrecision "$@" ;;
   jitter)   main jitter io.github.okretry.bench.JitterExperiment "$@" ;;
   overload) main overload io.github.okretry.bench.LiveOverload "$@" ;;

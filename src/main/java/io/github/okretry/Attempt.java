@@ -98,9 +98,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     return new Attempt(call, true);
   }
 
-  /** The request to send, with its idempotency key if it has one. */
+  /**
+   * The request to send, with its idempotency key if it has one; from the second attempt on, with
+   * the mark that carries the call's outcome to the response ({@link CallRecord#marked}).
+   */
   Request request() {
-    return call.request;
+    return number >= 2 ? call.markedRequest() : call.request;
   }
 
   /** The end of the logical call on the policy's clock, or {@link CallDeadline#NO_DEADLINE}. */
@@ -138,6 +141,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   boolean departs() {
     Departure d = departure;
     return d == null || d.departs();
+  }
+
+  /** Network requests this attempt sent, as its tracker counted them; 1 if none watched it. */
+  int requestsSent() {
+    SendTracker t = tracker;
+    return t != null ? t.requestsThisAttempt() : 1;
   }
 
   /** True if a tracker proved that this attempt wrote no request: the server never saw it. */

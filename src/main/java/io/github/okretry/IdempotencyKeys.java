@@ -58,6 +58,7 @@ final class IdempotencyKeys {
    * caller chose to send ({@link #hasKey} decides whether it counts).
    */
   Request stamp(Request request) {
+    request = RetryOutcome.unmarked(request); // a follow-up built from a response must not carry its outcome
     if (request.header(headerName) != null) return request; // the caller's own key always wins
     IdempotencyKey tag = RequestTags.idempotencyKey(request);
     String key;

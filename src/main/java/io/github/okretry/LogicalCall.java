@@ -53,6 +53,7 @@ final class LogicalCall {
   private int skipped; // attempts not sent while held, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
   private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
+  private @Nullable CallRecord record; // its outcome so far; made unless it succeeds at its first attempt
 
   private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline,
       Hedging.@Nullable Shared hedges) {
@@ -124,6 +125,7 @@ final class LogicalCall {
     decided = null;
     if (d != null) return d;
     if (over) return Step.DROP; // a late question (a stale hedge timer): the call has its answer
+    if (record != null) record.waitEnded(policy.time.nanoTime());
     return settled(nextStep(waitEndedBy));
   }
 
@@ -176,6 +178,16 @@ final class LogicalCall {
   // Why the call ended, if it gave up: read by tests and SimulatedDriver, never a decision.
   @Nullable GiveUpReason gaveUpFor() {
     return failures.gaveUpFor();
+  }
+
+  /** The request with the mark that carries the call's outcome to its response, made once. */
+  Request markedRequest() {
+    return record().marked(request);
+  }
+
+  private CallRecord record() {
+    CallRecord r = record;
+    return r != null ? r : (record = new CallRecord());
   }
 
   @SuppressWarnings("AssignmentExpression") // made at the first attempt, then reused
@@ -267,13 +279,39 @@ final class LogicalCall {
       step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
     if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded(); // a hedge still queued never goes
+    // A first attempt's plain success records nothing: its response is read as it is (RetryOutcome.of).
+    if (record != null || step != Step.RETURN || attempts != 1 || failures.gaveUpFor() != null) {
+      record().attemptEnded(attempt, response, error);
+    }
     return settled(step);
   }
 
   /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
   private Step settled(Step step) {
-    if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) over = true;
+    if (step.kind() == Step.Kind.WAIT) record().waitStarted(policy.time.nanoTime());
+    if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
+      over = true;
+      return finished(step);
+    }
     return step;
+  }
+
+  /**
+   * {@code end}, a RETURN or THROW, with the call's {@link RetryOutcome}: on the response's request
+   * (sent with it from the second attempt; else the step marks it), or as the exception's last
+   * suppressed. A first attempt's plain success carries none.
+   */
+  private Step finished(Step end) {
+    CallRecord r = record;
+    if (r == null && end == Step.RETURN && failures.gaveUpFor() == null) return end;
+    if (r == null) r = record();
+    RetryOutcome outcome = r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
+    if (end.kind() == Step.Kind.THROW) {
+      Throwable failure = end.failure();
+      if (failure instanceof IOException) failure.addSuppressed(new RetryOutcome.Summary(outcome));
+      return end;
+    }
+    return end == Step.RETURN && r.lastSentMarked() ? end : Step.returningMarked(end, r.mark);
   }
 
   // An attempt ends with a response or an error, so e is there when the response is not; a

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * how waits and the deadline work is the policy's: see {@link RetryPolicy} and
  * docs/semantics.md. The caller gets the last real outcome: the last response, body unread, or
  * the last exception with earlier ones attached as {@linkplain Throwable#getSuppressed()
- * suppressed} (at most 9: the first 3, a marker counting those left out, the last 5).
+ * suppressed} (at most 9: the first 3, a marker counting those left out, the last 5), and okretry's
+ * summary of the call last. {@link RetryOutcome#of(Response)} and {@link
+ * RetryOutcome#of(Throwable)} read what happened to the call from either.
  *
  * <p>Immutable and thread-safe; share one per client. Add it with {@link #install}, which also
  * adds the network interceptor that guards OkHttp from a hostile {@code Retry-After}; added with

@@ -16,9 +16,24 @@ import okhttp3.Response;
  * and otherwise ignored: it never changes the call's outcome.
  *
  * <p>Every event of one logical call passes the same {@link Request} instance (the request with
- * its idempotency key, as each attempt sends it), so a listener can key per-call state by it,
- * for example in an {@code IdentityHashMap}; a call ends with exactly one {@link #onSucceeded}
- * or {@link #onGaveUp}.
+ * its idempotency key), so a listener can key per-call state by it, for example in an {@code
+ * IdentityHashMap}; a call ends with exactly one {@link #onSucceeded} or {@link #onGaveUp}.
+ *
+ * <p><b>Matching events to your own call.</b> That request is the one the caller passed to {@code
+ * newCall}, or, when okretry added an idempotency key, a copy of it that keeps all its tags. So tag
+ * the request with something of your own and read it back in the listener:
+ *
+ * <pre>{@code
+ * Request request = new Request.Builder().url(url).tag(OrderId.class, new OrderId(42)).build();
+ * // in the listener:
+ * public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+ *   OrderId order = request.tag(OrderId.class);   // the caller's own tag: this is order 42's call
+ * }
+ * }</pre>
+ *
+ * <p>The caller needs no listener to learn what happened to the call it holds: {@link
+ * RetryOutcome#of(okhttp3.Response)} and {@link RetryOutcome#of(Throwable)} read it from the
+ * response or the exception.
  */
 public interface RetryListener {
 

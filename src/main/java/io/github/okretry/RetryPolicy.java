@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import okhttp3.OkHttpClient;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -86,8 +87,38 @@ public final class RetryPolicy {
   }
 
   /**
+   * This policy's worst case in words and numbers: how many attempts, the longest each wait can be
+   * and their sum ({@code "Waits before the retries, each at most: 0.2 + 0.4 + 0.8 = 1.4 s of
+   * waiting"} by default; base 1 s, ×2, 5 retries and no cap give {@code "1 + 2 + 4 + 8 + 16 = 31
+   * s"}), the longest {@code Retry-After} honored, and the deadline that bounds the call, if any.
+   * The waits are the ones the backoff draws at their largest (with {@link Jitter#NONE}, the ones it
+   * draws). For what the client's timeouts add, see {@link #explain(OkHttpClient)}.
+   *
+   * @return a few sentences, in English
+   */
+  public String explain() {
+    return PolicyExplanation.explain(settings, null);
+  }
+
+  /**
+   * {@link #explain()}, and the longest a call through {@code client} can take under this policy:
+   * each attempt up to its connect, write and read timeouts together, times the attempts, plus the
+   * waits; or the deadline or the client's call timeout, whichever is shorter, that bounds it.
+   *
+   * @param client the client whose timeouts the attempts run with
+   * @return a few sentences, in English
+   * @throws NullPointerException if {@code client} is null
+   */
+  public String explain(OkHttpClient client) {
+    if (client == null) throw new NullPointerException("client == null");
+    long[] timeouts = {client.connectTimeoutMillis(), client.writeTimeoutMillis(), client.readTimeoutMillis(),
+      client.callTimeoutMillis()};
+    return PolicyExplanation.explain(settings, timeouts);
+  }
+
+  /**
    * Every setting but the predicates, listener and seams, with durations in nanoseconds and 0 for
-   * no deadline; for logs.
+   * no deadline; for logs. {@link #explain()} says what they come to.
    */
   @Override
   public String toString() {

@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * to that host. Calls from this factory instead make each attempt a separate OkHttp call and, for
  * {@link Call#enqueue}, schedule the next attempt on a small scheduler: while waiting they hold
  * no dispatcher thread and no host slot. {@link Call#execute()} blocks the caller's thread, as
- * the interceptor does. Same {@link RetryPolicy}: idempotency keys, deadline, budget and listener.
+ * the interceptor does. Same {@link RetryPolicy}: idempotency keys, deadline, budget and listener;
+ * the same {@link RetryOutcome} on the response or the exception a call ends with.
  *
  * <pre>{@code
  * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());

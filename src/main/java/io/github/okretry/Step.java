@@ -30,10 +30,10 @@ class Step {
   }
 
   /** Return the response in hand (of the attempt that just ended), as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false, null);
+  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false, null, null);
 
   /** Drop the attempt that just ended (another in flight answers for the call), or the hedge asked for. */
-  static final Step DROP = new Other(Kind.DROP, 0, null, null, false, null);
+  static final Step DROP = new Other(Kind.DROP, 0, null, null, false, null, null);
 
   private final Kind kind;
 
@@ -56,22 +56,24 @@ class Step {
     final @Nullable Throwable failure;
     final boolean timedOut;
     final @Nullable HeldResponse keeper; // a WAIT of a held retry: keeps the response in hand
+    final RetryOutcome.@Nullable Mark mark; // a RETURN whose response must carry its call's outcome
 
     Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure, boolean timedOut,
-        @Nullable HeldResponse keeper) {
+        @Nullable HeldResponse keeper, RetryOutcome.@Nullable Mark mark) {
       super(kind);
       this.waitNanos = waitNanos;
       this.response = response;
       this.failure = failure;
       this.timedOut = timedOut;
       this.keeper = keeper;
+      this.mark = mark;
     }
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null, false, null);
+    return new Other(Kind.WAIT, waitNanos, null, null, false, null, null);
   }
 
   /**
@@ -80,7 +82,7 @@ class Step {
    */
   static Step waitHolding(long waitNanos, HeldResponse keeper) {
     if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null, false, keeper);
+    return new Other(Kind.WAIT, waitNanos, null, null, false, keeper, null);
   }
 
   /**
@@ -88,7 +90,7 @@ class Step {
    * time ({@link #timedOut}).
    */
   static Step throwing(Throwable failure, boolean timedOut) {
-    return new Other(Kind.THROW, 0, null, failure, timedOut, null);
+    return new Other(Kind.THROW, 0, null, failure, timedOut, null, null);
   }
 
   /**
@@ -96,7 +98,15 @@ class Step {
    * OriginTurn#admit}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, local, null, false, null);
+    return new Other(Kind.RETURN, 0, local, null, false, null, null);
+  }
+
+  /**
+   * As {@code returned} (a RETURN: {@link #RETURN}, or of a local response), the response the caller
+   * gets carrying {@code mark}: rebuilt with it unless its request has it ({@link RetryOutcome.Mark#onto}).
+   */
+  static Step returningMarked(Step returned, RetryOutcome.Mark mark) {
+    return new Other(Kind.RETURN, 0, returned.responseOr(null), null, false, null, mark);
   }
 
   final Kind kind() {
@@ -132,7 +142,8 @@ class Step {
       if (keeper != null) keeper.keep(inHand);
       inHand.close();
     }
-    return out;
+    RetryOutcome.Mark mark = this instanceof Other ? ((Other) this).mark : null;
+    return out != null && mark != null ? mark.onto(out) : out;
   }
 
   /**

@@ -31,11 +31,12 @@ class ArchitectureTest {
     "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "HeldResponse", "BudgetTurn", "Step", "Attempt", "Seen", "Hedging"};
+  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "HeldResponse", "BudgetTurn", "Step", "Attempt", "Seen", "Hedging", "CallRecord"};
   static final String[] POLICY = {
     "RetryPolicy", "Settings", "HedgingPolicy", "RetryBudget", "RetryOverrides",
     "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
-    "Jitter", "QuotaPacing", "Events", "RequestTags", "RetryRules", "Decision", "Classifier"
+    "Jitter", "QuotaPacing", "Events", "RequestTags", "RetryRules", "Decision", "Classifier",
+    "RetryOutcome", "PolicyExplanation"
   };
 
   /** These top-level classes of the main package, with their nested and anonymous classes. */

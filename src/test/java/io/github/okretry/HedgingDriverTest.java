@@ -141,6 +141,10 @@ class HedgingDriverTest extends ScriptedTest {
     scheduler.runUntilIdle();
     Object outcome = delivered();
     assertThat(attemptNumber(outcome)).isEqualTo(2);
+    RetryOutcome hedged = RetryOutcome.of((Response) outcome); // issue 37: the hedge counted, the loser too
+    assertThat(hedged.attempts()).isEqualTo(2);
+    assertThat(hedged.requestsSent()).isEqualTo(2);
+    assertThat(hedged.processing()).isEqualTo(RetryOutcome.Processing.PROCESSED);
     assertThat(time.sleepMillis()).as("the hedge timer, once").containsExactly(50L);
     assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 50 ms", "start 2", "succeeded 2 HTTP 200");
     assertThat(canceledAttempts.get()).as("the loser").isEqualTo(1);

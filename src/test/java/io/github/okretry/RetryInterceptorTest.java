@@ -115,7 +115,7 @@ class RetryInterceptorTest extends ScriptedTest {
       RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).maxRetries(1).build());
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
           .isSameAs(second)
-          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(first));
+          .satisfies(e -> assertThat(EarlierFailures.of(e)).containsExactly(first));
     }
 
     @Test

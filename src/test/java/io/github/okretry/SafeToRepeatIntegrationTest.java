@@ -97,7 +97,7 @@ class SafeToRepeatIntegrationTest {
             .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
     assertThatThrownBy(() -> c.newCall(request).execute())
         .isInstanceOf(java.net.ConnectException.class)
-        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(2));
+        .satisfies(e -> assertThat(EarlierFailures.of(e)).hasSize(2));
     assertThat(attempts[0]).isEqualTo(3);
   }
 

@@ -79,7 +79,7 @@ class StepTest {
     List<String> steps = drive(call, first, last);
     assertThat(steps).hasSize(4).startsWith("SEND", "WAIT(" + 100 * MS + " ns)", "SEND");
     assertThat(steps.get(3)).isEqualTo("THROW(" + last + ")");
-    assertThat(last.getSuppressed()).containsExactly(first);
+    assertThat(EarlierFailures.of(last)).containsExactly(first);
   }
 
   @Test
@@ -121,7 +121,7 @@ class StepTest {
     IOException closed = new IOException("RetryingCallFactory is closed");
     Step step = call.next(closed);
     assertThat(step.failure()).isSameAs(closed);
-    assertThat(closed.getSuppressed()).containsExactly(first);
+    assertThat(EarlierFailures.of(closed)).containsExactly(first);
   }
 
   @Test

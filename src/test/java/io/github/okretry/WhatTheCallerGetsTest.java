@@ -41,7 +41,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
       script.fail(first).fail(second).fail(last);
       assertThatThrownBy(() -> client(retry().maxRetries(2)).newCall(get()).execute())
           .isSameAs(last)
-          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(first, second));
+          .satisfies(e -> assertThat(EarlierFailures.of(e)).containsExactly(first, second));
       assertThat(time.sleeps()).hasSize(2);
     }
 
@@ -72,7 +72,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     void fiftyThousandRetriesLeaveNineSuppressed() {
       IOException last = failAfter(50_000);
       assertThat(last).hasMessage("timeout 50001");
-      assertThat(messages(last.getSuppressed())).containsExactly(
+      assertThat(messages(EarlierFailures.of(last))).containsExactly(
           "timeout 1", "timeout 2", "timeout 3",
           "okretry: 49992 earlier failures omitted (failures 4 to 49995); the first 3 and the last 5 are kept",
           "timeout 49996", "timeout 49997", "timeout 49998", "timeout 49999", "timeout 50000");
@@ -82,9 +82,9 @@ class WhatTheCallerGetsTest extends ScriptedTest {
 
     @Test
     void upToEightEarlierFailuresAreAllKeptWithoutAMarker() {
-      assertThat(messages(failAfter(8).getSuppressed())).containsExactly(
+      assertThat(messages(EarlierFailures.of(failAfter(8)))).containsExactly(
           "timeout 1", "timeout 2", "timeout 3", "timeout 4", "timeout 5", "timeout 6", "timeout 7", "timeout 8");
-      assertThat(messages(failAfter(9).getSuppressed())).containsExactly(
+      assertThat(messages(EarlierFailures.of(failAfter(9)))).containsExactly(
           "timeout 1", "timeout 2", "timeout 3",
           "okretry: 1 earlier failure omitted (failure 4); the first 3 and the last 5 are kept",
           "timeout 5", "timeout 6", "timeout 7", "timeout 8", "timeout 9");
@@ -119,7 +119,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
           .isExactlyInstanceOf(IOException.class)
           .hasMessage("okretry: the retryOnException predicate threw")
           .hasCauseExactlyInstanceOf(IllegalStateException.class)
-          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(odd, timeout));
+          .satisfies(e -> assertThat(EarlierFailures.of(e)).containsExactly(odd, timeout));
 
       IOException refused = new ConnectException("refused");
       script.fail(refused).status(500);
@@ -130,7 +130,7 @@ class WhatTheCallerGetsTest extends ScriptedTest {
           .isExactlyInstanceOf(IOException.class)
           .hasMessage("okretry: the retryOnResponse predicate threw")
           .hasCauseExactlyInstanceOf(IllegalStateException.class)
-          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(refused));
+          .satisfies(e -> assertThat(EarlierFailures.of(e)).containsExactly(refused));
       assertThat(events.lines("gaveUp")).hasSize(2);
     }
   }

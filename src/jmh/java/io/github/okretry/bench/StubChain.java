@@ -32,17 +32,23 @@ import okio.Timeout;
 final class StubChain implements Interceptor.Chain {
 
   private final Request request;
-  private final Response response;
+  private final Response[] responses;
   private final StubCall call;
+  private int next;
 
-  StubChain(Request request, Response response) {
+  /** Answers each {@code proceed} with the next of {@code responses}, round and round. */
+  StubChain(Request request, Response... responses) {
     this.request = request;
-    this.response = response;
+    this.responses = responses;
     this.call = new StubCall(request);
   }
 
   @Override public Request request() { return request; }
-  @Override public Response proceed(Request request) { return response; }
+  @Override public Response proceed(Request request) {
+    Response r = responses[next];
+    next = (next + 1) % responses.length;
+    return r;
+  }
   @Override public Connection connection() { return null; }
   @Override public Call call() { return call; }
   @Override public int connectTimeoutMillis() { return 10_000; }

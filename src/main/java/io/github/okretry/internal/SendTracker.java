@@ -63,7 +63,7 @@ public final class SendTracker extends EventListener {
   }
 
   /** Network requests whose headers the current attempt completely wrote so far. */
-  int requestsThisAttempt() {
+  public int requestsThisAttempt() {
     return requestsThisAttempt;
   }
 

@@ -28,6 +28,7 @@ class ExamplesTest {
         "PaymentExample",
         "DeadlineExample",
         "PerRequestExample",
+        "OutcomeExample",
         "JitterHistogramExample",
         "RetrofitExample",
         "MicrometerExample",
@@ -85,6 +86,23 @@ class ExamplesTest {
     // The 800 ms override, not the client's 5 s deadline, ends the third call.
     assertThat(elapsed.get(2)).isBetween(700L, 3000L);
     assertThat(out.substring(out.indexOf("RetryOverrides deadline"))).contains("DEADLINE_EXCEEDED");
+  }
+
+  @Test
+  void theOutcomeIsReadFromTheExceptionAndTheResponse() throws Exception {
+    String out = run(OutcomeExample::main);
+    assertThat(out).contains("policy: Worst case: 3 attempts (the first and 2 retries).",
+        "0.1 + 0.2 = 0.3 s of waiting");
+    String post = section(out, "a keyed POST");
+    assertThat(post).contains("caller got java.net.SocketTimeoutException",
+        "its last suppressed says: okretry: after 3 attempts: RETRIES_EXHAUSTED (3 requests, waited ",
+        "attempts: 3, requests sent: 3", "ended: RETRIES_EXHAUSTED, key: order-42, processed: MAYBE",
+        "retry later with key order-42");
+    String get = section(out, "a GET");
+    assertThat(get).contains("caller got HTTP 200 \"hello\"", "attempts: 3, requests sent: 3",
+        "ended: SUCCEEDED, key: null, processed: PROCESSED");
+    assertThat(section(out, "a GET the budget holds")).contains("caller got HTTP 503", "attempts: 1, requests sent: 1",
+        "ended: NO_RECENT_SUCCESS, key: null, processed: NOT_PROCESSED");
   }
 
   @Test

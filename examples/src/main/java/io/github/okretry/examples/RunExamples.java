@@ -14,6 +14,7 @@ public final class RunExamples {
       "PaymentExample",
       "DeadlineExample",
       "PerRequestExample",
+      "OutcomeExample",
       "JitterHistogramExample",
       "RetrofitExample",
       "MicrometerExample",

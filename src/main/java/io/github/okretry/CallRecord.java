@@ -1,0 +1,114 @@
+package io.github.okretry;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one {@link LogicalCall}'s {@link RetryOutcome} is made of, recorded as the call goes: the
+ * network requests its attempts sent, the time it waited, whether the server may have acted on it,
+ * and the {@link RetryOutcome.Mark} its response carries. Made only when a call does more than
+ * succeed at its first attempt (such a response is read as it is: {@link
+ * RetryOutcome#of(Response)}), so the success path pays nothing for it. Like its call, not
+ * thread-safe.
+ */
+final class CallRecord {
+
+  private static final long NOT_WAITING = Long.MIN_VALUE;
+
+  final RetryOutcome.Mark mark = new RetryOutcome.Mark();
+  private @Nullable Request
+      marked; // the request with the mark, made once, sent from the second attempt on
+  private int requestsSent;
+  private long waitedNanos;
+  private long waitFromNanos = NOT_WAITING;
+  private RetryOutcome.Processing processing =
+      RetryOutcome.Processing.NOT_PROCESSED; // none sent: nothing processed
+  private int lastEnded; // the number of the attempt that ended last
+  private int ended; // attempts whose outcome the call heard: the others were canceled unheard
+
+  /**
+   * {@code request} with the mark: what attempts send from the second on, so their responses carry
+   * it.
+   */
+  Request marked(Request request) {
+    Request m = marked;
+    return m != null ? m : (marked = mark.on(request));
+  }
+
+  /** A wait starts at {@code nowNanos}. */
+  void waitStarted(long nowNanos) {
+    waitFromNanos = nowNanos;
+  }
+
+  /** The wait started last, if any, is over at {@code nowNanos}. */
+  void waitEnded(long nowNanos) {
+    if (waitFromNanos == NOT_WAITING) return;
+    waitedNanos += Math.max(0, nowNanos - waitFromNanos);
+    waitFromNanos = NOT_WAITING;
+  }
+
+  /** {@code attempt} ended with {@code response}, or {@code error} if null. */
+  void attemptEnded(Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
+    lastEnded = attempt.number;
+    ended++;
+    requestsSent += attempt.requestsSent();
+    RetryOutcome.Processing p =
+        response != null
+            ? (Classifier.provesNotProcessed(response)
+                ? RetryOutcome.Processing.NOT_PROCESSED
+                : RetryOutcome.Processing.PROCESSED)
+            : attempt.provenNotSent()
+                    || (error instanceof IOException && provesNotProcessed((IOException) error))
+                ? RetryOutcome.Processing.NOT_PROCESSED
+                : RetryOutcome.Processing.MAYBE;
+    if (p.ordinal() > processing.ordinal()) processing = p;
+  }
+
+  /**
+   * True for a failure that proves no request was processed: a refusal ({@link
+   * Classifier#provesNotProcessed(IOException)}), or a failure to connect, before any request.
+   */
+  static boolean provesNotProcessed(IOException e) {
+    if (e instanceof ConnectException
+        || e instanceof NoRouteToHostException
+        || e instanceof UnknownHostException) {
+      return true;
+    }
+    String message = e.getMessage();
+    if (e instanceof SocketTimeoutException
+        && message != null
+        && message.regionMatches(true, 0, "connect timed out", 0, 17)) {
+      return true;
+    }
+    return Classifier.provesNotProcessed(e);
+  }
+
+  /** True if the attempt that ended last sent the marked request: its response carries the mark. */
+  boolean lastSentMarked() {
+    return lastEnded >= 2;
+  }
+
+  /**
+   * The outcome of a call that ends after {@code attempts} ({@code reason}: why it gave up, or
+   * null), its key {@code key}. An attempt it never heard the end of (a hedge, or the attempt it
+   * hedged, canceled when another answered for the call) counts as one request sent, which may have
+   * been processed.
+   */
+  RetryOutcome end(int attempts, @Nullable GiveUpReason reason, @Nullable String key) {
+    int unheard = Math.max(0, attempts - ended);
+    RetryOutcome.Processing p =
+        unheard > 0 && processing == RetryOutcome.Processing.NOT_PROCESSED
+            ? RetryOutcome.Processing.MAYBE
+            : processing;
+    RetryOutcome outcome =
+        new RetryOutcome(attempts, requestsSent + unheard, waitedNanos, reason, key, p);
+    mark.outcome = outcome;
+    return outcome;
+  }
+}

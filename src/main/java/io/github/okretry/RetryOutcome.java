@@ -1,0 +1,307 @@
+package io.github.okretry;
+
+import java.io.IOException;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.reflect.KClass;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What happened to one logical call, read from what its caller holds: the response (also Retrofit's
+ * {@code Response.raw()}) or the exception, on either driver, with no listener.
+ *
+ * <pre>{@code
+ * try (Response response = client.newCall(request).execute()) {
+ *   RetryOutcome outcome = RetryOutcome.of(response);   // 3 attempts, waited 0.6 s, PROCESSED
+ * } catch (IOException e) {
+ *   RetryOutcome outcome = RetryOutcome.of(e);          // null if okretry did not end the call
+ *   if (outcome != null && outcome.processing() == RetryOutcome.Processing.NOT_PROCESSED) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>A response carries it as a tag of its request; an exception as its last {@linkplain
+ * Throwable#getSuppressed() suppressed} exception, whose message says it too ({@code "okretry:
+ * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, may have been processed,
+ * keyed)"}), the exception's own type and message unchanged. A call that succeeds at its first
+ * attempt is not marked, so that it costs nothing: its response reads as one attempt that ended the
+ * call by its status, which is also how any response okretry did not handle reads. Immutable.
+ */
+public final class RetryOutcome {
+
+  /** Whether the server may have acted on the request, over all the attempts of the call. */
+  public enum Processing {
+    /**
+     * No attempt can have been processed: each was refused (429, 503, HTTP/2 {@code
+     * REFUSED_STREAM}), failed to connect ({@code ConnectException}, {@code
+     * NoRouteToHostException}, {@code UnknownHostException}), or failed before its request headers
+     * were written whole (known only where okretry watched the attempt's network requests: a
+     * non-idempotent request without a key, or a listener that implements {@link
+     * RetryListener#onNetworkRequest}); also a call that sent no attempt.
+     */
+    NOT_PROCESSED,
+    /**
+     * No response came back, and some attempt failed where the server may have received it: a
+     * timeout, a reset, a cancel mid-attempt. Where okretry did not watch the network requests, a
+     * failure before any request was written also reads as this: it errs towards caution.
+     */
+    MAYBE,
+    /**
+     * Some attempt got a response that does not prove its request refused (anything but 429 and
+     * 503).
+     */
+    PROCESSED
+  }
+
+  private static final KClass<Mark> MARK = JvmClassMappingKt.getKotlinClass(Mark.class);
+  private static final String DEFAULT_KEY_HEADER = "Idempotency-Key";
+
+  private final int attempts;
+  private final int requestsSent;
+  private final long waitedNanos;
+  private final @Nullable GiveUpReason giveUpReason;
+  private final @Nullable String idempotencyKey;
+  private final Processing processing;
+
+  RetryOutcome(
+      int attempts,
+      int requestsSent,
+      long waitedNanos,
+      @Nullable GiveUpReason giveUpReason,
+      @Nullable String idempotencyKey,
+      Processing processing) {
+    this.attempts = attempts;
+    this.requestsSent = requestsSent;
+    this.waitedNanos = waitedNanos;
+    this.giveUpReason = giveUpReason;
+    this.idempotencyKey = idempotencyKey;
+    this.processing = processing;
+  }
+
+  /**
+   * The outcome of the call that returned {@code response}. A response okretry did not mark (a call
+   * that succeeded at its first attempt, or a response from a client without okretry) reads as one
+   * attempt ended by its status: its network requests counted from its {@link
+   * Response#priorResponse()} chain (redirects, auth), its key read from the {@code
+   * Idempotency-Key} header (a policy with another {@code idempotencyKeyHeader} is not known here),
+   * {@link Processing#PROCESSED} unless a 429 or 503.
+   *
+   * @param response a response a call returned
+   * @return its outcome, never null
+   * @throws NullPointerException if {@code response} is null
+   */
+  public static RetryOutcome of(Response response) {
+    if (response == null) throw new NullPointerException("response == null");
+    Mark mark = response.request().tag(MARK);
+    RetryOutcome marked = mark != null ? mark.outcome : null;
+    if (marked != null) return marked;
+    int requests = 1;
+    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse())
+      requests++;
+    return new RetryOutcome(
+        1,
+        requests,
+        0,
+        null,
+        response.request().header(DEFAULT_KEY_HEADER),
+        Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED);
+  }
+
+  /**
+   * {@code request} without an outcome's mark: itself unless it was built from a response okretry
+   * marked ({@code response.request().newBuilder()}, which keeps every tag), as a new call.
+   */
+  static Request unmarked(Request request) {
+    return request.tag(MARK) == null ? request : request.newBuilder().tag(Mark.class, null).build();
+  }
+
+  /**
+   * The outcome of the call that threw {@code failure}, or null if okretry did not end a call with
+   * it (an unchecked exception thrown below okretry, {@code "canceled due to …"}, an exception from
+   * elsewhere).
+   *
+   * @param failure what a call threw, or what an enqueued call's {@code onFailure} got
+   * @return its outcome, or null
+   * @throws NullPointerException if {@code failure} is null
+   */
+  public static @Nullable RetryOutcome of(Throwable failure) {
+    if (failure == null) throw new NullPointerException("failure == null");
+    Throwable[] suppressed = failure.getSuppressed();
+    for (int i = suppressed.length - 1; i >= 0; i--) {
+      if (suppressed[i] instanceof Summary) return ((Summary) suppressed[i]).outcome;
+    }
+    return null;
+  }
+
+  /**
+   * Attempts okretry sent, including the first and any hedges.
+   *
+   * @return the attempts, 0 if the call ended before its first was sent
+   */
+  public int attempts() {
+    return attempts;
+  }
+
+  /**
+   * Network requests sent: each attempt's, OkHttp's own silent resends (a stale pooled connection,
+   * a 408, a 503 with {@code Retry-After: 0}), redirects and auth follow-ups included, where
+   * okretry watched the attempt's network requests (a non-idempotent request without a key, or a
+   * listener that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts
+   * as one, whether or not it reached the server, so it is then {@link #attempts()}. A hedge, and
+   * an attempt canceled unheard when another answered for the call, count as one each.
+   *
+   * @return the network requests sent, 0 or more
+   */
+  public int requestsSent() {
+    return requestsSent;
+  }
+
+  /**
+   * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock:
+   * backoffs, {@code Retry-After}s, turns behind an origin's crowd or quota, and retries the budget
+   * held.
+   *
+   * @return nanoseconds waited, 0 for a call that did not wait
+   */
+  public long waitedNanos() {
+    return waitedNanos;
+  }
+
+  /**
+   * Why okretry gave up, or null if the call ended on a response it does not treat as a failure (a
+   * success, or a status it does not retry, such as a 404), the caller holding that response.
+   *
+   * @return why the call gave up, or null if it did not
+   */
+  public @Nullable GiveUpReason giveUpReason() {
+    return giveUpReason;
+  }
+
+  /**
+   * The idempotency key sent with every attempt of the call.
+   *
+   * @return the key header's value as sent, or null if none was sent
+   */
+  public @Nullable String idempotencyKey() {
+    return idempotencyKey;
+  }
+
+  /**
+   * Whether the server may have acted on the request, over all the call's attempts.
+   *
+   * @return {@link Processing#NOT_PROCESSED}, {@link Processing#MAYBE} or {@link
+   *     Processing#PROCESSED}
+   */
+  public Processing processing() {
+    return processing;
+  }
+
+  @Override
+  public boolean equals(@Nullable Object o) {
+    if (!(o instanceof RetryOutcome)) return false;
+    RetryOutcome that = (RetryOutcome) o;
+    return attempts == that.attempts
+        && requestsSent == that.requestsSent
+        && waitedNanos == that.waitedNanos
+        && giveUpReason == that.giveUpReason
+        && processing == that.processing
+        && (idempotencyKey == null
+            ? that.idempotencyKey == null
+            : idempotencyKey.equals(that.idempotencyKey));
+  }
+
+  @Override
+  public int hashCode() {
+    int h = attempts;
+    h = 31 * h + requestsSent;
+    h = 31 * h + (int) (waitedNanos ^ (waitedNanos >>> 32));
+    h = 31 * h + (giveUpReason != null ? giveUpReason.hashCode() : 0);
+    h = 31 * h + (idempotencyKey != null ? idempotencyKey.hashCode() : 0);
+    return 31 * h + processing.hashCode();
+  }
+
+  /**
+   * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4
+   * s, may have been processed, keyed)}"}; the key's value is never printed.
+   */
+  @Override
+  public String toString() {
+    return "RetryOutcome{" + summary() + "}";
+  }
+
+  /**
+   * The line that {@link #toString()} wraps, and that an exception's suppressed {@link Summary}
+   * says.
+   */
+  String summary() {
+    StringBuilder s =
+        new StringBuilder("after ")
+            .append(attempts)
+            .append(attempts == 1 ? " attempt: " : " attempts: ");
+    s.append(giveUpReason != null ? giveUpReason.name() : "SUCCEEDED");
+    s.append(" (")
+        .append(requestsSent)
+        .append(requestsSent == 1 ? " request, waited " : " requests, waited ");
+    s.append(PolicyExplanation.seconds(waitedNanos))
+        .append(" s, ")
+        .append(words(processing))
+        .append(", ");
+    return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
+  }
+
+  private static String words(Processing p) {
+    return p == Processing.NOT_PROCESSED
+        ? "not processed"
+        : p == Processing.MAYBE ? "may have been processed" : "processed";
+  }
+
+  /**
+   * How a response carries its call's outcome: a tag of the request okretry sends from the second
+   * attempt on, filled in once the call ends (a response of a first attempt that does not end the
+   * call as a plain success is rebuilt with it: {@link #onto}). It holds the outcome alone, never
+   * the call's state.
+   */
+  static final class Mark {
+    volatile @Nullable RetryOutcome outcome;
+
+    /** {@code request} with this mark as a tag. */
+    Request on(Request request) {
+      return request.newBuilder().tag(Mark.class, this).build();
+    }
+
+    @Override
+    public String toString() {
+      RetryOutcome o = outcome;
+      return o != null ? o.toString() : "RetryOutcome{pending}";
+    }
+
+    /**
+     * {@code response} itself if its request carries this mark, else a copy whose request does
+     * (same body).
+     */
+    Response onto(Response response) {
+      if (response.request().tag(MARK) == this) return response;
+      return response.newBuilder().request(on(response.request())).build();
+    }
+  }
+
+  /**
+   * The suppressed exception that carries a failed call's outcome on its exception: its message is
+   * the outcome's {@linkplain #summary() summary}. No stack trace: it says what happened, not
+   * where.
+   */
+  static final class Summary extends IOException {
+    private static final long serialVersionUID = 1L;
+    final transient RetryOutcome outcome;
+
+    Summary(RetryOutcome outcome) {
+      super("okretry: " + outcome.summary());
+      this.outcome = outcome;
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.github.okretry.RetryOutcome.Processing;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import okhttp3.Call;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import retrofit2.Retrofit;
+import retrofit2.http.Body;
+import retrofit2.http.POST;
+
+/**
+ * Issue 37 on real sockets, both drivers: a keyless POST whose request reached the server and then
+ * timed out "may have been processed" (okretry watched its network requests), a keyed POST whose
+ * attempts time out says so after each, and Retrofit's {@code Response.raw()} carries the outcome.
+ */
+@Tag("integration")
+@ExtendWith(LeakCheck.class)
+class RetryOutcomeIntegrationTest {
+  MockWebServer server;
+  RetryingCallFactory factory;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = new MockWebServer();
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    if (factory != null) factory.close();
+    server.close();
+  }
+
+  static RequestBody json() {
+    return RequestBody.create("{\"amount\":42}", MediaType.get("application/json"));
+  }
+
+  static final RetryPolicy POLICY = RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build();
+
+  /** The blocking driver, or the async one's enqueue(), each with a 200 ms read timeout. */
+  Exec calls(String driver) {
+    OkHttpClient base =
+        LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofMillis(200)).build());
+    if (driver.equals("blocking")) {
+      OkHttpClient client = RetryInterceptor.create(POLICY).install(base.newBuilder()).build();
+      return request -> client.newCall(request).execute();
+    }
+    factory = RetryingCallFactory.create(base, POLICY);
+    return request -> new EnqueuedCall(factory.newCall(request)).execute();
+  }
+
+  /** Runs one call to its end. */
+  interface Exec {
+    Response execute(Request request) throws IOException;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void aKeylessPostThatTimesOutOnceMayHaveBeenProcessed(String driver) {
+    server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
+    Request request =
+        new Request.Builder()
+            .url(server.url("/pay"))
+            .post(json())
+            .tag(IdempotencyKey.class, IdempotencyKey.none())
+            .build();
+    SocketTimeoutException e =
+        catchThrowableOfType(SocketTimeoutException.class, () -> calls(driver).execute(request));
+    RetryOutcome outcome = RetryOutcome.of(e);
+    assertThat(outcome.attempts()).isEqualTo(1);
+    assertThat(outcome.requestsSent()).as("its headers were written: watched").isEqualTo(1);
+    assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.NOT_SAFE_TO_REPEAT);
+    assertThat(outcome.idempotencyKey()).isNull();
+    assertThat(outcome.processing()).isEqualTo(Processing.MAYBE);
+    assertThat(e.getSuppressed()[e.getSuppressed().length - 1])
+        .hasMessageStartingWith(
+            "okretry: after 1 attempt: NOT_SAFE_TO_REPEAT (1 request, waited 0 s, may have been"
+                + " processed");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void aKeyedPostWhoseFourAttemptsTimeOut(String driver) {
+    for (int i = 0; i < 4; i++)
+      server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
+    Request request =
+        new Request.Builder()
+            .url(server.url("/pay"))
+            .post(json())
+            .tag(IdempotencyKey.class, IdempotencyKey.of("order-42"))
+            .build();
+    SocketTimeoutException e =
+        catchThrowableOfType(SocketTimeoutException.class, () -> calls(driver).execute(request));
+    RetryOutcome outcome = RetryOutcome.of(e);
+    assertThat(outcome.attempts()).isEqualTo(4);
+    assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.RETRIES_EXHAUSTED);
+    assertThat(outcome.idempotencyKey()).isEqualTo("order-42");
+    assertThat(outcome.processing()).isEqualTo(Processing.MAYBE);
+    assertThat(server.getRequestCount()).isEqualTo(4);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void aSuccessAfterTwo503s(String driver) throws IOException {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(201).body("made").build());
+    try (Response response =
+        calls(driver)
+            .execute(new Request.Builder().url(server.url("/orders")).post(json()).build())) {
+      RetryOutcome outcome = RetryOutcome.of(response);
+      assertThat(response.body().string()).isEqualTo("made");
+      assertThat(outcome.attempts()).isEqualTo(3);
+      assertThat(outcome.giveUpReason()).isNull();
+      assertThat(outcome.idempotencyKey())
+          .isNotNull()
+          .isEqualTo(server.takeRequest().getHeaders().get("Idempotency-Key"));
+      assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  interface Orders {
+    @POST("orders")
+    retrofit2.Call<ResponseBody> create(@Body RequestBody body);
+  }
+
+  @Test
+  void retrofitsRawResponseCarriesIt() throws IOException {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(201).body("made").build());
+    OkHttpClient client =
+        LeakCheck.track(
+            RetryInterceptor.create(POLICY).install(new OkHttpClient.Builder()).build());
+    Orders orders =
+        new Retrofit.Builder().baseUrl(server.url("/")).client(client).build().create(Orders.class);
+    retrofit2.Response<ResponseBody> response = orders.create(json()).execute();
+    try (ResponseBody body = response.body()) {
+      RetryOutcome outcome = RetryOutcome.of(response.raw());
+      assertThat(outcome.attempts()).isEqualTo(2);
+      assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
+      assertThat(outcome.idempotencyKey()).isNotNull();
+    }
+  }
+
+  /**
+   * An enqueued call whose execute() waits for its callback: the async driver, as a caller meets
+   * it.
+   */
+  static final class EnqueuedCall {
+    private final Call call;
+
+    EnqueuedCall(Call call) {
+      this.call = call;
+    }
+
+    Response execute() throws IOException {
+      java.util.concurrent.CompletableFuture<Object> done =
+          new java.util.concurrent.CompletableFuture<>();
+      call.enqueue(
+          new okhttp3.Callback() {
+            @Override
+            public void onResponse(Call c, Response response) {
+              done.complete(response);
+            }
+
+            @Override
+            public void onFailure(Call c, IOException e) {
+              done.complete(e);
+            }
+          });
+      Object result = done.join();
+      if (result instanceof Response r) return r;
+      throw (IOException) result;
+    }
+  }
+}
