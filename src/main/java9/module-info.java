@@ -2,8 +2,8 @@
  * okretry: retries for OkHttp. Only {@code io.github.okretry} is API; {@code
  * io.github.okretry.internal} stays inside the module.
  *
- * <p>Compiled for Java 9 into {@code META-INF/versions/9} of the multi-release jar, so Java 8
- * and Android never see it.
+ * <p>Compiled for Java 9 into {@code META-INF/versions/9} of the multi-release jar, so Java 8 and
+ * Android never see it.
  */
 module io.github.okretry {
   // okhttp3 types (Interceptor, OkHttpClient, Call, Request, Response) are in okretry's API, so a

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The async driver's loop for one enqueued {@link RetryingCall}: it acts on each {@link Step}
  * (sends an attempt as its own OkHttp call, a {@link Leg}; schedules a wait; delivers once) and
- * decides nothing itself. Between attempts nothing runs and no thread is held, only a scheduled task.
+ * decides nothing itself. Between attempts nothing runs and no thread is held, only a scheduled
+ * task.
  *
  * <p>With hedging several legs fly: a SEND arms a timer ({@link Attempt#hedgeAfterNanos}), at which
  * the loop asks {@link LogicalCall#next} again, and a SEND then is a hedge. Legs' callbacks and the
@@ -36,13 +37,21 @@ final class AsyncLoop {
   private final Callback callback;
   private final LogicalCall logical;
   private final AtomicBoolean delivered = new AtomicBoolean();
-  private final Object waitLock = new Object(); // orders a wait's task with the cancel that may end the wait
+  private final Object waitLock =
+      new Object(); // orders a wait's task with the cancel that may end the wait
   private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
   volatile boolean starting; // while enqueue() runs the first step on the caller's thread
-  private volatile boolean onScheduler; // while a scheduled step runs on the factory's scheduler thread
-  /** Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may run at once. */
+  private volatile boolean
+      onScheduler; // while a scheduled step runs on the factory's scheduler thread
+
+  /**
+   * Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may
+   * run at once.
+   */
   private final Object lock = new Object();
-  private final List<Leg> legs = new ArrayList<>(2); // guarded by lock: this round's, in flight or queued
+
+  private final List<Leg> legs =
+      new ArrayList<>(2); // guarded by lock: this round's, in flight or queued
   private @Nullable ScheduledFuture<?> hedgeTimer; // guarded by lock
   private int round; // guarded by lock: a hedge timer of an earlier round does nothing
   private boolean finished; // guarded by lock: a RETURN or THROW was decided
@@ -51,8 +60,11 @@ final class AsyncLoop {
     this.call = call;
     this.callback = callback;
     this.logical =
-        LogicalCall.start(call.factory.policy, call.factory.policy.keys.stamp(call.request),
-            CallTimeouts.nanosAllowed(call.timeout), call.factory.hedging);
+        LogicalCall.start(
+            call.factory.policy,
+            call.factory.policy.keys.stamp(call.request),
+            CallTimeouts.nanosAllowed(call.timeout),
+            call.factory.hedging);
   }
 
   /** A wait is over: from now on a cancel acts on the next attempt, not on the wait. */
@@ -80,12 +92,16 @@ final class AsyncLoop {
   /** Asks for the next step, after a wait or at the start, and acts on it. */
   void next() {
     call.factory.waiting.remove(this);
-    resume(call.canceled ? new IOException("Canceled")
-        : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed")
-        : null);
+    resume(
+        call.canceled
+            ? new IOException("Canceled")
+            : call.factory.isClosed() ? new IOException("RetryingCallFactory is closed") : null);
   }
 
-  /** Asks for the next step with no attempt in flight ({@code endedBy}: what cut the wait short) and acts on it. */
+  /**
+   * Asks for the next step with no attempt in flight ({@code endedBy}: what cut the wait short) and
+   * acts on it.
+   */
   private void resume(@Nullable IOException endedBy) {
     try {
       act(logical.next(endedBy), null);
@@ -119,7 +135,9 @@ final class AsyncLoop {
     }
   }
 
-  /** {@code attempt}, a SEND, as a new leg in flight, to {@link Leg#go}; the hedge it arms, if any. */
+  /**
+   * {@code attempt}, a SEND, as a new leg in flight, to {@link Leg#go}; the hedge it arms, if any.
+   */
   private Leg fly(Attempt attempt) {
     synchronized (lock) {
       Leg leg = new Leg(attempt);
@@ -130,12 +148,16 @@ final class AsyncLoop {
     }
   }
 
-  /** Schedules the hedge timer of this round after {@code delayNanos} (0: none). Guarded by lock. */
+  /**
+   * Schedules the hedge timer of this round after {@code delayNanos} (0: none). Guarded by lock.
+   */
   private void arm(long delayNanos) {
     if (delayNanos <= 0) return;
     int armedRound = round;
     try {
-      hedgeTimer = call.factory.scheduler.schedule(() -> hedgeDue(armedRound), delayNanos, TimeUnit.NANOSECONDS);
+      hedgeTimer =
+          call.factory.scheduler.schedule(
+              () -> hedgeDue(armedRound), delayNanos, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // the factory is closing: no hedge, the attempts in flight answer alone
     }
@@ -164,7 +186,9 @@ final class AsyncLoop {
     leg.onCall.attempt = null; // the response reaches its call: it keeps no attempt alive
     try {
       int seen =
-          (leg.watch != null && leg.watch.stop() ? Seen.WATCH_FIRED : 0) // before any user code runs on the outcome
+          (leg.watch != null && leg.watch.stop()
+                  ? Seen.WATCH_FIRED
+                  : 0) // before any user code runs on the outcome
               | (call.canceled ? Seen.CALLER_CANCELED : 0)
               | (leg.sent.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
       Step step;
@@ -187,7 +211,9 @@ final class AsyncLoop {
           losers = endRound();
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
-            call.current = leg.sent; // the call's own from now on: isCanceled() reports the winner, not a loser
+            call.current =
+                leg.sent; // the call's own from now on: isCanceled() reports the winner, not a
+            // loser
           }
         }
       }
@@ -199,7 +225,10 @@ final class AsyncLoop {
     }
   }
 
-  /** The round is over (guarded by lock): its hedge timer is stale; returns its legs, to cancel, or null for none. */
+  /**
+   * The round is over (guarded by lock): its hedge timer is stale; returns its legs, to cancel, or
+   * null for none.
+   */
   private @Nullable List<Leg> endRound() {
     round++;
     ScheduledFuture<?> t = hedgeTimer;
@@ -227,11 +256,11 @@ final class AsyncLoop {
   }
 
   /**
-   * User code (a predicate, a listener, the callback) or a bug threw {@code t} while this call
-   * was driven. As OkHttp's AsyncCall does for an interceptor that throws, the call is canceled
-   * and, unless the callback already ran, it gets {@code IOException("canceled due to " + t)}
-   * with {@code t} as its cause (as OkHttp 5.5 does); the caller then rethrows {@code t}. Never
-   * a silent hang.
+   * User code (a predicate, a listener, the callback) or a bug threw {@code t} while this call was
+   * driven. As OkHttp's AsyncCall does for an interceptor that throws, the call is canceled and,
+   * unless the callback already ran, it gets {@code IOException("canceled due to " + t)} with
+   * {@code t} as its cause (as OkHttp 5.5 does); the caller then rethrows {@code t}. Never a silent
+   * hang.
    */
   private void crashed(Throwable t) {
     call.canceled = true;
@@ -261,7 +290,8 @@ final class AsyncLoop {
       // Under the lock, so the task cannot start (and schedule the next wait) before its own
       // future is recorded: a stale future would hide the live one from cancel() and close().
       synchronized (waitLock) {
-        pending = call.factory.scheduler.schedule(this::afterWait, delayNanos, TimeUnit.NANOSECONDS);
+        pending =
+            call.factory.scheduler.schedule(this::afterWait, delayNanos, TimeUnit.NANOSECONDS);
       }
     } catch (RejectedExecutionException e) {
       call.factory.waiting.remove(this);
@@ -269,13 +299,14 @@ final class AsyncLoop {
       return;
     }
     call.factory.watchScheduler();
-    if (call.canceled || call.factory.isClosed()) endWait(call.canceled ? "Canceled" : "RetryingCallFactory is closed");
+    if (call.canceled || call.factory.isClosed())
+      endWait(call.canceled ? "Canceled" : "RetryingCallFactory is closed");
   }
 
   /**
    * Ends a wait at once: the retry task is dropped and the caller told on another thread (the
-   * thread calling cancel() or close() runs no listener or callback, and so never throws what
-   * they throw).
+   * thread calling cancel() or close() runs no listener or callback, and so never throws what they
+   * throw).
    */
   void endWait(String why) {
     ScheduledFuture<?> f;
@@ -293,14 +324,15 @@ final class AsyncLoop {
       response.close();
       return;
     }
-    onCallbackThread(() -> {
-      try {
-        callback.onResponse(call, response);
-      } catch (IOException e) {
-        log.warn("Callback.onResponse threw for {}", call, e);
-        response.close();
-      }
-    });
+    onCallbackThread(
+        () -> {
+          try {
+            callback.onResponse(call, response);
+          } catch (IOException e) {
+            log.warn("Callback.onResponse threw for {}", call, e);
+            response.close();
+          }
+        });
   }
 
   private void deliverFailure(IOException e) {
@@ -309,9 +341,9 @@ final class AsyncLoop {
   }
 
   /**
-   * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a
-   * callback never runs on the enqueuing thread) or on the scheduler thread (a slow callback
-   * must not hold up every waiting retry), else here.
+   * Runs a callback: on a dispatcher thread if the outcome was decided inside enqueue() (a callback
+   * never runs on the enqueuing thread) or on the scheduler thread (a slow callback must not hold
+   * up every waiting retry), else here.
    */
   private void onCallbackThread(Runnable callbackRun) {
     if (starting || onScheduler) onDispatcher(callbackRun, false);
@@ -319,10 +351,10 @@ final class AsyncLoop {
   }
 
   /**
-   * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls back.
-   * If the dispatcher was shut down, here after all, as OkHttp calls back when its executor
-   * rejects a call (enqueue() returns normally and the callback still runs exactly once); if
-   * {@code quiet}, what it throws then is logged, never passed to the caller of cancel() or close().
+   * Runs {@code task} (a listener, a callback) on the client's dispatcher, as OkHttp calls back. If
+   * the dispatcher was shut down, here after all, as OkHttp calls back when its executor rejects a
+   * call (enqueue() returns normally and the callback still runs exactly once); if {@code quiet},
+   * what it throws then is logged, never passed to the caller of cancel() or close().
    */
   private void onDispatcher(Runnable task, boolean quiet) {
     try {
@@ -340,22 +372,25 @@ final class AsyncLoop {
   }
 
   /**
-   * An attempt, or a hedge still queued: its own OkHttp call, callback, deadline watch and departure
-   * gate. The client's dispatcher may hold a hedge behind other calls to its host (at most {@code
-   * maxRequestsPerHost}, 5 by default), even the attempt it hedges: it is an attempt only once it
-   * leaves that queue ({@link #departs}); until then its outcome is closed unread.
+   * An attempt, or a hedge still queued: its own OkHttp call, callback, deadline watch and
+   * departure gate. The client's dispatcher may hold a hedge behind other calls to its host (at
+   * most {@code maxRequestsPerHost}, 5 by default), even the attempt it hedges: it is an attempt
+   * only once it leaves that queue ({@link #departs}); until then its outcome is closed unread.
    */
   final class Leg implements Callback, Attempt.Departure {
     final Attempt attempt;
     final Call sent;
-    private final @Nullable DeadlineWatch watch; // stop(): true if it fired (the deadline passed, the call canceled)
+    private final @Nullable DeadlineWatch
+        watch; // stop(): true if it fired (the deadline passed, the call canceled)
     final Attempt.OnCall onCall; // emptied once its outcome is in hand
-    boolean departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
+    boolean
+        departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
 
     Leg(Attempt attempt) {
       this.attempt = attempt;
       // Its own OkHttp call would start the client's callTimeout afresh: what the logical call has
-      // left bounds it instead (reading the body too); okretry's deadline bounds it until its outcome
+      // left bounds it instead (reading the body too); okretry's deadline bounds it until its
+      // outcome
       // is in hand (the watch), so a slow predicate or listener cannot cancel a response in time.
       sent = call.factory.attemptClient.newCall(attempt.request());
       onCall = Attempt.OnCall.tag(sent, attempt);

@@ -22,15 +22,22 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   private final LogicalCall call;
   int number; // 1 for the first
   long sentNanos; // on the policy's clock; read only when hedging
+
   /**
    * How long after this attempt goes (a hedge: leaves its queue) the driver asks {@link
-   * LogicalCall#next} again, with attempts in flight, for a hedge; 0 for none. Set by {@link Hedging}.
+   * LogicalCall#next} again, with attempts in flight, for a hedge; 0 for none. Set by {@link
+   * Hedging}.
    */
   long hedgeAfterNanos;
+
   final boolean hedge; // sent beside an attempt in flight
   private @Nullable SendTracker tracker;
   private @Nullable Call trackedCall;
-  /** Its gate in a driver that queues it, set before OkHttp has it (asked for a hedge only); else null. */
+
+  /**
+   * Its gate in a driver that queues it, set before OkHttp has it (asked for a hedge only); else
+   * null.
+   */
   @Nullable Departure departure;
 
   private static final KClass<OnCall> ON_CALL = JvmClassMappingKt.getKotlinClass(OnCall.class);
@@ -68,8 +75,8 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   /** Asked when a queued attempt (a hedge) leaves the driver's queue, before anything is sent. */
   interface Departure {
     /**
-     * True if the attempt goes now (then it is paid for and counted); false to drop it unsent. Asked
-     * again, it answers the same: true once it went.
+     * True if the attempt goes now (then it is paid for and counted); false to drop it unsent.
+     * Asked again, it answers the same: true once it went.
      */
     boolean departs();
   }
@@ -130,8 +137,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   void attachTo(Call okhttpCall) {
     if (!call.needsTracker) return;
     SendTracker t = tracker;
-    if (t == null || trackedCall != okhttpCall) { // the interceptor has one call; the factory one per attempt
-      tracker = t = SendTracker.attach(okhttpCall, call.policy.events.watchesNetworkRequests() ? this : null);
+    if (t == null
+        || trackedCall != okhttpCall) { // the interceptor has one call; the factory one per attempt
+      tracker =
+          t =
+              SendTracker.attach(
+                  okhttpCall, call.policy.events.watchesNetworkRequests() ? this : null);
       trackedCall = okhttpCall;
     }
     t.reset();

@@ -8,15 +8,15 @@ import okhttp3.Interceptor;
 import okhttp3.Response;
 
 /**
- * What okretry sets on the chain of each attempt, in one place for both drivers: timeouts shrunk
- * to the time left, and OkHttp's own retries off for a request that must not be repeated. {@link
+ * What okretry sets on the chain of each attempt, in one place for both drivers: timeouts shrunk to
+ * the time left, and OkHttp's own retries off for a request that must not be repeated. {@link
  * RetryInterceptor} applies it to its chain directly; {@link RetryingCallFactory} makes each
  * attempt a separate OkHttp call, so the attempt travels on that call as a tag ({@link
  * Attempt.OnCall}) and this interceptor, on the factory's attempt client, applies its settings.
  *
  * <p>First among the attempt client's interceptors, it runs when OkHttp's dispatcher runs the
- * attempt's call: the moment a hedge leaves the queue. A hedge that must not go by then (its
- * round is over, or the budget does not pay) fails here, before anything is sent.
+ * attempt's call: the moment a hedge leaves the queue. A hedge that must not go by then (its round
+ * is over, or the budget does not pay) fails here, before anything is sent.
  */
 final class AttemptSettings implements Interceptor {
 
@@ -42,7 +42,8 @@ final class AttemptSettings implements Interceptor {
   static Chain apply(Chain chain, Attempt attempt, TimeSource time) {
     // OkHttp would silently resend an unsafe request if a pooled connection dropped after it was
     // written; only okretry, which knows it is unsafe, may decide about repeats.
-    Chain set = attempt.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;
+    Chain set =
+        attempt.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;
     long deadlineNanos = attempt.deadlineNanos();
     if (deadlineNanos == CallDeadline.NO_DEADLINE) return set;
     return withTimeoutsWithin(set, deadlineNanos - time.nanoTime());
@@ -63,8 +64,10 @@ final class AttemptSettings implements Interceptor {
     if (shrink(connect, left) != connect) {
       shrunk = shrunk.withConnectTimeout(shrink(connect, left), TimeUnit.MILLISECONDS);
     }
-    if (shrink(read, left) != read) shrunk = shrunk.withReadTimeout(shrink(read, left), TimeUnit.MILLISECONDS);
-    if (shrink(write, left) != write) shrunk = shrunk.withWriteTimeout(shrink(write, left), TimeUnit.MILLISECONDS);
+    if (shrink(read, left) != read)
+      shrunk = shrunk.withReadTimeout(shrink(read, left), TimeUnit.MILLISECONDS);
+    if (shrink(write, left) != write)
+      shrunk = shrunk.withWriteTimeout(shrink(write, left), TimeUnit.MILLISECONDS);
     return shrunk;
   }
 

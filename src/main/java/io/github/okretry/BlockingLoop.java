@@ -30,8 +30,13 @@ final class BlockingLoop {
   // hand, and every step after that one (a WAIT among them), comes from it. A RETURN always has a
   // response: the one in hand or okretry's own (Step.settle).
   @SuppressWarnings("NullAway")
-  static Response run(Chain chain, RetryPolicy policy, Request request, @Nullable LogicalCall logical,
-      TimeSource waits) throws IOException {
+  static Response run(
+      Chain chain,
+      RetryPolicy policy,
+      Request request,
+      @Nullable LogicalCall logical,
+      TimeSource waits)
+      throws IOException {
     Call call = chain.call();
     TimeSource time = policy.time;
     Response response = null;
@@ -41,15 +46,18 @@ final class BlockingLoop {
           Attempt attempt = logical != null ? Attempt.of(step) : null;
           Chain attemptChain;
           long watchNanos;
-          long startNanos = 0; // without state: when the attempt started, if its deadline runs from it
+          long startNanos =
+              0; // without state: when the attempt started, if its deadline runs from it
           if (attempt != null) {
             attemptChain = AttemptSettings.apply(chain, attempt, time);
             attempt.attachTo(call);
             watchNanos = attempt.watchNanos();
           } else { // its own deadline is all the time the call has: timeouts shrunk to it, a watch
-            watchNanos = LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+            watchNanos =
+                LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
             if (watchNanos != 0) startNanos = time.nanoTime();
-            attemptChain = watchNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, watchNanos);
+            attemptChain =
+                watchNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, watchNanos);
           }
           DeadlineWatch watch = DeadlineWatch.start(call, watchNanos);
           Throwable error = null;
@@ -58,7 +66,8 @@ final class BlockingLoop {
           } catch (IOException | RuntimeException | Error e) {
             error = e; // a throw from below ends the call with one onGaveUp
           }
-          // The outcome is in hand: stop the watch before user code runs on it (DeadlineWatch.stop).
+          // The outcome is in hand: stop the watch before user code runs on it
+          // (DeadlineWatch.stop).
           int seen = seen(call, watch != null && watch.stop());
           if (attempt != null) {
             step = logical.ended(attempt, response, error, seen);
@@ -87,9 +96,8 @@ final class BlockingLoop {
 
   /**
    * The tag of a call this loop ended because its time ran out ({@link Step#timedOut}), so that
-   * whoever runs the call (a factory's {@code execute()}) reports it as canceled, as OkHttp
-   * reports a call whose timeout fired. Its one value also supplies itself, so tagging allocates
-   * no lambda.
+   * whoever runs the call (a factory's {@code execute()}) reports it as canceled, as OkHttp reports
+   * a call whose timeout fired. Its one value also supplies itself, so tagging allocates no lambda.
    */
   enum TimedOut implements Function0<TimedOut> {
     MARK;

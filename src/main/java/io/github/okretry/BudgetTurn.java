@@ -14,10 +14,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * One {@link LogicalCall}'s standing with its policy's {@link RetryBudget}: the retry it paid for
  * and has not sent (given back if it never is), the price of the retry in flight (paid back if it
- * succeeds), the attempt it numbered on its origin's streak, and, while the budget holds its
- * retry, the failure the call ends with if the retry is never sent and how long its last attempt
- * waits for an answer. Decides nothing: {@link LogicalCall} asks ({@link #pay}) and acts. Like its
- * call, not thread-safe.
+ * succeeds), the attempt it numbered on its origin's streak, and, while the budget holds its retry,
+ * the failure the call ends with if the retry is never sent and how long its last attempt waits for
+ * an answer. Decides nothing: {@link LogicalCall} asks ({@link #pay}) and acts. Like its call, not
+ * thread-safe.
  */
 final class BudgetTurn {
 
@@ -28,13 +28,16 @@ final class BudgetTurn {
   private @Nullable Streak paidOn; // the streak a retry paid for and not sent yet is counted on,
   private long paidMilli; // at this price
   private long sentPaidMilli; // the price of the paid retry the latest attempt is (0: none)
-  private @Nullable Streak countedOn; // the streak the attempt in flight is numbered on, as countedSend
+  private @Nullable Streak
+      countedOn; // the streak the attempt in flight is numbered on, as countedSend
   private long countedSend;
 
   private @Nullable Streak held; // the streak the retry now waiting is held on, or null
-  private @Nullable IOException heldFailure; // a held retry's failure: the call's if it is never sent
+  private @Nullable IOException
+      heldFailure; // a held retry's failure: the call's if it is never sent
   private @Nullable HeldResponse heldResponse; // made at the call's first held retry of a response
-  private boolean awaitingAnswer; // a held last attempt waits for a send past heldUntilSend to answer,
+  private boolean
+      awaitingAnswer; // a held last attempt waits for a send past heldUntilSend to answer,
   private long heldUntilSend; // asking heldPolls times so far
   private int heldPolls;
 
@@ -43,7 +46,9 @@ final class BudgetTurn {
     this.request = request;
   }
 
-  /** The request's origin key ({@link OriginGate#origin}), made once; null until a failure needs it. */
+  /**
+   * The request's origin key ({@link OriginGate#origin}), made once; null until a failure needs it.
+   */
   @Nullable String origin() {
     return origin;
   }
@@ -55,8 +60,8 @@ final class BudgetTurn {
 
   /**
    * Pays for a retry of {@code kind} on its origin's streak ({@link RetryBudget#payForRetry}): a
-   * PAID retry is given back if it is not sent ({@link #refund}); a HELD one is remembered
-   * ({@link #isHeld}) until it is paid or the call ends ({@link #endHold}).
+   * PAID retry is given back if it is not sent ({@link #refund}); a HELD one is remembered ({@link
+   * #isHeld}) until it is paid or the call ends ({@link #endHold}).
    */
   Payment pay(Kind kind, int maxRetries, long nowNanos) {
     Streak streak = budget.streak(originKey());
@@ -89,7 +94,10 @@ final class BudgetTurn {
     return heldResponse != null ? heldResponse : (heldResponse = new HeldResponse());
   }
 
-  /** The failure held, to ride on the final exception now that the retry goes; the response kept is let go. */
+  /**
+   * The failure held, to ride on the final exception now that the retry goes; the response kept is
+   * let go.
+   */
   @Nullable IOException released() {
     IOException e = heldFailure;
     heldFailure = null;
@@ -130,12 +138,13 @@ final class BudgetTurn {
       heldUntilSend = b.lastSend(hold);
       heldPolls = 0;
     }
-    return heldPolls++ < Tuning.HELD_ANSWER_WAIT_NANOS / Tuning.HELD_ANSWER_POLL_NANOS && b.mayYetAnswer(hold, heldUntilSend);
+    return heldPolls++ < Tuning.HELD_ANSWER_WAIT_NANOS / Tuning.HELD_ANSWER_POLL_NANOS
+        && b.mayYetAnswer(hold, heldUntilSend);
   }
 
   /**
-   * The attempt admitted is being sent: the retry paid for (if it is one) keeps its price unless
-   * it succeeds, and, while its origin has a failing streak, the attempt is numbered on it.
+   * The attempt admitted is being sent: the retry paid for (if it is one) keeps its price unless it
+   * succeeds, and, while its origin has a failing streak, the attempt is numbered on it.
    */
   void sending(boolean numbered) {
     sentPaidMilli = paidMilli;
@@ -158,12 +167,17 @@ final class BudgetTurn {
     b.answered(s, countedSend, response == null || !RetryBudget.showsServerWorking(response));
   }
 
-  /** The price of the paid retry the latest attempt is, 0 if it is none: what its success pays back. */
+  /**
+   * The price of the paid retry the latest attempt is, 0 if it is none: what its success pays back.
+   */
   long sentPaidMilli() {
     return sentPaidMilli;
   }
 
-  /** The retry paid for, of {@code kind}, will not be sent: the budget gets its price back. A hold ends. */
+  /**
+   * The retry paid for, of {@code kind}, will not be sent: the budget gets its price back. A hold
+   * ends.
+   */
   void refund(Kind kind) {
     held = null;
     heldFailure = null;

@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the failures of one {@link LogicalCall} come to: the earlier ones its final exception
  * carries as suppressed (bounded, {@link FailureHistory}), the last one described for listeners,
- * and, once the call gives up, why and what its caller gets ({@link #giveUp}). Like its call,
- * not thread-safe.
+ * and, once the call gives up, why and what its caller gets ({@link #giveUp}). Like its call, not
+ * thread-safe.
  */
 final class CallFailures {
 
@@ -43,7 +43,8 @@ final class CallFailures {
    * thrown} (an IOException with at most the first and last few earlier failures attached as
    * suppressed, or an unchecked throw from below as it is), or, if null, the response in hand.
    */
-  Step giveUp(@Nullable GiveUpReason reason, @Nullable String described, @Nullable Throwable thrown) {
+  Step giveUp(
+      @Nullable GiveUpReason reason, @Nullable String described, @Nullable Throwable thrown) {
     gaveUpFor = reason;
     last = described;
     if (thrown == null) return Step.RETURN;

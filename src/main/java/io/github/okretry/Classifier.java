@@ -20,13 +20,13 @@ import org.jspecify.annotations.Nullable;
  * Decides which outcomes of an attempt are transient failures worth another attempt, and which
  * failures prove the server never processed the request.
  *
- * <p>Retryable by default: timeouts, connection failures (refused, reset, no route, unknown
- * host, unexpected end of stream, an HTTP/2 stream reset or shutdown), a TLS failure that only
- * reports such a broken connection, and the configured status codes (429 and 503 unless
- * extended). Never retried by default: {@link ProtocolException}, {@link UnknownServiceException}
- * (e.g. cleartext not permitted), a TLS problem that will not heal, and any other exception,
- * unless the configured predicate accepts it. Interruption and cancellation are handled before
- * this class is asked. How TLS failures are told apart: {@link #tlsVerdict}.
+ * <p>Retryable by default: timeouts, connection failures (refused, reset, no route, unknown host,
+ * unexpected end of stream, an HTTP/2 stream reset or shutdown), a TLS failure that only reports
+ * such a broken connection, and the configured status codes (429 and 503 unless extended). Never
+ * retried by default: {@link ProtocolException}, {@link UnknownServiceException} (e.g. cleartext
+ * not permitted), a TLS problem that will not heal, and any other exception, unless the configured
+ * predicate accepts it. Interruption and cancellation are handled before this class is asked. How
+ * TLS failures are told apart: {@link #tlsVerdict}.
  *
  * <p>Compared with OkHttp's {@code RetryAndFollowUpInterceptor.isRecoverable}, which refuses only
  * an {@code SSLHandshakeException} directly caused by a {@code CertificateException} and an {@code
@@ -43,7 +43,8 @@ final class Classifier {
 
   private static final int MAX_CAUSE_DEPTH = 8;
   private static final String STREAM_RESET = "okhttp3.internal.http2.StreamResetException";
-  private static final String CONNECTION_SHUTDOWN = "okhttp3.internal.http2.ConnectionShutdownException";
+  private static final String CONNECTION_SHUTDOWN =
+      "okhttp3.internal.http2.ConnectionShutdownException";
   private static final String REFUSED_STREAM_MESSAGE = "stream was reset: REFUSED_STREAM";
 
   private static final int NOT_TLS = 0;
@@ -76,7 +77,9 @@ final class Classifier {
    * @param responsePredicate extra responses to retry, or null for none
    * @param exceptionPredicate extra exceptions to retry, or null for none
    */
-  Classifier(Set<Integer> statuses, @Nullable RetryPredicate<Response> responsePredicate,
+  Classifier(
+      Set<Integer> statuses,
+      @Nullable RetryPredicate<Response> responsePredicate,
       @Nullable RetryPredicate<IOException> exceptionPredicate) {
     for (int code : statuses) retryableStatus[code] = true;
     this.responsePredicate = responsePredicate;
@@ -118,13 +121,13 @@ final class Classifier {
   }
 
   /**
-   * True for a failure that proves the server did not process the request although it may have
-   * been written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7), which
-   * OkHttp also reports for a stream above a GOAWAY's last stream id (§6.8: not processed).
-   * OkHttp 5 may throw the failure to write the request body instead, with the refusal it met
-   * reading this exchange's response attached as suppressed: that proves the same. (OkHttp also
-   * attaches failures of its own earlier retries as suppressed, but okretry turns those retries
-   * off for every request that needs this proof: one neither idempotent nor keyed.)
+   * True for a failure that proves the server did not process the request although it may have been
+   * written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7), which OkHttp
+   * also reports for a stream above a GOAWAY's last stream id (§6.8: not processed). OkHttp 5 may
+   * throw the failure to write the request body instead, with the refusal it met reading this
+   * exchange's response attached as suppressed: that proves the same. (OkHttp also attaches
+   * failures of its own earlier retries as suppressed, but okretry turns those retries off for
+   * every request that needs this proof: one neither idempotent nor keyed.)
    */
   static boolean provesNotProcessed(IOException e) {
     if (isRefusedStream(e)) return true;
@@ -140,7 +143,8 @@ final class Classifier {
    * linking against {@code okhttp3.internal}, which is closed on the module path.
    */
   private static boolean isRefusedStream(Throwable t) {
-    return t.getClass().getName().equals(STREAM_RESET) && REFUSED_STREAM_MESSAGE.equals(t.getMessage());
+    return t.getClass().getName().equals(STREAM_RESET)
+        && REFUSED_STREAM_MESSAGE.equals(t.getMessage());
   }
 
   /**
@@ -225,7 +229,9 @@ final class Classifier {
     return false;
   }
 
-  /** A failure of the socket itself: refused, reset, broken pipe, no route, end of stream, timeout. */
+  /**
+   * A failure of the socket itself: refused, reset, broken pipe, no route, end of stream, timeout.
+   */
   private static boolean isBrokenConnection(Throwable t) {
     return t instanceof SocketTimeoutException
         || t instanceof SocketException // refused, reset, broken pipe, no route

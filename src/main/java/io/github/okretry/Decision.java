@@ -55,6 +55,8 @@ final class Decision {
 
   @Override
   public String toString() {
-    return isRetry() ? "Decision.retryAfter(" + delayNanos + " ns)" : "Decision.giveUp(" + reason + ")";
+    return isRetry()
+        ? "Decision.retryAfter(" + delayNanos + " ns)"
+        : "Decision.giveUp(" + reason + ")";
   }
 }

@@ -1,7 +1,6 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.LogText;
-import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -12,8 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place that tells the {@link RetryListener} and writes okretry's DEBUG log, so both
  * drivers report the same events in the same order (they reach it only through {@link
- * LogicalCall}). A listener that throws is logged at WARN and ignored: it can never change a
- * call's outcome. The log names the method and the redacted URL, never a header value.
+ * LogicalCall}). A listener that throws is logged at WARN and ignored: it can never change a call's
+ * outcome. The log names the method and the redacted URL, never a header value.
  */
 final class Events {
 
@@ -43,11 +42,17 @@ final class Events {
     return hasListener() && (hearsNetworkRequests || log.isDebugEnabled());
   }
 
-  /** True unless {@code listener} keeps RetryListener's empty onNetworkRequest (a reflective look, once). */
+  /**
+   * True unless {@code listener} keeps RetryListener's empty onNetworkRequest (a reflective look,
+   * once).
+   */
   private static boolean overridesOnNetworkRequest(RetryListener listener) {
     try {
-      return listener.getClass().getMethod("onNetworkRequest", Request.class, int.class, int.class)
-          .getDeclaringClass() != RetryListener.class;
+      return listener
+              .getClass()
+              .getMethod("onNetworkRequest", Request.class, int.class, int.class)
+              .getDeclaringClass()
+          != RetryListener.class;
     } catch (NoSuchMethodException | SecurityException e) {
       return true; // cannot tell: watch
     }
@@ -64,8 +69,12 @@ final class Events {
 
   void hedgeStarted(Request request, int attempt, long afterNanos) {
     if (log.isDebugEnabled()) {
-      log.debug("{} {} no answer after {} ms; hedging with attempt {}",
-          request.method(), request.url().redact(), TimeUnit.NANOSECONDS.toMillis(afterNanos), attempt);
+      log.debug(
+          "{} {} no answer after {} ms; hedging with attempt {}",
+          request.method(),
+          request.url().redact(),
+          TimeUnit.NANOSECONDS.toMillis(afterNanos),
+          attempt);
     }
     if (!hasListener()) return;
     try {
@@ -75,18 +84,30 @@ final class Events {
     }
   }
 
-  /** Attempt {@code winner} answered first while {@code othersInFlight} more were in flight: they are canceled. */
+  /**
+   * Attempt {@code winner} answered first while {@code othersInFlight} more were in flight: they
+   * are canceled.
+   */
   void hedgeWon(Request request, int winner, boolean winnerIsHedge, int othersInFlight) {
     if (log.isDebugEnabled()) {
-      log.debug("{} {} attempt {} ({}) answered first; canceling {} other attempt(s) in flight", request.method(),
-          request.url().redact(), winner, winnerIsHedge ? "a hedge" : "not a hedge", othersInFlight);
+      log.debug(
+          "{} {} attempt {} ({}) answered first; canceling {} other attempt(s) in flight",
+          request.method(),
+          request.url().redact(),
+          winner,
+          winnerIsHedge ? "a hedge" : "not a hedge",
+          othersInFlight);
     }
   }
 
   void networkRequest(Request request, int attempt, int requestInAttempt) {
     if (requestInAttempt > 1 && log.isDebugEnabled()) {
-      log.debug("{} {} attempt {}: OkHttp sent request {} by itself (its own retry or a follow-up)",
-          request.method(), request.url().redact(), attempt, requestInAttempt);
+      log.debug(
+          "{} {} attempt {}: OkHttp sent request {} by itself (its own retry or a follow-up)",
+          request.method(),
+          request.url().redact(),
+          attempt,
+          requestInAttempt);
     }
     if (!hasListener()) return;
     try {
@@ -98,8 +119,13 @@ final class Events {
 
   void retryScheduled(Request request, int attempt, String failure, long delayNanos) {
     if (log.isDebugEnabled()) {
-      log.debug("{} {} attempt {} failed ({}); retrying in {} ms",
-          request.method(), request.url().redact(), attempt, failure, TimeUnit.NANOSECONDS.toMillis(delayNanos));
+      log.debug(
+          "{} {} attempt {} failed ({}); retrying in {} ms",
+          request.method(),
+          request.url().redact(),
+          attempt,
+          failure,
+          TimeUnit.NANOSECONDS.toMillis(delayNanos));
     }
     if (!hasListener()) return;
     try {
@@ -111,8 +137,13 @@ final class Events {
 
   void gaveUp(Request request, int attempts, GiveUpReason reason, String failure) {
     if (log.isDebugEnabled()) {
-      log.debug("{} {} gave up after {} attempt(s): {} ({})",
-          request.method(), request.url().redact(), attempts, reason, failure);
+      log.debug(
+          "{} {} gave up after {} attempt(s): {} ({})",
+          request.method(),
+          request.url().redact(),
+          attempts,
+          reason,
+          failure);
     }
     if (!hasListener()) return;
     try {
@@ -124,7 +155,10 @@ final class Events {
 
   void succeeded(Request request, Response response, int attempts) {
     if (attempts > 1 && log.isDebugEnabled()) {
-      log.debug("{} {} {}", request.method(), request.url().redact(),
+      log.debug(
+          "{} {} {}",
+          request.method(),
+          request.url().redact(),
           returnedAfterRetries(response.code(), attempts));
     }
     if (!hasListener()) return;

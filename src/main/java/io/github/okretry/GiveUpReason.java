@@ -1,6 +1,8 @@
 package io.github.okretry;
 
-/** Why a call ended on a failure without another attempt; passed to {@link RetryListener#onGaveUp}. */
+/**
+ * Why a call ended on a failure without another attempt; passed to {@link RetryListener#onGaveUp}.
+ */
 public enum GiveUpReason {
   /** The outcome is not one okretry retries (e.g. a TLS failure or an unlisted exception). */
   NOT_RETRYABLE,

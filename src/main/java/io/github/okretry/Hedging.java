@@ -9,17 +9,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The hedging part of one {@link LogicalCall}: which attempts of the current round are in flight,
- * when the next hedge is due, and whether this call may hedge at all. A round is an attempt sent
- * by {@link LogicalCall#next} and the hedges sent beside it; it ends when one of them ends the
- * call, or when the last of them failed (then the call retries or gives up as without hedges).
+ * when the next hedge is due, and whether this call may hedge at all. A round is an attempt sent by
+ * {@link LogicalCall#next} and the hedges sent beside it; it ends when one of them ends the call,
+ * or when the last of them failed (then the call retries or gives up as without hedges).
  *
  * <p>A hedge goes in two steps, because a driver may have to queue it ({@code RetryingCallFactory}
  * hands it to OkHttp's dispatcher, which runs only so many calls per host, so in a burst a hedge
  * waits behind the very attempts it hedges): when it is due ({@link #due}) it is handed to the
  * driver, pending; only when it leaves the driver's queue for the network ({@link #departs}) is it
  * checked again, paid for and counted as an attempt. A hedge still pending when its round ends
- * never goes, costs nothing and was never reported. At most one is pending: the next is due a
- * delay after this one went.
+ * never goes, costs nothing and was never reported. At most one is pending: the next is due a delay
+ * after this one went.
  *
  * <p>Made only for a call of a factory that hedges and whose request is safe to send twice, so a
  * call without hedging pays nothing for it. It is given what it needs of its call (the request, the
@@ -58,7 +58,9 @@ final class Hedging {
     Shared(HedgingPolicy policy) {
       this.policy = policy;
       // A fixed delay learns no percentile, but the table's refusals and answers serve it too.
-      this.origins = new OriginLatencies(policy.percentile() > 0 ? policy.percentile() : Tuning.HEDGE_PERCENTILE);
+      this.origins =
+          new OriginLatencies(
+              policy.percentile() > 0 ? policy.percentile() : Tuning.HEDGE_PERCENTILE);
     }
   }
 
@@ -78,14 +80,23 @@ final class Hedging {
    * its request is not safe to have twice in flight (not idempotent and keyless, or a body that
    * cannot be written twice), or it may make only one attempt.
    */
-  static @Nullable Hedging of(@Nullable Shared shared, Request request, RepeatSafety repeat, int maxRetries,
-      RetryBudget budget, Events events) {
-    // Twice in flight is safe only if sending it twice is (idempotent, body repeatable) with no proof needed.
+  static @Nullable Hedging of(
+      @Nullable Shared shared,
+      Request request,
+      RepeatSafety repeat,
+      int maxRetries,
+      RetryBudget budget,
+      Events events) {
+    // Twice in flight is safe only if sending it twice is (idempotent, body repeatable) with no
+    // proof needed.
     if (shared == null || !repeat.safeToRepeat(false) || maxRetries < 1) return null;
     return new Hedging(shared, request, budget, events);
   }
 
-  /** {@code primary} was sent at {@code nowNanos}: a new round, nothing else in flight; the first hedge armed on it. */
+  /**
+   * {@code primary} was sent at {@code nowNanos}: a new round, nothing else in flight; the first
+   * hedge armed on it.
+   */
   void roundStarted(Attempt primary, long nowNanos) {
     primary.sentNanos = nowNanos;
     round = primary;
@@ -96,7 +107,10 @@ final class Hedging {
     primary.hedgeAfterNanos = delayNanos();
   }
 
-  /** True while an attempt of the round is in flight: a wait ending then is a hedge's ({@link #due}). */
+  /**
+   * True while an attempt of the round is in flight: a wait ending then is a hedge's ({@link
+   * #due}).
+   */
   boolean inRound() {
     return inFlight > 0;
   }
@@ -133,11 +147,13 @@ final class Hedging {
    * goes, or a DROP, checked in this order: one is armed and its delay is over; {@code origin} does
    * not push back (is not refusing or pacing calls, and has not refused a call of this factory
    * lately: else this call never hedges again); the call {@code mayAttempt} again (within its
-   * attempts and its deadline). Nothing is paid or counted yet: it is pending until it {@link #departs}.
+   * attempts and its deadline). Nothing is paid or counted yet: it is pending until it {@link
+   * #departs}.
    */
   Step due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
     Attempt first = round;
-    if (first == null || !isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) return Step.DROP;
+    if (first == null || !isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt)
+      return Step.DROP;
     armedNanos = 0; // the next is armed once this one went
     Attempt hedge = first.newHedge();
     pending = hedge;
@@ -147,9 +163,9 @@ final class Hedging {
 
   /**
    * True if {@code hedge}, pending, may leave the driver's queue at {@code nowNanos}: it is still
-   * this round's, the round still has an attempt in flight, {@code origin} does not push back,
-   * the call {@code mayAttempt}, and the budget pays, as for a retry after an error. Either way it
-   * is pending no more; if true, the caller counts it and then {@link #sent} it.
+   * this round's, the round still has an attempt in flight, {@code origin} does not push back, the
+   * call {@code mayAttempt}, and the budget pays, as for a retry after an error. Either way it is
+   * pending no more; if true, the caller counts it and then {@link #sent} it.
    */
   boolean departs(Attempt hedge, long nowNanos, OriginTurn origin, boolean mayAttempt) {
     if (hedge != pending) return false; // its round ended while it waited in the queue
@@ -159,13 +175,18 @@ final class Hedging {
   }
 
   private boolean isDue(long nowNanos) {
-    return armedNanos > 0 && inFlight > 0 && !refused && pending == null && sent < maxHedges
+    return armedNanos > 0
+        && inFlight > 0
+        && !refused
+        && pending == null
+        && sent < maxHedges
         && nowNanos - lastSentNanos >= armedNanos;
   }
 
   private boolean pushesBack(long nowNanos, OriginTurn origin) {
     // Hedging is for a healthy service with a tail, never for one that pushes back.
-    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(request.url(), nowNanos)) return false;
+    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(request.url(), nowNanos))
+      return false;
     refused();
     return true;
   }
@@ -180,7 +201,10 @@ final class Hedging {
     armedNanos = 0;
   }
 
-  /** {@code hedge}, which {@link #departs}, goes now beside the attempts in flight; the next hedge armed on it. */
+  /**
+   * {@code hedge}, which {@link #departs}, goes now beside the attempts in flight; the next hedge
+   * armed on it.
+   */
   void sent(Attempt hedge, long nowNanos) {
     hedge.sentNanos = nowNanos;
     sent++;
@@ -203,7 +227,12 @@ final class Hedging {
    * teaches the adaptive delay, and if others are still in flight it won (logged).
    */
   void answered(
-      Attempt attempt, @Nullable Response response, boolean refusing, boolean ends, boolean othersInFlight, long nowNanos) {
+      Attempt attempt,
+      @Nullable Response response,
+      boolean refusing,
+      boolean ends,
+      boolean othersInFlight,
+      long nowNanos) {
     if (response == null) return;
     if (refusing) {
       refused();

@@ -9,28 +9,28 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * When {@link RetryingCallFactory} hedges a call: once an attempt has gone unanswered for the
- * hedge delay, the same request is sent again beside it, the first acceptable answer wins and the
- * other attempt is canceled (its response, if any, closed). Hedging is the factory's, not the
- * {@link RetryPolicy}'s: a {@link RetryInterceptor} runs one chain on one thread, and only a
- * driver that can have two attempts in flight can hedge.
+ * When {@link RetryingCallFactory} hedges a call: once an attempt has gone unanswered for the hedge
+ * delay, the same request is sent again beside it, the first acceptable answer wins and the other
+ * attempt is canceled (its response, if any, closed). Hedging is the factory's, not the {@link
+ * RetryPolicy}'s: a {@link RetryInterceptor} runs one chain on one thread, and only a driver that
+ * can have two attempts in flight can hedge.
  *
  * <pre>{@code
  * RetryingCallFactory calls =
  *     RetryingCallFactory.create(client, policy, HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
  * }</pre>
  *
- * <p>Only requests that are safe to send twice are hedged: an idempotent method or one carrying
- * an idempotency key (every hedge carries the same key), with a body that can be written again
- * (never a one-shot or duplex body, never a keyless POST). A hedge is an attempt: it counts
- * against the policy's {@code maxRetries} and is paid for from its {@link RetryBudget} like a
- * retry; a call that sent one pays nothing back into it. No hedge goes to an origin that is
- * refusing or pacing (after the call saw a 429 or 503, or a {@code Retry-After}, or while the
- * origin's gate is closed or a crowd is paced on it, or for 10 s after the origin refused any call
- * of the factory), nor past the call's deadline, which hedges and retries share.
+ * <p>Only requests that are safe to send twice are hedged: an idempotent method or one carrying an
+ * idempotency key (every hedge carries the same key), with a body that can be written again (never
+ * a one-shot or duplex body, never a keyless POST). A hedge is an attempt: it counts against the
+ * policy's {@code maxRetries} and is paid for from its {@link RetryBudget} like a retry; a call
+ * that sent one pays nothing back into it. No hedge goes to an origin that is refusing or pacing
+ * (after the call saw a 429 or 503, or a {@code Retry-After}, or while the origin's gate is closed
+ * or a crowd is paced on it, or for 10 s after the origin refused any call of the factory), nor
+ * past the call's deadline, which hedges and retries share.
  *
- * <p>An immutable value; what a factory learns of each origin (its recent latencies, its
- * refusals) is that factory's own.
+ * <p>An immutable value; what a factory learns of each origin (its recent latencies, its refusals)
+ * is that factory's own.
  */
 public final class HedgingPolicy {
 
@@ -85,12 +85,12 @@ public final class HedgingPolicy {
   }
 
   /**
-   * Hedges after a delay learned from each origin: twice the {@code percentile} of the latencies
-   * of its recent answers (the last 128 attempts to that origin that answered, under this
-   * factory), and never sooner than {@code floor}. Twice, because a hedge at the percentile itself
-   * would go out for a tenth of healthy attempts at p90: only attempts clearly slower than the
-   * body of the distribution are hedged, and a service that is uniformly slow is not hedged at
-   * all. Until an origin has answered 20 attempts (its warm-up) its calls are not hedged.
+   * Hedges after a delay learned from each origin: twice the {@code percentile} of the latencies of
+   * its recent answers (the last 128 attempts to that origin that answered, under this factory),
+   * and never sooner than {@code floor}. Twice, because a hedge at the percentile itself would go
+   * out for a tenth of healthy attempts at p90: only attempts clearly slower than the body of the
+   * distribution are hedged, and a service that is uniformly slow is not hedged at all. Until an
+   * origin has answered 20 attempts (its warm-up) its calls are not hedged.
    *
    * @param percentile the percentile of recent latencies, in (0, 1), such as 0.9
    * @param floor the shortest delay, positive, at most 24 hours
@@ -139,7 +139,8 @@ public final class HedgingPolicy {
    * @throws IllegalArgumentException if {@code maxHedges} is not in [1, 5]
    */
   public HedgingPolicy maxHedges(int maxHedges) {
-    if (maxHedges < 1 || maxHedges > 5) throw new IllegalArgumentException("maxHedges not in [1, 5]: " + maxHedges);
+    if (maxHedges < 1 || maxHedges > 5)
+      throw new IllegalArgumentException("maxHedges not in [1, 5]: " + maxHedges);
     return new HedgingPolicy(delayNanos, percentile, floorNanos, maxHedges);
   }
 
@@ -167,8 +168,10 @@ public final class HedgingPolicy {
   public boolean equals(@Nullable Object o) {
     if (!(o instanceof HedgingPolicy)) return false;
     HedgingPolicy other = (HedgingPolicy) o;
-    return delayNanos == other.delayNanos && Double.compare(percentile, other.percentile) == 0
-        && floorNanos == other.floorNanos && maxHedges == other.maxHedges;
+    return delayNanos == other.delayNanos
+        && Double.compare(percentile, other.percentile) == 0
+        && floorNanos == other.floorNanos
+        && maxHedges == other.maxHedges;
   }
 
   @Override
@@ -179,7 +182,11 @@ public final class HedgingPolicy {
   @Override
   public String toString() {
     return "HedgingPolicy{"
-        + (percentile > 0 ? "percentile=" + percentile + ", floorNanos=" + floorNanos : "delayNanos=" + delayNanos)
-        + ", maxHedges=" + maxHedges + "}";
+        + (percentile > 0
+            ? "percentile=" + percentile + ", floorNanos=" + floorNanos
+            : "delayNanos=" + delayNanos)
+        + ", maxHedges="
+        + maxHedges
+        + "}";
   }
 }

@@ -6,11 +6,12 @@ import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The failed response of a call whose retry its budget holds ({@code RetryTokenBucket.Payment.HELD}):
- * what the caller gets, as the server sent it, if the retry is never sent. The driver hands it over
- * when it settles the WAIT ({@link Step#settle}); it keeps a copy with the body buffered, up to
- * {@link #BODY_LIMIT_BYTES}, and closes the original, so no connection idles through the wait.
- * Made at a call's first held retry; like its call, not thread-safe.
+ * The failed response of a call whose retry its budget holds ({@code
+ * RetryTokenBucket.Payment.HELD}): what the caller gets, as the server sent it, if the retry is
+ * never sent. The driver hands it over when it settles the WAIT ({@link Step#settle}); it keeps a
+ * copy with the body buffered, up to {@link #BODY_LIMIT_BYTES}, and closes the original, so no
+ * connection idles through the wait. Made at a call's first held retry; like its call, not
+ * thread-safe.
  */
 final class HeldResponse {
 
@@ -19,7 +20,10 @@ final class HeldResponse {
 
   private @Nullable Response response;
 
-  /** Keeps {@code inHand} (then closed by the driver) with its body buffered; a body that fails to read is kept empty. */
+  /**
+   * Keeps {@code inHand} (then closed by the driver) with its body buffered; a body that fails to
+   * read is kept empty.
+   */
   void keep(Response inHand) {
     ResponseBody body;
     try {

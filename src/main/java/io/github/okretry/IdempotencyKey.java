@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Without a tag, POST and PATCH get a generated key and other methods none (see {@link
- * RetryPolicy.Builder#generateIdempotencyKeys(boolean)}). The same key is sent unchanged on
- * every attempt of one logical call, so a server can de-duplicate a request whose response was
- * lost. A key header the caller set on the request itself always wins over the tag.
+ * RetryPolicy.Builder#generateIdempotencyKeys(boolean)}). The same key is sent unchanged on every
+ * attempt of one logical call, so a server can de-duplicate a request whose response was lost. A
+ * key header the caller set on the request itself always wins over the tag.
  *
  * <p>A request that carries a key is treated as safe to repeat on any retryable failure; one
  * without a key and with a non-idempotent method is repeated only when the failure proves the
@@ -37,8 +37,8 @@ public final class IdempotencyKey {
   /**
    * Sends {@code value} as the key on every attempt.
    *
-   * @param value non-empty visible ASCII ({@code 0x21..0x7E}); so no spaces, CR or LF, which
-   *     would let the key inject headers
+   * @param value non-empty visible ASCII ({@code 0x21..0x7E}); so no spaces, CR or LF, which would
+   *     let the key inject headers
    * @return a key sending {@code value}
    * @throws NullPointerException if {@code value} is null
    * @throws IllegalArgumentException if {@code value} is empty or has any other character
@@ -49,8 +49,10 @@ public final class IdempotencyKey {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c < 0x21 || c > 0x7e) {
-        throw new IllegalArgumentException(String.format(
-            "idempotency key has a character that is not visible ASCII at index %d: U+%04X", i, (int) c));
+        throw new IllegalArgumentException(
+            String.format(
+                "idempotency key has a character that is not visible ASCII at index %d: U+%04X",
+                i, (int) c));
       }
     }
     return new IdempotencyKey(value, false);
@@ -79,7 +81,8 @@ public final class IdempotencyKey {
   public boolean equals(@Nullable Object o) {
     if (!(o instanceof IdempotencyKey)) return false;
     IdempotencyKey other = (IdempotencyKey) o;
-    return generate == other.generate && (value == null ? other.value == null : value.equals(other.value));
+    return generate == other.generate
+        && (value == null ? other.value == null : value.equals(other.value));
   }
 
   @Override
@@ -90,6 +93,8 @@ public final class IdempotencyKey {
   /** Never prints the key itself, so the tag is safe to log. */
   @Override
   public String toString() {
-    return value != null ? "IdempotencyKey.of(…)" : generate ? "IdempotencyKey.generate()" : "IdempotencyKey.none()";
+    return value != null
+        ? "IdempotencyKey.of(…)"
+        : generate ? "IdempotencyKey.generate()" : "IdempotencyKey.none()";
   }
 }

@@ -4,8 +4,8 @@ import io.github.okretry.internal.KeyGenerator;
 import okhttp3.Request;
 
 /**
- * Puts the idempotency key on a logical call's request, once, before the first attempt; every
- * retry then resends that same request object, so the key cannot drift between attempts.
+ * Puts the idempotency key on a logical call's request, once, before the first attempt; every retry
+ * then resends that same request object, so the key cannot drift between attempts.
  */
 final class IdempotencyKeys {
 
@@ -24,9 +24,8 @@ final class IdempotencyKeys {
 
   /**
    * True if {@code request} carries a usable key: a key header whose value is not blank. A blank
-   * value ({@code ""}, spaces, or an empty sf-string {@code "\"\""}) is a missing key that app
-   * code papered over; a server may well treat it as no key, so it never makes a request safe to
-   * repeat.
+   * value ({@code ""}, spaces, or an empty sf-string {@code "\"\""}) is a missing key that app code
+   * papered over; a server may well treat it as no key, so it never makes a request safe to repeat.
    */
   boolean hasKey(Request request) {
     String value = request.header(headerName);
@@ -58,13 +57,16 @@ final class IdempotencyKeys {
    * caller chose to send ({@link #hasKey} decides whether it counts).
    */
   Request stamp(Request request) {
-    request = RetryOutcome.unmarked(request); // a follow-up built from a response must not carry its outcome
+    request =
+        RetryOutcome.unmarked(
+            request); // a follow-up built from a response must not carry its outcome
     if (request.header(headerName) != null) return request; // the caller's own key always wins
     IdempotencyKey tag = RequestTags.idempotencyKey(request);
     String key;
     if (tag == null) {
       String method = request.method();
-      if (!generateForPostAndPatch || !(method.equals("POST") || method.equals("PATCH"))) return request;
+      if (!generateForPostAndPatch || !(method.equals("POST") || method.equals("PATCH")))
+        return request;
       key = generator.newKey();
     } else if (tag.value != null) {
       key = tag.value;
@@ -73,7 +75,10 @@ final class IdempotencyKeys {
     } else {
       return request; // IdempotencyKey.none()
     }
-    return request.newBuilder().header(headerName, quote ? structuredFieldString(key) : key).build();
+    return request
+        .newBuilder()
+        .header(headerName, quote ? structuredFieldString(key) : key)
+        .build();
   }
 
   /** RFC 8941 sf-string, the form the IETF Idempotency-Key draft specifies. */

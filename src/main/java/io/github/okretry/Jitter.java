@@ -1,10 +1,10 @@
 package io.github.okretry;
 
 /**
- * How a wait is drawn from the exponential cap {@code cap(n) = min(base × multiplier^(n-1), maxDelay)}
- * before retry {@code n}. The names follow the AWS Architecture Blog post "Exponential Backoff And
- * Jitter", whose simulation shows that spreading retries in time is what keeps many callers from
- * hitting an overloaded server in lockstep.
+ * How a wait is drawn from the exponential cap {@code cap(n) = min(base × multiplier^(n-1),
+ * maxDelay)} before retry {@code n}. The names follow the AWS Architecture Blog post "Exponential
+ * Backoff And Jitter", whose simulation shows that spreading retries in time is what keeps many
+ * callers from hitting an overloaded server in lockstep.
  */
 public enum Jitter {
   /** Wait exactly {@code cap(n)}: deterministic, and the slowest under contention. */

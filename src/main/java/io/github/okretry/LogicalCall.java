@@ -22,11 +22,11 @@ import org.jspecify.annotations.Nullable;
  * it. A driver asks {@link #next} before an attempt and after a wait, and hands each attempt's
  * outcome to {@link #ended} with what it saw ({@link Seen}); both answer with a {@link Step}, never
  * a reason. The blocking driver asks only these two. The async one, after {@link #start}, asks them
- * and one more: {@link #next} also when a hedge's delay is over with attempts in flight, and
- * {@link #departs} when a hedge leaves its queue. A THROW says whether the call ran out of time
- * ({@link Step#timedOut}), which both drivers report as OkHttp does, as canceled. It reports each
- * event to the policy's {@link Events} but does no I/O: it never sends, closes, sleeps or throws.
- * Not thread-safe: one logical call is driven by one thread at a time.
+ * and one more: {@link #next} also when a hedge's delay is over with attempts in flight, and {@link
+ * #departs} when a hedge leaves its queue. A THROW says whether the call ran out of time ({@link
+ * Step#timedOut}), which both drivers report as OkHttp does, as canceled. It reports each event to
+ * the policy's {@link Events} but does no I/O: it never sends, closes, sleeps or throws. Not
+ * thread-safe: one logical call is driven by one thread at a time.
  */
 final class LogicalCall {
 
@@ -37,7 +37,8 @@ final class LogicalCall {
   final RepeatSafety repeat;
   final boolean needsTracker;
   private final OriginTurn origin; // its standing with the origins it calls: gate, crowd, quota
-  private final @Nullable Hedging hedging; // null unless its factory hedges and the request may be twice in flight
+  private final @Nullable Hedging
+      hedging; // null unless its factory hedges and the request may be twice in flight
 
   private int attempts;
   private long previousDelayNanos;
@@ -48,14 +49,20 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
-  private Kind retryKind = Kind.ERROR; // what a retry of the last attempt would follow, for its price
+  private Kind retryKind =
+      Kind.ERROR; // what a retry of the last attempt would follow, for its price
   private @Nullable BudgetTurn budgetTurn; // its standing with the budget, made at its first need
   private int skipped; // attempts not sent while held, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
   private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
-  private @Nullable CallRecord record; // its outcome so far; made unless it succeeds at its first attempt
+  private @Nullable CallRecord
+      record; // its outcome so far; made unless it succeeds at its first attempt
 
-  private LogicalCall(RetryPolicy policy, Request request, @Nullable RetryOverrides overrides, CallDeadline deadline,
+  private LogicalCall(
+      RetryPolicy policy,
+      Request request,
+      @Nullable RetryOverrides overrides,
+      CallDeadline deadline,
       Hedging.@Nullable Shared hedges) {
     this.policy = policy;
     this.request = request;
@@ -77,10 +84,16 @@ final class LogicalCall {
    * A logical call for {@code request}, always with its state (the async driver's, a simulator's),
    * hedged as its factory's {@code hedges} say (null: never).
    */
-  static LogicalCall start(RetryPolicy policy, Request request, long callTimeoutNanos, Hedging.@Nullable Shared hedges) {
+  static LogicalCall start(
+      RetryPolicy policy, Request request, long callTimeoutNanos, Hedging.@Nullable Shared hedges) {
     RetryOverrides o = RequestTags.overrides(request);
     long ownNanos = deadlineNanos(o, policy);
-    return new LogicalCall(policy, request, o, CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos), hedges);
+    return new LogicalCall(
+        policy,
+        request,
+        o,
+        CallDeadline.of(policy.time.nanoTime(), ownNanos, callTimeoutNanos),
+        hedges);
   }
 
   /**
@@ -88,10 +101,18 @@ final class LogicalCall {
    * StatelessAttempt}; {@code startNanos}: when it started, which its deadline runs from): the
    * logical call, whose first {@link #next} answers for that attempt.
    */
-  static LogicalCall afterStatelessAttempt(RetryPolicy policy, Request request, long startNanos,
-      @Nullable Response response, @Nullable Throwable error, int seen) {
-    RetryOverrides o = RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
-    LogicalCall call = new LogicalCall(policy, request, o, CallDeadline.of(startNanos, deadlineNanos(o, policy), 0), null);
+  static LogicalCall afterStatelessAttempt(
+      RetryPolicy policy,
+      Request request,
+      long startNanos,
+      @Nullable Response response,
+      @Nullable Throwable error,
+      int seen) {
+    RetryOverrides o =
+        RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
+    LogicalCall call =
+        new LogicalCall(
+            policy, request, o, CallDeadline.of(startNanos, deadlineNanos(o, policy), 0), null);
     call.attempts = 1;
     call.sentAtNanos = startNanos;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
@@ -197,7 +218,10 @@ final class LogicalCall {
     return a;
   }
 
-  /** The call cannot wait as its origin asks: {@code local}, a response standing for the origin's, ends it; nothing sent. */
+  /**
+   * The call cannot wait as its origin asks: {@code local}, a response standing for the origin's,
+   * ends it; nothing sent.
+   */
   private Step throttled(Step local) {
     refundUnsentRetry();
     giveUp(origin.refusedFor(), origin.refusal(), null);
@@ -206,10 +230,10 @@ final class LogicalCall {
 
   /**
    * A held retry's wait is over: null if it goes now (its origin answered a call since, and the
-   * budget pays); else, as its attempt is not sent and counts as failed as the last one did, a
-   * WAIT for the next, held again, or the call's end. A held call so waits as long as it would
-   * have without a budget, and sends nothing until its origin is seen to work: what a blip saves,
-   * and what an outage is not sent.
+   * budget pays); else, as its attempt is not sent and counts as failed as the last one did, a WAIT
+   * for the next, held again, or the call's end. A held call so waits as long as it would have
+   * without a budget, and sends nothing until its origin is seen to work: what a blip saves, and
+   * what an outage is not sent.
    */
   private @Nullable Step afterHold(BudgetTurn b, long now) {
     // Asked again as a new retry would be: if its origin has answered a call since, its count
@@ -244,8 +268,12 @@ final class LogicalCall {
     return b != null ? b : (budgetTurn = new BudgetTurn(policy.budget, request));
   }
 
-  /** A held retry is never sent: the call ends with the failure it held, a response as the server sent it. */
-  @SuppressWarnings("NullAway") // decide() described the held attempt's failure (failures.last) before holding it
+  /**
+   * A held retry is never sent: the call ends with the failure it held, a response as the server
+   * sent it.
+   */
+  @SuppressWarnings(
+      "NullAway") // decide() described the held attempt's failure (failures.last) before holding it
   private Step endHeld(BudgetTurn b, GiveUpReason reason) {
     IOException e = b.endHold();
     Response kept = b.keptResponse();
@@ -258,9 +286,14 @@ final class LogicalCall {
     origin.abandon(); // a turn it holds must not delay the calls after it
     refundUnsentRetry();
     boolean late = deadline.passed(now);
-    String failure = failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
+    String failure =
+        failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
     GiveUpReason reason =
-        late ? GiveUpReason.DEADLINE_EXCEEDED : e instanceof InterruptedIOException ? GiveUpReason.INTERRUPTED : GiveUpReason.CANCELED;
+        late
+            ? GiveUpReason.DEADLINE_EXCEEDED
+            : e instanceof InterruptedIOException
+                ? GiveUpReason.INTERRUPTED
+                : GiveUpReason.CANCELED;
     return giveUp(reason, failure, late ? CallTimeouts.deadlineTimeout(e) : e);
   }
 
@@ -278,8 +311,10 @@ final class LogicalCall {
     } catch (RuntimeException e) { // a bug: never a silent hang, nor a throw into OkHttp's thread
       step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
-    if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded(); // a hedge still queued never goes
-    // A first attempt's plain success records nothing: its response is read as it is (RetryOutcome.of).
+    if (hedging != null && step.kind() != Step.Kind.DROP)
+      hedging.roundEnded(); // a hedge still queued never goes
+    // A first attempt's plain success records nothing: its response is read as it is
+    // (RetryOutcome.of).
     if (record != null || step != Step.RETURN || attempts != 1 || failures.gaveUpFor() != null) {
       record().attemptEnded(attempt, response, error);
     }
@@ -305,7 +340,8 @@ final class LogicalCall {
     CallRecord r = record;
     if (r == null && end == Step.RETURN && failures.gaveUpFor() == null) return end;
     if (r == null) r = record();
-    RetryOutcome outcome = r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
+    RetryOutcome outcome =
+        r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
     if (end.kind() == Step.Kind.THROW) {
       Throwable failure = end.failure();
       if (failure instanceof IOException) failure.addSuppressed(new RetryOutcome.Summary(outcome));
@@ -317,7 +353,8 @@ final class LogicalCall {
   // An attempt ends with a response or an error, so e is there when the response is not; a
   // decision that is not a retry has its reason.
   @SuppressWarnings("NullAway")
-  private Step decide(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
+  private Step decide(
+      Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     Hedging h = hedging;
     boolean others = h != null && h.ended(); // other attempts of this round still in flight
     Throwable below = Seen.thrownBelow(error, seen);
@@ -326,16 +363,25 @@ final class LogicalCall {
       return failedBelow(below, error);
     }
     GiveUpReason cut =
-        response != null ? Seen.cutShortWithResponse(seen) : Seen.cutShort(seen, deadline.passed(policy.time.nanoTime()));
+        response != null
+            ? Seen.cutShortWithResponse(seen)
+            : Seen.cutShort(seen, deadline.passed(policy.time.nanoTime()));
     IOException e = (IOException) error;
     // A 409 to a keyed request while another with its key is in flight is the server's answer
     // to the hedge itself (the IETF draft's "request in progress"), not to the request.
-    if (others && cut == null && response != null && response.code() == 409 && policy.keys.hasKey(request)) {
+    if (others
+        && cut == null
+        && response != null
+        && response.code() == 409
+        && policy.keys.hasKey(request)) {
       return dropped(null);
     }
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
     if (h != null) { // a response that pushes back refuses the origin to hedges
-      boolean refusing = response != null && retryable && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT);
+      boolean refusing =
+          response != null
+              && retryable
+              && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT);
       h.answered(attempt, response, refusing, early == Step.RETURN, others, policy.time.nanoTime());
     }
     if (early != null) return early;
@@ -355,7 +401,8 @@ final class LogicalCall {
       // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
       Payment paid = budget().pay(retryKind, maxRetries, policy.time.nanoTime());
       if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
-      if (paid == Payment.NO_RECENT_SUCCESS) decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
+      if (paid == Payment.NO_RECENT_SUCCESS)
+        decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
       held = paid == Payment.HELD;
     }
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
@@ -383,14 +430,17 @@ final class LogicalCall {
     } catch (RuntimeException e) {
       origin.answered(response, false, RetryAfter.ABSENT); // no longer in flight for its quota
       // An interceptor may throw only IOException; the response goes unread, so it is closed.
-      return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnResponse predicate threw",
+      return giveUp(
+          GiveUpReason.NOT_RETRYABLE,
+          "retryOnResponse predicate threw",
           new IOException("okretry: the retryOnResponse predicate threw", e));
     }
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
       origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
       BudgetTurn b = budgetTurn;
-      return b == null ? returned(policy, request, null, response, attempts, 0)
+      return b == null
+          ? returned(policy, request, null, response, attempts, 0)
           : returned(policy, request, b.origin(), response, attempts, b.sentPaidMilli());
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
@@ -402,25 +452,37 @@ final class LogicalCall {
     // under a second is none: a whole number of seconds floored to 0 (IETF t=0, X-RateLimit-Reset
     // 0, GitHub's reset equal to its Date, Discord's 0.000) says "within the second", not "now",
     // so the backoff applies and the retry counts, as for the same refusal without a quota.
-    long reset = asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
-        ? QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock)
-        : RetryAfter.ABSENT;
-    retryAfterNanos = asked != RetryAfter.ABSENT ? asked : reset < Tuning.MIN_QUOTA_RESET_NANOS ? RetryAfter.ABSENT : reset;
+    long reset =
+        asked == RetryAfter.ABSENT && policy.originGate.readsQuotas()
+            ? QuotaHeaders.spentResetNanos(response, policy.time.nanoTime(), policy.clock)
+            : RetryAfter.ABSENT;
+    retryAfterNanos =
+        asked != RetryAfter.ABSENT
+            ? asked
+            : reset < Tuning.MIN_QUOTA_RESET_NANOS ? RetryAfter.ABSENT : reset;
     // Its price (RetryBudget): a client paced by a working server (a 4xx that says when, a spent
     // quota) is throttled; a 503 that says when, unavailable; anything else, an error.
     int code = response.code();
-    retryKind = retryAfterNanos == RetryAfter.ABSENT ? Kind.ERROR
-        : asked == RetryAfter.ABSENT || code < 500 ? Kind.THROTTLED
-        : code == 503 ? Kind.RETRY_AFTER : Kind.ERROR;
+    retryKind =
+        retryAfterNanos == RetryAfter.ABSENT
+            ? Kind.ERROR
+            : asked == RetryAfter.ABSENT || code < 500
+                ? Kind.THROTTLED
+                : code == 503 ? Kind.RETRY_AFTER : Kind.ERROR;
     return null;
   }
 
   /**
    * {@code response} ends the call after {@code attempts} by its status alone, the last of them a
-   * paid retry of price {@code retryPriceMilli} (0: none): the budget and the listener hear it. Also for a
-   * first attempt made without state ({@link StatelessAttempt#ended}).
+   * paid retry of price {@code retryPriceMilli} (0: none): the budget and the listener hear it.
+   * Also for a first attempt made without state ({@link StatelessAttempt#ended}).
    */
-  static Step returned(RetryPolicy policy, Request request, @Nullable String origin, Response response, int attempts,
+  static Step returned(
+      RetryPolicy policy,
+      Request request,
+      @Nullable String origin,
+      Response response,
+      int attempts,
       long retryPriceMilli) {
     policy.budget.returned(request, origin, response, attempts, retryPriceMilli);
     policy.events.succeeded(request, response, attempts);
@@ -431,9 +493,15 @@ final class LogicalCall {
   private @Nullable Step classify(Attempt attempt, IOException e, @Nullable GiveUpReason cut) {
     origin.answered(null, false, RetryAfter.ABSENT); // an exception says nothing of the pace
     retryAfterNanos = RetryAfter.ABSENT;
-    retryKind = e instanceof SocketTimeoutException ? Kind.TIMEOUT : Classifier.provesNotProcessed(e) ? Kind.REFUSED : Kind.ERROR;
+    retryKind =
+        e instanceof SocketTimeoutException
+            ? Kind.TIMEOUT
+            : Classifier.provesNotProcessed(e) ? Kind.REFUSED : Kind.ERROR;
     if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
-      return giveUp(GiveUpReason.DEADLINE_EXCEEDED, Events.describe(null, e), CallTimeouts.deadlineTimeout(e));
+      return giveUp(
+          GiveUpReason.DEADLINE_EXCEEDED,
+          Events.describe(null, e),
+          CallTimeouts.deadlineTimeout(e));
     }
     if (cut == null && deadline.remainingNanos(policy.time.nanoTime()) <= 0) {
       // The attempt ran into the deadline through its shrunk timeouts.
@@ -442,7 +510,8 @@ final class LogicalCall {
     try {
       retryable = cut == null && policy.classifier.isRetryable(e);
     } catch (RuntimeException thrown) {
-      IOException wrapped = new IOException("okretry: the retryOnException predicate threw", thrown);
+      IOException wrapped =
+          new IOException("okretry: the retryOnException predicate threw", thrown);
       wrapped.addSuppressed(e);
       return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
     }
@@ -453,16 +522,22 @@ final class LogicalCall {
   }
 
   /**
-   * Reports a retry and remembers what the next decision needs; the driver then waits. A retry
-   * the budget {@code held} keeps its failure, a response buffered, for the call's end if it is
-   * never sent ({@link #afterHold}).
+   * Reports a retry and remembers what the next decision needs; the driver then waits. A retry the
+   * budget {@code held} keeps its failure, a response buffered, for the call's end if it is never
+   * sent ({@link #afterHold}).
    */
   @SuppressWarnings("NullAway") // decide() described this attempt's failure (failures.last) first
-  private Step retryScheduled(@Nullable Response response, @Nullable IOException error, long delayNanos, boolean throttled,
-      long remaining, boolean held) {
+  private Step retryScheduled(
+      @Nullable Response response,
+      @Nullable IOException error,
+      long delayNanos,
+      boolean throttled,
+      long remaining,
+      boolean held) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
-      origin.waitOn(OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
+      origin.waitOn(
+          OriginGate.origin(response.request().url()), response.code(), retryAfterNanos, remaining);
     }
     policy.events.retryScheduled(request, attempts, failures.last(), delayNanos);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
@@ -481,17 +556,26 @@ final class LogicalCall {
     if (b != null) b.refund(retryKind);
   }
 
-  /** An attempt of a round with others in flight failed: remembered for the final exception, then dropped. */
+  /**
+   * An attempt of a round with others in flight failed: remembered for the final exception, then
+   * dropped.
+   */
   private Step dropped(@Nullable IOException error) {
     failures.add(error);
     return Step.DROP;
   }
 
   private Step failedBelow(Throwable below, @Nullable Throwable failure) { // a bug, here or below
-    return giveUp(GiveUpReason.NOT_RETRYABLE, Events.describe(null, below), failure instanceof IOException ? failure : below);
+    return giveUp(
+        GiveUpReason.NOT_RETRYABLE,
+        Events.describe(null, below),
+        failure instanceof IOException ? failure : below);
   }
 
-  /** The call ends for {@code reason}, its last failure {@code failure}: {@link CallFailures#giveUp}. */
+  /**
+   * The call ends for {@code reason}, its last failure {@code failure}: {@link
+   * CallFailures#giveUp}.
+   */
   private Step giveUp(GiveUpReason reason, String failure, @Nullable Throwable thrown) {
     policy.events.gaveUp(request, attempts, reason, failure);
     return failures.giveUp(reason, failure, thrown);

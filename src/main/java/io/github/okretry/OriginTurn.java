@@ -2,7 +2,6 @@ package io.github.okretry;
 
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RetryAfter;
-import io.github.okretry.internal.Tuning;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.Protocol;
@@ -45,13 +44,18 @@ final class OriginTurn {
   private long latestNanos; // the latest it may go, whatever the pacer says
   private long slotNanos; // its turn once HOLDING or SENT
   private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
-  private boolean sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
+  private boolean
+      sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
-  private OriginGate.@Nullable QuotaTurn counted; // its attempt in flight, as its origin's quota counts it
+  private OriginGate.@Nullable QuotaTurn
+      counted; // its attempt in flight, as its origin's quota counts it
   private boolean uncounted; // its attempt in flight, one the gate counts for no quota pacer
-  private long quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos; 0: none
+  private long
+      quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos;
+  // 0: none
   private long quotaHeldSinceNanos;
-  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
+  private GiveUpReason refusedFor =
+      GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
   private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
 
   OriginTurn(RetryPolicy policy, HttpUrl url) {
@@ -91,13 +95,17 @@ final class OriginTurn {
     return refusedFor;
   }
 
-  /** The last RETURN of {@link #admit} as the call's failure: the status and who refused, "HTTP 503 (origin)". */
+  /**
+   * The last RETURN of {@link #admit} as the call's failure: the status and who refused, "HTTP 503
+   * (origin)".
+   */
   String refusal() {
     return refusal;
   }
 
   /** The origin asked every caller to wait: wait with it, or be throttled if this call cannot. */
-  private Step heldAtGate(OriginGate.Closed closed, long nowNanos, long remainingNanos, Request request) {
+  private Step heldAtGate(
+      OriginGate.Closed closed, long nowNanos, long remainingNanos, Request request) {
     long wait = closed.notBeforeNanos - nowNanos;
     if (wait > policy.settings.maxRetryAfterNanos || wait >= remainingNanos) {
       abandon(); // a turn it may hold is given back
@@ -110,9 +118,9 @@ final class OriginTurn {
 
   /**
    * The quota the call's origin published: wait while it is spent (or a probe is pending), past
-   * that the call goes and the server decides. A hold is one wait however often the call asks
-   * again (every 5 ms while a probe is pending): bounded from its first wait by the {@code
-   * maxWaitNanos} the call had then, else short waits that each fit would add up past the deadline.
+   * that the call goes and the server decides. A hold is one wait however often the call asks again
+   * (every 5 ms while a probe is pending): bounded from its first wait by the {@code maxWaitNanos}
+   * the call had then, else short waits that each fit would add up past the deadline.
    */
   private @Nullable Step quotaTurn(long nowNanos, long maxWaitNanos) {
     if (counted != null || uncounted || !gate.readsQuotas()) return null;
@@ -142,33 +150,37 @@ final class OriginTurn {
    * code}, with a {@code Retry-After} for the {@code askedNanos} still asked (whole seconds,
    * rounded up), an empty body, and a message that says okretry made it.
    */
-  private Step throttled(GiveUpReason reason, String who, int code, long askedNanos, Request request) {
+  private Step throttled(
+      GiveUpReason reason, String who, int code, long askedNanos, Request request) {
     refusedFor = reason;
     refusal = "HTTP " + code + " (" + who + ")";
     long now = policy.clock.currentTimeMillis();
-    return Step.returning(new Response.Builder()
-        .request(request)
-        .protocol(Protocol.HTTP_1_1)
-        .code(code)
-        .message("Throttled locally by okretry: origin asked to wait")
-        .header("Retry-After", Long.toString((askedNanos + 999_999_999L) / 1_000_000_000L))
-        .body(ResponseBody.create("", (MediaType) null))
-        .sentRequestAtMillis(now)
-        .receivedResponseAtMillis(now)
-        .build());
+    return Step.returning(
+        new Response.Builder()
+            .request(request)
+            .protocol(Protocol.HTTP_1_1)
+            .code(code)
+            .message("Throttled locally by okretry: origin asked to wait")
+            .header("Retry-After", Long.toString((askedNanos + 999_999_999L) / 1_000_000_000L))
+            .body(ResponseBody.create("", (MediaType) null))
+            .sentRequestAtMillis(now)
+            .receivedResponseAtMillis(now)
+            .build());
   }
 
   /**
    * After its wait of {@code waitNanos} for {@code origin} (a key from {@link OriginGate#origin},
-   * which answered {@code code}), the call joins the crowd waiting on it: paced within its
-   * spread's bounds, never past them alone.
+   * which answered {@code code}), the call joins the crowd waiting on it: paced within its spread's
+   * bounds, never past them alone.
    */
   void waitOn(String origin, int code, long waitNanos, long remainingNanos) {
     long now = policy.time.nanoTime();
     long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
     // A turn past its latest time ends the call for the reason that time stands for.
     pastLatest =
-        latest >= policy.settings.maxRetryAfterNanos ? GiveUpReason.RETRY_AFTER_TOO_LONG : GiveUpReason.DEADLINE_EXCEEDED;
+        latest >= policy.settings.maxRetryAfterNanos
+            ? GiveUpReason.RETRY_AFTER_TOO_LONG
+            : GiveUpReason.DEADLINE_EXCEEDED;
     crowd = Crowd.WAITING;
     pacedOrigin = origin;
     pacedCode = code;
@@ -179,8 +191,8 @@ final class OriginTurn {
 
   /**
    * The attempt admitted is being sent: its turn, if it holds one, is used. Otherwise, and only
-   * while some origin is paced, its origin's pacer hears of a call it does not pace, so it does
-   * not mistake their load for its own spacing.
+   * while some origin is paced, its origin's pacer hears of a call it does not pace, so it does not
+   * mistake their load for its own spacing.
    */
   void sending() {
     sendReported = false;
@@ -195,16 +207,20 @@ final class OriginTurn {
   }
 
   /**
-   * The call ends without sending the attempt it waits for (canceled, interrupted, factory
-   * closed, deadline, gave up): a turn it holds is given back.
+   * The call ends without sending the attempt it waits for (canceled, interrupted, factory closed,
+   * deadline, gave up): a turn it holds is given back.
    */
   void abandon() {
     quotaHoldNanos = 0;
-    if (crowd == Crowd.HOLDING && pacedOrigin != null) gate.givenBack(pacedOrigin, slotNanos, policy.time.nanoTime());
+    if (crowd == Crowd.HOLDING && pacedOrigin != null)
+      gate.givenBack(pacedOrigin, slotNanos, policy.time.nanoTime());
     if (crowd != Crowd.SENT) crowd = Crowd.NOT_PACED;
   }
 
-  /** True if the origin pushes back on this call or on every call: it is paced, or a gate or quota holds. */
+  /**
+   * True if the origin pushes back on this call or on every call: it is paced, or a gate or quota
+   * holds.
+   */
   boolean pushesBack(long nowNanos) {
     return crowd != Crowd.NOT_PACED || !gate.quiet(url, nowNanos);
   }
@@ -212,8 +228,8 @@ final class OriginTurn {
   /**
    * An attempt ended with {@code response} ({@code refused}: it proves the origin turned the call
    * away, with its {@code Retry-After} or {@link RetryAfter#ABSENT}), or with an exception ({@code
-   * response} null, which says nothing of the origin's pace). The origin's quota pacer hears it;
-   * so does the crowd's, of a paced attempt's answer or, for a call that was not paced, that its
+   * response} null, which says nothing of the origin's pace). The origin's quota pacer hears it; so
+   * does the crowd's, of a paced attempt's answer or, for a call that was not paced, that its
    * origin admitted it.
    */
   void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
@@ -228,12 +244,16 @@ final class OriginTurn {
     if (crowd == Crowd.SENT) {
       crowd = Crowd.NOT_PACED;
       if (response != null && pacedOrigin != null) {
-        gate.released(pacedOrigin, slotNanos, !refused, retryAfterNanos, waitedNanos, policy.time.nanoTime());
+        gate.released(
+            pacedOrigin, slotNanos, !refused, retryAfterNanos, waitedNanos, policy.time.nanoTime());
       }
     } else if (response != null && !refused && sendReported) {
       gate.admitted(response.request().url(), sentNanos);
     }
-    if (response != null && refused && retryAfterNanos != RetryAfter.ABSENT && policy.settings.originWideRetryAfter) {
+    if (response != null
+        && refused
+        && retryAfterNanos != RetryAfter.ABSENT
+        && policy.settings.originWideRetryAfter) {
       // Never close the origin for longer than any call would wait: a hostile "68 years" would
       // otherwise lock every call out long after the server recovered. The origin closed is
       // the one that answered: after a redirect, not the one first asked.

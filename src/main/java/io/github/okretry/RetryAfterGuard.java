@@ -8,10 +8,10 @@ import okhttp3.Response;
  * A network interceptor that saturates a numeric {@code Retry-After} too large for an int.
  *
  * <p>OkHttp's own follow-up logic reads a 503's {@code Retry-After} with {@code Integer.valueOf},
- * so a hostile or buggy server sending {@code Retry-After: 99999999999} makes the call fail with
- * an unchecked {@link NumberFormatException} before any interceptor above sees the response.
- * Rewriting such a value to {@value #SATURATED} seconds (68 years) keeps its meaning, "far too
- * long", which okretry then handles as any Retry-After above {@code maxRetryAfter}.
+ * so a hostile or buggy server sending {@code Retry-After: 99999999999} makes the call fail with an
+ * unchecked {@link NumberFormatException} before any interceptor above sees the response. Rewriting
+ * such a value to {@value #SATURATED} seconds (68 years) keeps its meaning, "far too long", which
+ * okretry then handles as any Retry-After above {@code maxRetryAfter}.
  */
 final class RetryAfterGuard implements Interceptor {
 

@@ -22,19 +22,19 @@ import org.slf4j.LoggerFactory;
  * idempotency key so a repeated POST is safe, and keeps the whole logical call within a deadline.
  * {@link RetryPolicy} shows a whole setup.
  *
- * <p>This is the blocking driver: it waits between attempts on the thread that runs the call
- * (for {@link okhttp3.Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same
- * policy without holding a thread while it waits. What is retried, when repeating is safe, and
- * how waits and the deadline work is the policy's: see {@link RetryPolicy} and
- * docs/semantics.md. The caller gets the last real outcome: the last response, body unread, or
- * the last exception with earlier ones attached as {@linkplain Throwable#getSuppressed()
- * suppressed} (at most 9: the first 3, a marker counting those left out, the last 5), and okretry's
- * summary of the call last. {@link RetryOutcome#of(Response)} and {@link
- * RetryOutcome#of(Throwable)} read what happened to the call from either.
+ * <p>This is the blocking driver: it waits between attempts on the thread that runs the call (for
+ * {@link okhttp3.Call#enqueue}, a dispatcher thread). {@link RetryingCallFactory} runs the same
+ * policy without holding a thread while it waits. What is retried, when repeating is safe, and how
+ * waits and the deadline work is the policy's: see {@link RetryPolicy} and docs/semantics.md. The
+ * caller gets the last real outcome: the last response, body unread, or the last exception with
+ * earlier ones attached as {@linkplain Throwable#getSuppressed() suppressed} (at most 9: the first
+ * 3, a marker counting those left out, the last 5), and okretry's summary of the call last. {@link
+ * RetryOutcome#of(Response)} and {@link RetryOutcome#of(Throwable)} read what happened to the call
+ * from either.
  *
- * <p>Immutable and thread-safe; share one per client. Add it with {@link #install}, which also
- * adds the network interceptor that guards OkHttp from a hostile {@code Retry-After}; added with
- * {@link OkHttpClient.Builder#addInterceptor} alone it works without that guard, and as a network
+ * <p>Immutable and thread-safe; share one per client. Add it with {@link #install}, which also adds
+ * the network interceptor that guards OkHttp from a hostile {@code Retry-After}; added with {@link
+ * OkHttpClient.Builder#addInterceptor} alone it works without that guard, and as a network
  * interceptor it throws {@link IllegalStateException}.
  *
  * <p>Two okretry layers on one call do not multiply their attempts. The first a call meets governs
@@ -42,9 +42,9 @@ import org.slf4j.LoggerFactory;
  * through {@code newBuilder()} of a library's client, or in the client of a {@link
  * RetryingCallFactory}) sends each of its attempts once, as if it were not there: no key, no
  * deadline, no retry and no event of its own. The call makes the attempts the outer layer alone
- * would make, never fewer and never more. An interceptor before this one that proceeds again once
- * a pass through it has ended (a 401 answered with a fresh token, a failover to another host)
- * starts a logical call of its own: its own key, deadline, retries and events.
+ * would make, never fewer and never more. An interceptor before this one that proceeds again once a
+ * pass through it has ended (a 401 answered with a fresh token, a failover to another host) starts
+ * a logical call of its own: its own key, deadline, retries and events.
  */
 public final class RetryInterceptor implements Interceptor {
 
@@ -53,6 +53,7 @@ public final class RetryInterceptor implements Interceptor {
   private static final KClass<Passes> PASSES = JvmClassMappingKt.getKotlinClass(Passes.class);
 
   private final RetryPolicy policy;
+
   /**
    * Sleeps between attempts: the policy's time, or for the calls a factory's execute() runs, one
    * whose waits that factory's close() ends. Reading the clock is always the policy's.
@@ -93,13 +94,13 @@ public final class RetryInterceptor implements Interceptor {
   }
 
   /**
-   * Adds this interceptor to {@code builder} as an application interceptor, and with it the
-   * network interceptor that guards OkHttp from a hostile {@code Retry-After} (OkHttp 5 throws
-   * {@link NumberFormatException} on a 503 whose numeric {@code Retry-After} exceeds an int; the
-   * guard saturates such values, which keeps their meaning). Each is added only if {@code builder}
-   * lacks it, so installing twice (or into the {@code newBuilder()} of a client that has them)
-   * adds nothing more. This interceptor goes after the application interceptors already added:
-   * add those that must run once per logical call first, those that must see every attempt after.
+   * Adds this interceptor to {@code builder} as an application interceptor, and with it the network
+   * interceptor that guards OkHttp from a hostile {@code Retry-After} (OkHttp 5 throws {@link
+   * NumberFormatException} on a 503 whose numeric {@code Retry-After} exceeds an int; the guard
+   * saturates such values, which keeps their meaning). Each is added only if {@code builder} lacks
+   * it, so installing twice (or into the {@code newBuilder()} of a client that has them) adds
+   * nothing more. This interceptor goes after the application interceptors already added: add those
+   * that must run once per logical call first, those that must see every attempt after.
    *
    * @param builder the client builder to add both interceptors to
    * @return {@code builder}, for chaining
@@ -126,8 +127,11 @@ public final class RetryInterceptor implements Interceptor {
     // call, so one inside it sees a single attempt and sends it once (see the class doc).
     if (governed(call, passes)) {
       if (log.isDebugEnabled()) {
-        log.debug("{} passes {} {} through once: another okretry layer governs the call",
-            this, chain.request().method(), chain.request().url().redact());
+        log.debug(
+            "{} passes {} {} through once: another okretry layer governs the call",
+            this,
+            chain.request().method(),
+            chain.request().url().redact());
       }
       return chain.proceed(chain.request());
     }
@@ -163,8 +167,8 @@ public final class RetryInterceptor implements Interceptor {
    * RetryInterceptor} inside a pass to pass the call through, cleared when the pass ends. One per
    * thread, made at its first pass; the first thread's is also the tag of each call, so a mark is
    * seen across a thread hop, and tagging allocates nothing but the tag's node (a mark object of
-   * each call's own would add 16 B to every call). Written only by its thread; read by another
-   * only through a call's tag. It holds a call only while its pass runs.
+   * each call's own would add 16 B to every call). Written only by its thread; read by another only
+   * through a call's tag. It holds a call only while its pass runs.
    */
   private static final class Passes implements Function0<Passes> {
     private static final ThreadLocal<Passes> OF_THREAD = new ThreadLocal<>();

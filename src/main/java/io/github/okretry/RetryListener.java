@@ -4,19 +4,19 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Observes what okretry does with each logical call: for metrics, tracing or logs. Every method
- * has an empty default, so implement only what you need.
+ * Observes what okretry does with each logical call: for metrics, tracing or logs. Every method has
+ * an empty default, so implement only what you need.
  *
  * <p>Attempts are numbered from 1, and the count <em>includes</em> the first attempt. Methods are
  * called on the thread executing the call: for {@link RetryInterceptor} the calling thread; for
  * {@link RetryingCallFactory}'s {@code enqueue} the thread running the current step (the enqueuing
  * thread for the first, then OkHttp's dispatcher or the factory's scheduler), and for a cancel or
  * close during a wait the client's dispatcher, never the thread that canceled. So they must be
- * quick, and thread-safe when the policy is shared. An exception thrown by a listener is logged
- * and otherwise ignored: it never changes the call's outcome.
+ * quick, and thread-safe when the policy is shared. An exception thrown by a listener is logged and
+ * otherwise ignored: it never changes the call's outcome.
  *
- * <p>Every event of one logical call passes the same {@link Request} instance (the request with
- * its idempotency key), so a listener can key per-call state by it, for example in an {@code
+ * <p>Every event of one logical call passes the same {@link Request} instance (the request with its
+ * idempotency key), so a listener can key per-call state by it, for example in an {@code
  * IdentityHashMap}; a call ends with exactly one {@link #onSucceeded} or {@link #onGaveUp}.
  *
  * <p><b>Matching events to your own call.</b> That request is the one the caller passed to {@code
@@ -56,8 +56,8 @@ public interface RetryListener {
    * runs it, just before its {@link #onAttemptStarted}: counting these events counts hedges sent,
    * and the attempts started minus one minus the hedges counts retries.
    *
-   * @param request the request as sent, including any idempotency key header (the same key as
-   *     the attempts in flight)
+   * @param request the request as sent, including any idempotency key header (the same key as the
+   *     attempts in flight)
    * @param attempt the hedge's attempt number, 2 or more
    * @param afterNanos how long the attempt before it had gone unanswered, in nanoseconds
    */
@@ -65,31 +65,32 @@ public interface RetryListener {
 
   /**
    * OkHttp sent a request on the network for attempt {@code attempt}: it has written the request's
-   * headers (a request that failed before that cannot have reached the server and is not
-   * reported). {@code requestInAttempt} is 1 for the first; a higher number means OkHttp sent the
-   * attempt again by itself underneath okretry (its {@code retryOnConnectionFailure}, a 408, or a
-   * 503 with {@code Retry-After: 0}) or followed a redirect or auth challenge. Summing these events
-   * counts every request that reached the network, which is what a server's load is made of.
+   * headers (a request that failed before that cannot have reached the server and is not reported).
+   * {@code requestInAttempt} is 1 for the first; a higher number means OkHttp sent the attempt
+   * again by itself underneath okretry (its {@code retryOnConnectionFailure}, a 408, or a 503 with
+   * {@code Retry-After: 0}) or followed a redirect or auth challenge. Summing these events counts
+   * every request that reached the network, which is what a server's load is made of.
    *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first
-   * @param requestInAttempt 1 for the attempt's first network request, more for OkHttp's own repeats
+   * @param requestInAttempt 1 for the attempt's first network request, more for OkHttp's own
+   *     repeats
    */
   default void onNetworkRequest(Request request, int attempt, int requestInAttempt) {}
 
   /**
    * Attempt {@code attempt} failed and will be retried after {@code delayNanos}: the retry is
    * decided, and its budget paid or holding it. A retry the budget cannot pay is never announced;
-   * one announced is sent after the wait unless the call is canceled or closed during it, an
-   * origin that asked every caller to wait cannot take it in the time the call has, or the budget
-   * held it and its origin answered no call meanwhile ({@link #onGaveUp} then follows with the
-   * same {@code attempt}, and the budget gets a paid retry's price back). A held call announces
-   * its first wait only: the later ones, for attempts it does not send, are not retries.
+   * one announced is sent after the wait unless the call is canceled or closed during it, an origin
+   * that asked every caller to wait cannot take it in the time the call has, or the budget held it
+   * and its origin answered no call meanwhile ({@link #onGaveUp} then follows with the same {@code
+   * attempt}, and the budget gets a paid retry's price back). A held call announces its first wait
+   * only: the later ones, for attempts it does not send, are not retries.
    *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first
-   * @param reason a short description of the failure such as {@code "HTTP 503"} or
-   *     {@code "SocketTimeoutException: timeout"}, never containing header values
+   * @param reason a short description of the failure such as {@code "HTTP 503"} or {@code
+   *     "SocketTimeoutException: timeout"}, never containing header values
    * @param delayNanos the wait before the next attempt in nanoseconds, zero or positive
    */
   default void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {}
@@ -108,8 +109,8 @@ public interface RetryListener {
   default void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {}
 
   /**
-   * The call ends with a response okretry does not treat as a failure (a 2xx, but also a 404 or
-   * any status not configured as retryable), after {@code attempts} attempts.
+   * The call ends with a response okretry does not treat as a failure (a 2xx, but also a 404 or any
+   * status not configured as retryable), after {@code attempts} attempts.
    *
    * @param request the request as sent, including any idempotency key header
    * @param response the response the caller receives

@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Anything not set keeps the policy's value; {@code maxRetries(0)} makes exactly one attempt. A
- * per-request deadline replaces the policy's deadline (it sets one: it cannot remove the
- * policy's); OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are
- * immutable, with {@code equals} by value.
+ * per-request deadline replaces the policy's deadline (it sets one: it cannot remove the policy's);
+ * OkHttp's {@code callTimeout}, when it ends sooner, still wins. Instances are immutable, with
+ * {@code equals} by value.
  */
 public final class RetryOverrides {
 
@@ -68,8 +68,11 @@ public final class RetryOverrides {
   /** What is overridden, with null for what is not. */
   @Override
   public String toString() {
-    return "RetryOverrides{maxRetries=" + (maxRetries == NOT_SET ? null : maxRetries)
-        + ", deadlineNanos=" + (deadlineNanos == 0 ? null : deadlineNanos) + "}";
+    return "RetryOverrides{maxRetries="
+        + (maxRetries == NOT_SET ? null : maxRetries)
+        + ", deadlineNanos="
+        + (deadlineNanos == 0 ? null : deadlineNanos)
+        + "}";
   }
 
   /** Builds {@link RetryOverrides}. Not thread-safe; {@link #build()} takes a snapshot. */
@@ -107,8 +110,7 @@ public final class RetryOverrides {
     }
 
     /**
-     * Deadline for this logical call, as a {@link Duration}; see {@link #deadline(long,
-     * TimeUnit)}.
+     * Deadline for this logical call, as a {@link Duration}; see {@link #deadline(long, TimeUnit)}.
      *
      * @param deadline the time allowed for all attempts and waits, positive, at most 24 hours
      * @return this builder

@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What okretry does with a call: which failures it retries, how long it waits, how it keeps a
- * repeated request safe, and how it protects the server. One immutable value, built once and
- * taken as it is by both ways of running calls, {@link RetryInterceptor} (blocking) and {@link
+ * repeated request safe, and how it protects the server. One immutable value, built once and taken
+ * as it is by both ways of running calls, {@link RetryInterceptor} (blocking) and {@link
  * RetryingCallFactory} (waits without a thread; it may also hedge, by a {@link HedgingPolicy}):
  *
  * <pre>{@code
@@ -34,14 +34,14 @@ import org.jspecify.annotations.Nullable;
  * OkHttpClient client = RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
  * }</pre>
  *
- * <p>The settings are fixed at {@link Builder#build()}; every setting's default is on its setter
- * on {@link Builder}, and {@link #toString()} shows them. A policy also holds the state that its
- * calls share by design: the {@link RetryBudget}, and a bounded per-origin table that paces
- * retries waiting on an origin's {@code Retry-After} and, when enabled, holds the origin-wide
- * gate. Both are thread-safe. So one policy should serve one client (or several that call the
- * same servers); each {@code build()} makes a policy with its own table, and its own budget
- * unless given one to share. Per request, {@link RetryOverrides} and {@link IdempotencyKey} tags
- * change what a policy allows.
+ * <p>The settings are fixed at {@link Builder#build()}; every setting's default is on its setter on
+ * {@link Builder}, and {@link #toString()} shows them. A policy also holds the state that its calls
+ * share by design: the {@link RetryBudget}, and a bounded per-origin table that paces retries
+ * waiting on an origin's {@code Retry-After} and, when enabled, holds the origin-wide gate. Both
+ * are thread-safe. So one policy should serve one client (or several that call the same servers);
+ * each {@code build()} makes a policy with its own table, and its own budget unless given one to
+ * share. Per request, {@link RetryOverrides} and {@link IdempotencyKey} tags change what a policy
+ * allows.
  */
 public final class RetryPolicy {
 
@@ -66,15 +66,29 @@ public final class RetryPolicy {
     this.clock = settings.clock;
     this.random = settings.random;
     this.budget = settings.budget != null ? settings.budget : RetryBudget.builder().build();
-    Backoff backoff = new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier,
-        Backoff.Jitter.valueOf(settings.jitter.name())); // internal's twin of the public enum
+    Backoff backoff =
+        new Backoff(
+            settings.baseDelayNanos,
+            settings.maxDelayNanos,
+            settings.multiplier,
+            Backoff.Jitter.valueOf(settings.jitter.name())); // internal's twin of the public enum
     this.rules = new RetryRules(backoff, settings.maxRetryAfterNanos, settings.retryAfterSpread);
-    this.classifier = new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);
-    this.keys = new IdempotencyKeys(settings.idempotencyKeyHeader, settings.quoteIdempotencyKey,
-        settings.generateIdempotencyKeys, settings.keyGenerator);
+    this.classifier =
+        new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);
+    this.keys =
+        new IdempotencyKeys(
+            settings.idempotencyKeyHeader,
+            settings.quoteIdempotencyKey,
+            settings.generateIdempotencyKeys,
+            settings.keyGenerator);
     this.events = new Events(settings.listener);
-    this.originGate = new OriginGate(Tuning.MAX_ORIGINS, settings.quotaPacing != QuotaPacing.OFF,
-        settings.quotaPacing == QuotaPacing.PROBE, settings.clock, settings.random);
+    this.originGate =
+        new OriginGate(
+            Tuning.MAX_ORIGINS,
+            settings.quotaPacing != QuotaPacing.OFF,
+            settings.quotaPacing == QuotaPacing.PROBE,
+            settings.clock,
+            settings.random);
   }
 
   /**
@@ -91,8 +105,8 @@ public final class RetryPolicy {
    * and their sum ({@code "Waits before the retries, each at most: 0.2 + 0.4 + 0.8 = 1.4 s of
    * waiting"} by default; base 1 s, ×2, 5 retries and no cap give {@code "1 + 2 + 4 + 8 + 16 = 31
    * s"}), the longest {@code Retry-After} honored, and the deadline that bounds the call, if any.
-   * The waits are the ones the backoff draws at their largest (with {@link Jitter#NONE}, the ones it
-   * draws). For what the client's timeouts add, see {@link #explain(OkHttpClient)}.
+   * The waits are the ones the backoff draws at their largest (with {@link Jitter#NONE}, the ones
+   * it draws). For what the client's timeouts add, see {@link #explain(OkHttpClient)}.
    *
    * @return a few sentences, in English
    */
@@ -111,8 +125,12 @@ public final class RetryPolicy {
    */
   public String explain(OkHttpClient client) {
     if (client == null) throw new NullPointerException("client == null");
-    long[] timeouts = {client.connectTimeoutMillis(), client.writeTimeoutMillis(), client.readTimeoutMillis(),
-      client.callTimeoutMillis()};
+    long[] timeouts = {
+      client.connectTimeoutMillis(),
+      client.writeTimeoutMillis(),
+      client.readTimeoutMillis(),
+      client.callTimeoutMillis()
+    };
     return PolicyExplanation.explain(settings, timeouts);
   }
 
@@ -123,22 +141,43 @@ public final class RetryPolicy {
   @Override
   public String toString() {
     Settings s = settings;
-    return "RetryPolicy{maxRetries=" + s.maxRetries + ", baseDelayNanos=" + s.baseDelayNanos
-        + ", maxDelayNanos=" + s.maxDelayNanos + ", multiplier=" + s.multiplier + ", jitter="
-        + s.jitter + ", deadlineNanos=" + s.deadlineNanos + ", maxRetryAfterNanos="
-        + s.maxRetryAfterNanos + ", retryAfterSpread=" + s.retryAfterSpread + ", retryStatuses="
-        + retryStatuses + ", idempotencyKeyHeader=" + s.idempotencyKeyHeader + ", budget=" + budget
-        + ", originWideRetryAfter=" + s.originWideRetryAfter + ", quotaPacing=" + s.quotaPacing + "}";
+    return "RetryPolicy{maxRetries="
+        + s.maxRetries
+        + ", baseDelayNanos="
+        + s.baseDelayNanos
+        + ", maxDelayNanos="
+        + s.maxDelayNanos
+        + ", multiplier="
+        + s.multiplier
+        + ", jitter="
+        + s.jitter
+        + ", deadlineNanos="
+        + s.deadlineNanos
+        + ", maxRetryAfterNanos="
+        + s.maxRetryAfterNanos
+        + ", retryAfterSpread="
+        + s.retryAfterSpread
+        + ", retryStatuses="
+        + retryStatuses
+        + ", idempotencyKeyHeader="
+        + s.idempotencyKeyHeader
+        + ", budget="
+        + budget
+        + ", originWideRetryAfter="
+        + s.originWideRetryAfter
+        + ", quotaPacing="
+        + s.quotaPacing
+        + "}";
   }
 
   /**
    * Builds a {@link RetryPolicy}. Each setter rejects a bad value at once, naming the setting and
-   * the value ({@link NullPointerException} for null, {@link IllegalArgumentException} for a
-   * value out of range), and documents its default; {@link #build()} takes an immutable
-   * snapshot, so a builder can be reused and changed afterwards. Not thread-safe.
+   * the value ({@link NullPointerException} for null, {@link IllegalArgumentException} for a value
+   * out of range), and documents its default; {@link #build()} takes an immutable snapshot, so a
+   * builder can be reused and changed afterwards. Not thread-safe.
    *
-   * <p>Durations are set as {@code (amount, TimeUnit)}, as OkHttp's own builders do, or as a
-   * {@link Duration} where {@code java.time} exists (Java 8+, Android API 26+).
+   * <p>Durations are set as {@code (amount, TimeUnit)}, as OkHttp's own builders do, or as a {@link
+   * Duration} where {@code java.time} exists (Java 8+, Android API 26+).
    */
   public static final class Builder {
 
@@ -157,7 +196,8 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if {@code maxRetries} is negative
      */
     public Builder maxRetries(int maxRetries) {
-      if (maxRetries < 0) throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
+      if (maxRetries < 0)
+        throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
       s.maxRetries = maxRetries;
       return this;
     }
@@ -246,9 +286,9 @@ public final class RetryPolicy {
 
     /**
      * A deadline for each whole logical call (all attempts and waits), measured on a monotonic
-     * clock from when okretry first sees the call; 0 means none, as for OkHttp's timeouts.
-     * Default 0: none, though OkHttp's {@code callTimeout} always bounds the call. Per request,
-     * {@link RetryOverrides} replaces it.
+     * clock from when okretry first sees the call; 0 means none, as for OkHttp's timeouts. Default
+     * 0: none, though OkHttp's {@code callTimeout} always bounds the call. Per request, {@link
+     * RetryOverrides} replaces it.
      *
      * @param amount the time allowed for all attempts and waits, at most 24 hours, or 0 for none
      * @param unit the unit of {@code amount}
@@ -400,9 +440,8 @@ public final class RetryPolicy {
     }
 
     /**
-     * Sends the key as a Structured-Field string ({@code "…"}), as the IETF {@code
-     * Idempotency-Key} draft specifies, instead of the bare value Stripe-style APIs expect.
-     * Default false (bare).
+     * Sends the key as a Structured-Field string ({@code "…"}), as the IETF {@code Idempotency-Key}
+     * draft specifies, instead of the bare value Stripe-style APIs expect. Default false (bare).
      *
      * @param quote true to send the key as a quoted sf-string
      * @return this builder
@@ -467,10 +506,10 @@ public final class RetryPolicy {
 
     /**
      * Whether calls are paced by the quota servers publish in their responses (IETF {@code
-     * RateLimit} fields and the common {@code X-RateLimit-*} families): a call whose origin's
-     * quota is spent waits until more arrives instead of being sent to be refused; {@code
-     * Retry-After} takes precedence. Default {@link QuotaPacing#PUBLISHED}, which costs nothing
-     * with a server that publishes no quota; the modes are described on {@link QuotaPacing}.
+     * RateLimit} fields and the common {@code X-RateLimit-*} families): a call whose origin's quota
+     * is spent waits until more arrives instead of being sent to be refused; {@code Retry-After}
+     * takes precedence. Default {@link QuotaPacing#PUBLISHED}, which costs nothing with a server
+     * that publishes no quota; the modes are described on {@link QuotaPacing}.
      *
      * @param pacing how to pace by published quotas
      * @return this builder

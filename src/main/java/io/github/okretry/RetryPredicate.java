@@ -7,8 +7,8 @@ package io.github.okretry;
  * java.util.function.Predicate} is missing on Android API 21 to 23.
  *
  * <p>It runs on the thread that ends the attempt and must be quick and thread-safe. If it throws,
- * the call ends with an {@link java.io.IOException} whose cause is the thrown exception (a
- * response it was given is closed first).
+ * the call ends with an {@link java.io.IOException} whose cause is the thrown exception (a response
+ * it was given is closed first).
  *
  * @param <T> what is tested: {@link okhttp3.Response} or {@link java.io.IOException}
  */

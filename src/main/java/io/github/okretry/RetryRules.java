@@ -8,8 +8,8 @@ import io.github.okretry.internal.RetryAfter;
 /**
  * The pure decision at the heart of okretry: from one failed attempt's {@link AttemptFacts}, "give
  * up" or "retry after d". It reads no clock, sleeps never and holds no per-call state, so one
- * instance serves every call and the rules are tested as a table (docs/semantics.md, "Order of
- * the checks", rows 1 to 6).
+ * instance serves every call and the rules are tested as a table (docs/semantics.md, "Order of the
+ * checks", rows 1 to 6).
  */
 final class RetryRules {
 
@@ -44,8 +44,10 @@ final class RetryRules {
     long remaining = facts.remainingNanos;
     long delay;
     if (facts.retryAfterNanos != RetryAfter.ABSENT) {
-      if (facts.retryAfterNanos > maxRetryAfterNanos) return Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG);
-      if (facts.retryAfterNanos >= remaining) return Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED);
+      if (facts.retryAfterNanos > maxRetryAfterNanos)
+        return Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG);
+      if (facts.retryAfterNanos >= remaining)
+        return Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED);
       delay = spreadUpward(facts.retryAfterNanos, remaining, random);
     } else {
       delay = backoff.delayNanos(facts.attempt, facts.previousDelayNanos, random);
@@ -57,13 +59,13 @@ final class RetryRules {
   }
 
   /**
-   * The server's wait plus a random extra of up to {@code retryAfterSpread} of it: callers told
-   * "1 second" do not all return at the same millisecond, and none returns earlier than asked.
-   * The extra is trimmed to {@link #latestWaitNanos}, so spreading never turns a wait that fits
-   * into one that does not, nor leaves the next attempt without time to run.
+   * The server's wait plus a random extra of up to {@code retryAfterSpread} of it: callers told "1
+   * second" do not all return at the same millisecond, and none returns earlier than asked. The
+   * extra is trimmed to {@link #latestWaitNanos}, so spreading never turns a wait that fits into
+   * one that does not, nor leaves the next attempt without time to run.
    *
-   * <p>Here and below, {@code waitNanos} is the server's wait, at most the ceiling and below
-   * {@code remainingNanos}.
+   * <p>Here and below, {@code waitNanos} is the server's wait, at most the ceiling and below {@code
+   * remainingNanos}.
    */
   long spreadUpward(long waitNanos, long remainingNanos, RandomSource random) {
     if (retryAfterSpread == 0 || waitNanos == 0) return waitNanos;
@@ -77,7 +79,8 @@ final class RetryRules {
    */
   long longestSpreadNanos(long waitNanos, long remainingNanos) {
     long spread = waitNanos + (long) (waitNanos * retryAfterSpread);
-    return Math.min(spread < waitNanos ? Long.MAX_VALUE : spread, latestWaitNanos(waitNanos, remainingNanos));
+    return Math.min(
+        spread < waitNanos ? Long.MAX_VALUE : spread, latestWaitNanos(waitNanos, remainingNanos));
   }
 
   /**
@@ -91,7 +94,12 @@ final class RetryRules {
 
   @Override
   public String toString() {
-    return "RetryRules{" + backoff + ", maxRetryAfterNanos=" + maxRetryAfterNanos
-        + ", retryAfterSpread=" + retryAfterSpread + "}";
+    return "RetryRules{"
+        + backoff
+        + ", maxRetryAfterNanos="
+        + maxRetryAfterNanos
+        + ", retryAfterSpread="
+        + retryAfterSpread
+        + "}";
   }
 }

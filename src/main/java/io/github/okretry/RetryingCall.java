@@ -32,8 +32,10 @@ final class RetryingCall implements Call {
   private final ConcurrentHashMap<Class<?>, Object> tags = new ConcurrentHashMap<>();
   final List<EventListener> eventListeners = new CopyOnWriteArrayList<>();
   volatile boolean canceled;
+
   /** True once the call ended because its time ran out: OkHttp then reports a call as canceled. */
   volatile boolean timedOut;
+
   volatile @Nullable Call current;
   private volatile @Nullable AsyncLoop async;
 
@@ -139,8 +141,8 @@ final class RetryingCall implements Call {
 
   /**
    * Cancels the call: an attempt in flight is canceled, a wait ends at once. As in OkHttp, no
-   * callback or listener runs on this thread: the callback gets {@code IOException("Canceled")}
-   * on the client's dispatcher.
+   * callback or listener runs on this thread: the callback gets {@code IOException("Canceled")} on
+   * the client's dispatcher.
    */
   @Override
   public void cancel() {
@@ -160,8 +162,8 @@ final class RetryingCall implements Call {
   }
 
   /**
-   * True once {@link #cancel()} was called, or, as for a plain OkHttp call, once the call's
-   * timeout (or okretry's deadline) fired and canceled the attempt in flight.
+   * True once {@link #cancel()} was called, or, as for a plain OkHttp call, once the call's timeout
+   * (or okretry's deadline) fired and canceled the attempt in flight.
    */
   @Override
   public boolean isCanceled() {

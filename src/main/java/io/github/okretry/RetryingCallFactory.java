@@ -17,17 +17,17 @@ import okio.AsyncTimeout;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link Call.Factory} that retries like {@link RetryInterceptor} without holding a thread
- * while it waits.
+ * A {@link Call.Factory} that retries like {@link RetryInterceptor} without holding a thread while
+ * it waits.
  *
  * <p>An interceptor can only wait by blocking the thread that runs the call, and for {@link
  * Call#enqueue} that is one of OkHttp's dispatcher threads; worse, OkHttp counts a waiting call
  * against {@code maxRequestsPerHost} (default 5), so five calls in backoff freeze every other call
  * to that host. Calls from this factory instead make each attempt a separate OkHttp call and, for
- * {@link Call#enqueue}, schedule the next attempt on a small scheduler: while waiting they hold
- * no dispatcher thread and no host slot. {@link Call#execute()} blocks the caller's thread, as
- * the interceptor does. Same {@link RetryPolicy}: idempotency keys, deadline, budget and listener;
- * the same {@link RetryOutcome} on the response or the exception a call ends with.
+ * {@link Call#enqueue}, schedule the next attempt on a small scheduler: while waiting they hold no
+ * dispatcher thread and no host slot. {@link Call#execute()} blocks the caller's thread, as the
+ * interceptor does. Same {@link RetryPolicy}: idempotency keys, deadline, budget and listener; the
+ * same {@link RetryOutcome} on the response or the exception a call ends with.
  *
  * <pre>{@code
  * RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
@@ -42,38 +42,51 @@ import org.jspecify.annotations.Nullable;
  * dispatcher room for the hedges.
  *
  * <p>The factory's policy governs its calls: a {@link RetryInterceptor} in {@code client} sends
- * each of the factory's attempts once, as that class describes. The factory owns a single daemon scheduler
- * thread unless you pass your own scheduler; {@link #close()} stops the one it owns. Thread-safe.
+ * each of the factory's attempts once, as that class describes. The factory owns a single daemon
+ * scheduler thread unless you pass your own scheduler; {@link #close()} stops the one it owns.
+ * Thread-safe.
  *
- * <p>Callbacks run on the client's dispatcher (also after a wait on the scheduler), never
- * inside {@link Call#cancel()} or {@link #close()}, which never throw what a callback or listener
- * throws. A {@link RuntimeException} thrown by a listener is logged and ignored; one thrown by a
- * predicate ends the call with {@code IOException("okretry: the retryOnResponse predicate
- * threw")} (or {@code retryOnException}), that exception as its cause, delivered as any failure.
- * An {@link Error} thrown by either ends the call as OkHttp ends a call whose interceptor throws
- * one: the callback, if it has not run, gets {@code IOException("canceled due to " + t)}, and
- * {@code t} is rethrown on the thread that ran it.
+ * <p>Callbacks run on the client's dispatcher (also after a wait on the scheduler), never inside
+ * {@link Call#cancel()} or {@link #close()}, which never throw what a callback or listener throws.
+ * A {@link RuntimeException} thrown by a listener is logged and ignored; one thrown by a predicate
+ * ends the call with {@code IOException("okretry: the retryOnResponse predicate threw")} (or {@code
+ * retryOnException}), that exception as its cause, delivered as any failure. An {@link Error}
+ * thrown by either ends the call as OkHttp ends a call whose interceptor throws one: the callback,
+ * if it has not run, gets {@code IOException("canceled due to " + t)}, and {@code t} is rethrown on
+ * the thread that ran it.
  */
 public final class RetryingCallFactory implements Call.Factory, Closeable {
 
   final RetryPolicy policy;
+
   /** The hedging policy and what the factory learns of each origin for it; null: no hedging. */
   final Hedging.@Nullable Shared hedging;
+
   final OkHttpClient attemptClient;
   final OkHttpClient blockingClient;
   final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
+
   /** Enqueued calls between attempts, so close() can end their waits. */
   final Set<AsyncLoop> waiting =
       Collections.newSetFromMap(new ConcurrentHashMap<AsyncLoop, Boolean>());
+
   /** The OkHttp calls of execute() now waiting between attempts, so close() can end those too. */
-  private final Set<Call> blockingWaits = Collections.newSetFromMap(new ConcurrentHashMap<Call, Boolean>());
+  private final Set<Call> blockingWaits =
+      Collections.newSetFromMap(new ConcurrentHashMap<Call, Boolean>());
+
   /** True while a SchedulerWatch polls a caller's scheduler on behalf of waiting calls. */
   private final AtomicBoolean schedulerWatched = new AtomicBoolean();
+
   private volatile boolean closed;
 
-  /** A factory hedging by {@code hedging} (null: none) on {@code scheduler} (null: one of its own). */
-  private RetryingCallFactory(OkHttpClient client, RetryPolicy policy, @Nullable HedgingPolicy hedging,
+  /**
+   * A factory hedging by {@code hedging} (null: none) on {@code scheduler} (null: one of its own).
+   */
+  private RetryingCallFactory(
+      OkHttpClient client,
+      RetryPolicy policy,
+      @Nullable HedgingPolicy hedging,
       @Nullable ScheduledExecutorService scheduler) {
     if (client == null) throw new NullPointerException("client == null");
     if (policy == null) throw new NullPointerException("policy == null");
@@ -120,7 +133,8 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * @return a new factory
    * @throws NullPointerException if an argument is null
    */
-  public static RetryingCallFactory create(OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging) {
+  public static RetryingCallFactory create(
+      OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging) {
     return new RetryingCallFactory(client, policy, notNull(hedging, "hedging"), null);
   }
 
@@ -128,8 +142,8 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * A factory over {@code client} that runs calls under {@code policy}, without hedging, and
    * schedules retries on {@code scheduler}, which must run tasks promptly (each only enqueues an
    * OkHttp call) and which {@link #close()} leaves running. If {@code scheduler} terminates (say
-   * after {@code shutdownNow()}) while calls wait on it, those calls fail within about 200 ms
-   * with {@code IOException("RetryingCallFactory's scheduler was shut down")}.
+   * after {@code shutdownNow()}) while calls wait on it, those calls fail within about 200 ms with
+   * {@code IOException("RetryingCallFactory's scheduler was shut down")}.
    *
    * @param client the client that sends each attempt
    * @param policy the policy: its settings, budget and listener
@@ -155,8 +169,12 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
    * @throws NullPointerException if an argument is null
    */
   public static RetryingCallFactory create(
-      OkHttpClient client, RetryPolicy policy, HedgingPolicy hedging, ScheduledExecutorService scheduler) {
-    return new RetryingCallFactory(client, policy, notNull(hedging, "hedging"), notNull(scheduler, "scheduler"));
+      OkHttpClient client,
+      RetryPolicy policy,
+      HedgingPolicy hedging,
+      ScheduledExecutorService scheduler) {
+    return new RetryingCallFactory(
+        client, policy, notNull(hedging, "hedging"), notNull(scheduler, "scheduler"));
   }
 
   private static ScheduledExecutorService ownScheduler() {
@@ -185,12 +203,12 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   }
 
   /**
-   * Ends at once every wait between attempts, of {@code enqueue()}d calls and of {@code
-   * execute()}d ones alike: an enqueued call's callback gets {@code IOException("RetryingCallFactory
-   * is closed")} on the client's dispatcher, an {@code execute()} throws it. Attempts in flight
-   * finish as usual but are not retried. Stops the scheduler this factory made, if it made one.
-   * The client is left as it is. Runs no callback or listener on this thread, so it never
-   * throws what they throw.
+   * Ends at once every wait between attempts, of {@code enqueue()}d calls and of {@code execute()}d
+   * ones alike: an enqueued call's callback gets {@code IOException("RetryingCallFactory is
+   * closed")} on the client's dispatcher, an {@code execute()} throws it. Attempts in flight finish
+   * as usual but are not retried. Stops the scheduler this factory made, if it made one. The client
+   * is left as it is. Runs no callback or listener on this thread, so it never throws what they
+   * throw.
    */
   @Override
   public void close() {
@@ -209,10 +227,10 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
   static final long SCHEDULER_POLL_MILLIS = 200;
 
   /**
-   * A call now waits on the scheduler. A caller's scheduler may be shut down under it, which
-   * tells no one (shutdownNow() drops the tasks): while calls wait, poll it on okio's watchdog
-   * thread and end their waits once it has terminated. The factory's own scheduler stops only
-   * in close(), which ends the waits itself.
+   * A call now waits on the scheduler. A caller's scheduler may be shut down under it, which tells
+   * no one (shutdownNow() drops the tasks): while calls wait, poll it on okio's watchdog thread and
+   * end their waits once it has terminated. The factory's own scheduler stops only in close(),
+   * which ends the waits itself.
    */
   void watchScheduler() {
     if (ownsScheduler || !schedulerWatched.compareAndSet(false, true)) return;
@@ -230,7 +248,8 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     protected void timedOut() {
       if (scheduler.isTerminated()) {
         schedulerWatched.set(false);
-        for (AsyncLoop call : waiting) call.endWait("RetryingCallFactory's scheduler was shut down");
+        for (AsyncLoop call : waiting)
+          call.endWait("RetryingCallFactory's scheduler was shut down");
       } else if (!waiting.isEmpty()) {
         new SchedulerWatch().start();
       } else {

@@ -13,10 +13,13 @@ final class Seen {
 
   /** The caller canceled the logical call (behind the interceptor: its one call was canceled). */
   static final int CALLER_CANCELED = 1;
+
   /** The attempt's OkHttp call was canceled, by whomever. */
   static final int ATTEMPT_CANCELED = 2;
+
   /** The driver's {@link DeadlineWatch} cut the attempt. */
   static final int WATCH_FIRED = 4;
+
   /** The driving thread is interrupted. */
   static final int INTERRUPTED = 8;
 
@@ -29,14 +32,15 @@ final class Seen {
    */
   static @Nullable GiveUpReason cutShort(int seen, boolean deadlinePassed) {
     boolean attemptCanceled = (seen & ATTEMPT_CANCELED) != 0;
-    if ((seen & WATCH_FIRED) != 0 || (attemptCanceled && deadlinePassed)) return GiveUpReason.DEADLINE_EXCEEDED;
+    if ((seen & WATCH_FIRED) != 0 || (attemptCanceled && deadlinePassed))
+      return GiveUpReason.DEADLINE_EXCEEDED;
     return attemptCanceled ? GiveUpReason.CANCELED : cutShortWithResponse(seen);
   }
 
   /**
    * Why an attempt with a response in hand was ended from outside, or null: the response was
-   * decided in time, so neither the deadline nor another's cancel counts; the caller's cancel,
-   * then an interrupt, does.
+   * decided in time, so neither the deadline nor another's cancel counts; the caller's cancel, then
+   * an interrupt, does.
    */
   static @Nullable GiveUpReason cutShortWithResponse(int seen) {
     if ((seen & CALLER_CANCELED) != 0) return GiveUpReason.CANCELED;
@@ -44,11 +48,13 @@ final class Seen {
   }
 
   /**
-   * What the caller gets for an attempt {@code cut} short with a response in hand (the response
-   * is closed): what a wait cut short the same way would have thrown.
+   * What the caller gets for an attempt {@code cut} short with a response in hand (the response is
+   * closed): what a wait cut short the same way would have thrown.
    */
   static IOException failureFor(GiveUpReason cut) {
-    return cut == GiveUpReason.INTERRUPTED ? new InterruptedIOException("interrupted") : new IOException("Canceled");
+    return cut == GiveUpReason.INTERRUPTED
+        ? new InterruptedIOException("interrupted")
+        : new IOException("Canceled");
   }
 
   /**

@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Every setting of a {@link RetryPolicy} as a plain field with its default: the builder's working
  * copy, and the private snapshot each policy keeps (nobody changes a snapshot, which is what makes
- * the policy immutable). Declared once here, so a new setting is one field and one setter in
- * {@link RetryPolicy.Builder} (and a term of {@link RetryPolicy#toString()}); {@link #copy} copies
- * every field.
+ * the policy immutable). Declared once here, so a new setting is one field and one setter in {@link
+ * RetryPolicy.Builder} (and a term of {@link RetryPolicy#toString()}); {@link #copy} copies every
+ * field.
  */
 final class Settings implements Cloneable {
   int maxRetries = 3;

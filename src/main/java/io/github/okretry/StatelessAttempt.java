@@ -8,8 +8,8 @@ import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The first attempt of a call made without okretry's per-call state, so that the success path of
- * a plain call allocates nothing of okretry's own: {@link #open} says whether a call may start so,
+ * The first attempt of a call made without okretry's per-call state, so that the success path of a
+ * plain call allocates nothing of okretry's own: {@link #open} says whether a call may start so,
  * {@link #ended} whether that attempt's response ends the call or a {@link LogicalCall} takes it
  * over. The rules are the call's, applied before it exists; no state of its own.
  */
@@ -27,14 +27,18 @@ final class StatelessAttempt {
    * A logical call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for none), or
    * null if its first attempt needs nothing from okretry but its own deadline (no call timeout,
    * origin state, network request to watch, OkHttp retry to turn off, and no origin whose failing
-   * streak counts the attempts in flight): the driver makes it without
-   * state (its start reported here), within that deadline, then calls {@link #ended}.
+   * streak counts the attempts in flight): the driver makes it without state (its start reported
+   * here), within that deadline, then calls {@link #ended}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
-    if (callTimeoutNanos == 0 && policy.originGate.size() == 0 && !policy.originGate.probes()
-        && !policy.events.watchesNetworkRequests() && !policy.budget.hasOpenStreaks()
+    if (callTimeoutNanos == 0
+        && policy.originGate.size() == 0
+        && !policy.originGate.probes()
+        && !policy.events.watchesNetworkRequests()
+        && !policy.budget.hasOpenStreaks()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
-      policy.originGate.uncountedSent(request.url()); // a quota first heard of while it is out counts it
+      policy.originGate.uncountedSent(
+          request.url()); // a quota first heard of while it is out counts it
       policy.events.attemptStarted(request, 1);
       return null;
     }
@@ -44,17 +48,25 @@ final class StatelessAttempt {
   /**
    * After a first attempt made without state ({@link #open} returned null; {@code startNanos}: the
    * policy's clock when it started, which its deadline runs from): null if {@code response} ends
-   * the call by its status alone (reported, and told to the budget as any first answer is);
-   * else the logical call, whose first {@link LogicalCall#next} answers for that attempt.
+   * the call by its status alone (reported, and told to the budget as any first answer is); else
+   * the logical call, whose first {@link LogicalCall#next} answers for that attempt.
    */
-  static @Nullable LogicalCall ended(RetryPolicy policy, Request request, long startNanos,
-      @Nullable Response response, @Nullable Throwable error, int seen) {
-    if (response != null && !policy.classifier.isRetryableStatus(response.code())
+  static @Nullable LogicalCall ended(
+      RetryPolicy policy,
+      Request request,
+      long startNanos,
+      @Nullable Response response,
+      @Nullable Throwable error,
+      int seen) {
+    if (response != null
+        && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
-      // The quota it publishes paces the calls after it (a scan of the names when it publishes none).
+      // The quota it publishes paces the calls after it (a scan of the names when it publishes
+      // none).
       // No origin has state yet (open()), so this is all of OriginTurn.answered that applies.
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
-        policy.originGate.quotaAnswered(null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
+        policy.originGate.quotaAnswered(
+            null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
       }
       policy.originGate.uncountedEnded(request.url()); // once its quota, if any, is learned
       LogicalCall.returned(policy, request, null, response, 1, 0);
@@ -62,7 +74,8 @@ final class StatelessAttempt {
     }
     LogicalCall call =
         LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
-    policy.originGate.uncountedEnded(request.url()); // as above, once OriginTurn.answered heard it; a
+    policy.originGate.uncountedEnded(
+        request.url()); // as above, once OriginTurn.answered heard it; a
     // predicate that threw there made a THROW, and the count ends as well
     return call;
   }

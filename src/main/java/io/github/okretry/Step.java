@@ -5,14 +5,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a driver does next for one logical call, one of five, as {@link LogicalCall} decides it:
- * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again),
- * {@linkplain Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges also
- * {@linkplain Kind#DROP drop} an attempt whose outcome does not end the call, or a hedge. The driver acts on
- * it and never works out a reason itself. The steps of a successful call cost nothing: a SEND is
- * the {@link Attempt} itself (one per call, reused by each attempt; for a first attempt made without
- * state, the constant {@link StatelessAttempt#FIRST}), RETURN one constant for all;
- * only failure paths and waits allocate a step ({@code CallOverheadBenchmark}'s {@code
- * okretry-call-timeout} measures a success with per-call state). Only {@link Attempt} extends it.
+ * {@linkplain Kind#SEND send} an attempt, {@linkplain Kind#WAIT wait} (then ask again), {@linkplain
+ * Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges also {@linkplain
+ * Kind#DROP drop} an attempt whose outcome does not end the call, or a hedge. The driver acts on it
+ * and never works out a reason itself. The steps of a successful call cost nothing: a SEND is the
+ * {@link Attempt} itself (one per call, reused by each attempt; for a first attempt made without
+ * state, the constant {@link StatelessAttempt#FIRST}), RETURN one constant for all; only failure
+ * paths and waits allocate a step ({@code CallOverheadBenchmark}'s {@code okretry-call-timeout}
+ * measures a success with per-call state). Only {@link Attempt} extends it.
  */
 class Step {
 
@@ -32,7 +32,10 @@ class Step {
   /** Return the response in hand (of the attempt that just ended), as it is. */
   static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false, null, null);
 
-  /** Drop the attempt that just ended (another in flight answers for the call), or the hedge asked for. */
+  /**
+   * Drop the attempt that just ended (another in flight answers for the call), or the hedge asked
+   * for.
+   */
   static final Step DROP = new Other(Kind.DROP, 0, null, null, false, null, null);
 
   private final Kind kind;
@@ -49,7 +52,10 @@ class Step {
     this.kind = kind;
   }
 
-  /** Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays small. */
+  /**
+   * Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays
+   * small.
+   */
   private static final class Other extends Step {
     final long waitNanos;
     final @Nullable Response response;
@@ -58,8 +64,14 @@ class Step {
     final @Nullable HeldResponse keeper; // a WAIT of a held retry: keeps the response in hand
     final RetryOutcome.@Nullable Mark mark; // a RETURN whose response must carry its call's outcome
 
-    Other(Kind kind, long waitNanos, @Nullable Response response, @Nullable Throwable failure, boolean timedOut,
-        @Nullable HeldResponse keeper, RetryOutcome.@Nullable Mark mark) {
+    Other(
+        Kind kind,
+        long waitNanos,
+        @Nullable Response response,
+        @Nullable Throwable failure,
+        boolean timedOut,
+        @Nullable HeldResponse keeper,
+        RetryOutcome.@Nullable Mark mark) {
       super(kind);
       this.waitNanos = waitNanos;
       this.response = response;
@@ -102,8 +114,9 @@ class Step {
   }
 
   /**
-   * As {@code returned} (a RETURN: {@link #RETURN}, or of a local response), the response the caller
-   * gets carrying {@code mark}: rebuilt with it unless its request has it ({@link RetryOutcome.Mark#onto}).
+   * As {@code returned} (a RETURN: {@link #RETURN}, or of a local response), the response the
+   * caller gets carrying {@code mark}: rebuilt with it unless its request has it ({@link
+   * RetryOutcome.Mark#onto}).
    */
   static Step returningMarked(Step returned, RetryOutcome.Mark mark) {
     return new Other(Kind.RETURN, 0, returned.responseOr(null), null, false, null, mark);
@@ -147,8 +160,8 @@ class Step {
   }
 
   /**
-   * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed.
-   * An {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
+   * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed. An
+   * {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
    */
   final Throwable failure() {
     Throwable failure = this instanceof Other ? ((Other) this).failure : null;

@@ -48,8 +48,10 @@ class AppCodeTest {
   @RegisterExtension final LogCapture log = LogCapture.okretry();
 
   MockWebServer server;
+
   /** Throwables that escaped to a dispatcher thread: OkHttp rethrows an Error there. */
   final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+
   ExecutorService dispatcherThreads;
   OkHttpClient client;
   RetryingCallFactory calls;
@@ -59,37 +61,56 @@ class AppCodeTest {
 
   @BeforeEach
   void setUp() throws IOException {
-    scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "test scheduler");
-      t.setDaemon(true);
-      t.setUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
-      return t;
-    });
+    scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "test scheduler");
+              t.setDaemon(true);
+              t.setUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
+              return t;
+            });
     server = new MockWebServer();
-    server.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-        switch (request.getUrl().encodedPath()) {
-          case "/busy":
-            return new MockResponse.Builder().code(503).addHeader("Retry-After", "30").body("busy").build();
-          case "/busy5":
-            return new MockResponse.Builder().code(503).addHeader("Retry-After", "5").body("busy").build();
-          case "/stalled":
-            return new MockResponse.Builder().headersDelay(1, TimeUnit.HOURS).build();
-          default:
-            return new MockResponse.Builder().body("healthy").build();
-        }
-      }
-    });
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+            switch (request.getUrl().encodedPath()) {
+              case "/busy":
+                return new MockResponse.Builder()
+                    .code(503)
+                    .addHeader("Retry-After", "30")
+                    .body("busy")
+                    .build();
+              case "/busy5":
+                return new MockResponse.Builder()
+                    .code(503)
+                    .addHeader("Retry-After", "5")
+                    .body("busy")
+                    .build();
+              case "/stalled":
+                return new MockResponse.Builder().headersDelay(1, TimeUnit.HOURS).build();
+              default:
+                return new MockResponse.Builder().body("healthy").build();
+            }
+          }
+        });
     server.start();
     // OkHttp's own dispatcher pool, whose threads record what escapes them instead of printing it.
-    dispatcherThreads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, "test dispatcher");
-      t.setDaemon(true);
-      t.setUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
-      return t;
-    });
-    client = new OkHttpClient.Builder().dispatcher(new okhttp3.Dispatcher(dispatcherThreads)).build();
+    dispatcherThreads =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            60,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "test dispatcher");
+              t.setDaemon(true);
+              t.setUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
+              return t;
+            });
+    client =
+        new OkHttpClient.Builder().dispatcher(new okhttp3.Dispatcher(dispatcherThreads)).build();
   }
 
   @AfterEach
@@ -158,40 +179,60 @@ class AppCodeTest {
   @Nested
   class CancelAndClose {
     @Test
-    void cancelOfAWaitingCallCallsBackOnAnotherThreadAndNeverThrowsTheAppsException() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
+    void cancelOfAWaitingCallCallsBackOnAnotherThreadAndNeverThrowsTheAppsException()
+        throws Exception {
+      calls =
+          RetryingCallFactory.create(
+              client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
       ThrowingOnFailure callback = new ThrowingOnFailure();
       Call call = calls.newCall(to("/busy"));
       call.enqueue(callback);
       awaitRequests(1);
       Thread.sleep(200); // now waiting out Retry-After: 30
       call.cancel(); // must not throw the callback's IllegalStateException
-      assertThat(callback.await()).isInstanceOfSatisfying(IOException.class, e -> assertThat(e).hasMessage("Canceled"));
+      assertThat(callback.await())
+          .isInstanceOfSatisfying(IOException.class, e -> assertThat(e).hasMessage("Canceled"));
       assertThat(callback.threads).doesNotContain(Thread.currentThread());
     }
 
     @Test
     void aListenerThatThrowsAnErrorWhenTheWaitEndsDoesNotBreakCancel() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited())
-          .listener(new RetryListener() {
-            @Override
-            public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-              throw new AssertionError("listener bug");
-            }
-          }).build());
+      calls =
+          RetryingCallFactory.create(
+              client,
+              RetryPolicy.builder()
+                  .retryBudget(RetryBudget.unlimited())
+                  .listener(
+                      new RetryListener() {
+                        @Override
+                        public void onGaveUp(
+                            Request request,
+                            int attempts,
+                            GiveUpReason reason,
+                            String lastFailure) {
+                          throw new AssertionError("listener bug");
+                        }
+                      })
+                  .build());
       Recorder callback = new Recorder();
       Call call = calls.newCall(to("/busy"));
       call.enqueue(callback);
       awaitRequests(1);
       Thread.sleep(200);
       call.cancel(); // must not throw the listener's AssertionError
-      assertThat(callback.await()).isInstanceOfSatisfying(IOException.class,
-          e -> assertThat(e).hasMessage("canceled due to java.lang.AssertionError: listener bug"));
+      assertThat(callback.await())
+          .isInstanceOfSatisfying(
+              IOException.class,
+              e ->
+                  assertThat(e)
+                      .hasMessage("canceled due to java.lang.AssertionError: listener bug"));
     }
 
     @Test
     void closeEndsEveryWaitAtOnceEvenIfEachCallbackThrowsAndStopsItsScheduler() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
+      calls =
+          RetryingCallFactory.create(
+              client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
       List<ThrowingOnFailure> callbacks = new CopyOnWriteArrayList<>();
       for (int i = 0; i < 10; i++) {
         ThrowingOnFailure callback = new ThrowingOnFailure();
@@ -207,12 +248,18 @@ class AppCodeTest {
         assertThat(callback.firstAtNanos.get(2, TimeUnit.SECONDS)).isNotNull();
         slowestMs = Math.max(slowestMs, (callback.firstAtNanos.get() - start) / 1_000_000);
       }
-      assertThat(calls.scheduler.awaitTermination(1, TimeUnit.SECONDS)).as("the factory's scheduler stopped").isTrue();
-      Diagnostics.printf("close() with 10 waiting calls, each onFailure throwing: all 10 callbacks within %d ms, scheduler terminated%n", slowestMs);
+      assertThat(calls.scheduler.awaitTermination(1, TimeUnit.SECONDS))
+          .as("the factory's scheduler stopped")
+          .isTrue();
+      Diagnostics.printf(
+          "close() with 10 waiting calls, each onFailure throwing: all 10 callbacks within %d ms,"
+              + " scheduler terminated%n",
+          slowestMs);
       assertThat(slowestMs).isLessThan(1_000);
       for (ThrowingOnFailure callback : callbacks) {
-        assertThat(callback.await()).isInstanceOfSatisfying(IOException.class,
-            e -> assertThat(e).hasMessage("RetryingCallFactory is closed"));
+        assertThat(callback.await())
+            .isInstanceOfSatisfying(
+                IOException.class, e -> assertThat(e).hasMessage("RetryingCallFactory is closed"));
         assertThat(callback.threads).doesNotContain(Thread.currentThread());
       }
       assertThat(server.getRequestCount()).isEqualTo(10);
@@ -221,31 +268,42 @@ class AppCodeTest {
     /** Smaller gap 1: close() also ends the wait of an execute() through the factory. */
     @Test
     void closeEndsTheWaitOfABlockingExecuteToo() throws Exception {
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
-      CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
-        try (Response r = calls.newCall(to("/busy5")).execute()) {
-          return r.code();
-        } catch (IOException e) {
-          return e;
-        }
-      });
+      calls =
+          RetryingCallFactory.create(
+              client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build());
+      CompletableFuture<Object> outcome =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (Response r = calls.newCall(to("/busy5")).execute()) {
+                  return r.code();
+                } catch (IOException e) {
+                  return e;
+                }
+              });
       awaitRequests(1);
       Thread.sleep(300); // now waiting out Retry-After: 5
       long start = System.nanoTime();
       calls.close();
       Object got = outcome.get(2, TimeUnit.SECONDS);
       long ms = (System.nanoTime() - start) / 1_000_000;
-      Diagnostics.printf("close() during execute()'s 5 s Retry-After wait: execute() ended %d ms later%n", ms);
-      assertThat(got).isInstanceOfSatisfying(IOException.class, e -> assertThat(e).hasMessage("RetryingCallFactory is closed"));
+      Diagnostics.printf(
+          "close() during execute()'s 5 s Retry-After wait: execute() ended %d ms later%n", ms);
+      assertThat(got)
+          .isInstanceOfSatisfying(
+              IOException.class, e -> assertThat(e).hasMessage("RetryingCallFactory is closed"));
       assertThat(ms).isLessThan(1_000);
       assertThat(server.getRequestCount()).isEqualTo(1);
     }
 
-    /** Smaller gap 5: a caller's scheduler shut down under waiting calls ends their waits promptly. */
+    /**
+     * Smaller gap 5: a caller's scheduler shut down under waiting calls ends their waits promptly.
+     */
     @Test
     void aCallersSchedulerShutDownNowEndsTheWaitsWithoutClose() throws Exception {
       ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
-      calls = RetryingCallFactory.create(client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build(), own);
+      calls =
+          RetryingCallFactory.create(
+              client, RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build(), own);
       List<Recorder> callbacks = new CopyOnWriteArrayList<>();
       for (int i = 0; i < 5; i++) {
         Recorder callback = new Recorder();
@@ -258,47 +316,66 @@ class AppCodeTest {
       own.shutdownNow();
       long slowestMs = 0;
       for (Recorder callback : callbacks) {
-        assertThat(callback.await()).isInstanceOfSatisfying(IOException.class,
-            e -> assertThat(e).hasMessage("RetryingCallFactory's scheduler was shut down"));
+        assertThat(callback.await())
+            .isInstanceOfSatisfying(
+                IOException.class,
+                e -> assertThat(e).hasMessage("RetryingCallFactory's scheduler was shut down"));
         slowestMs = Math.max(slowestMs, (callback.firstAtNanos.get() - start) / 1_000_000);
       }
-      Diagnostics.printf("caller's scheduler shutdownNow() under 5 waiting calls: all callbacks within %d ms%n", slowestMs);
+      Diagnostics.printf(
+          "caller's scheduler shutdownNow() under 5 waiting calls: all callbacks within %d ms%n",
+          slowestMs);
       assertThat(slowestMs).isLessThan(2_000);
     }
   }
 
-  /** Item 6: an Error (or unchecked exception) in user code on the async path: one callback, then rethrown. */
+  /**
+   * Item 6: an Error (or unchecked exception) in user code on the async path: one callback, then
+   * rethrown.
+   */
   @Nested
   class ErrorsInUserCode {
     /** Each place user code runs, made to throw {@code error}. */
     RetryPolicy throwingIn(String where, Error error) {
-      RetryPolicy.Builder b = RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).baseDelay(1, TimeUnit.MILLISECONDS);
+      RetryPolicy.Builder b =
+          RetryPolicy.builder()
+              .retryBudget(RetryBudget.unlimited())
+              .baseDelay(1, TimeUnit.MILLISECONDS);
       switch (where) {
         case "retryOnResponse":
-          return b.retryOnResponse(r -> {
-            throw error;
-          }).build();
+          return b.retryOnResponse(
+                  r -> {
+                    throw error;
+                  })
+              .build();
         case "onSucceeded":
-          return b.listener(new RetryListener() {
-            @Override
-            public void onSucceeded(Request request, Response response, int attempts) {
-              throw error;
-            }
-          }).build();
+          return b.listener(
+                  new RetryListener() {
+                    @Override
+                    public void onSucceeded(Request request, Response response, int attempts) {
+                      throw error;
+                    }
+                  })
+              .build();
         case "onRetryScheduled":
-          return b.listener(new RetryListener() {
-            @Override
-            public void onRetryScheduled(Request request, int attempt, String failure, long delayNanos) {
-              throw error;
-            }
-          }).build();
+          return b.listener(
+                  new RetryListener() {
+                    @Override
+                    public void onRetryScheduled(
+                        Request request, int attempt, String failure, long delayNanos) {
+                      throw error;
+                    }
+                  })
+              .build();
         case "onAttemptStarted (retry)":
-          return b.listener(new RetryListener() {
-            @Override
-            public void onAttemptStarted(Request request, int attempt) {
-              if (attempt == 2) throw error;
-            }
-          }).build();
+          return b.listener(
+                  new RetryListener() {
+                    @Override
+                    public void onAttemptStarted(Request request, int attempt) {
+                      if (attempt == 2) throw error;
+                    }
+                  })
+              .build();
         default:
           throw new IllegalArgumentException(where);
       }
@@ -308,35 +385,60 @@ class AppCodeTest {
         List.of(AssertionError::new, StackOverflowError::new, NoClassDefFoundError::new);
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"retryOnResponse", "onSucceeded", "onRetryScheduled", "onAttemptStarted (retry)"})
+    @ValueSource(
+        strings = {
+          "retryOnResponse",
+          "onSucceeded",
+          "onRetryScheduled",
+          "onAttemptStarted (retry)"
+        })
     void enqueueCallsBackOnceWithCanceledDueToTheErrorAndRethrowsIt(String where) throws Exception {
-      String path = where.equals("onSucceeded") || where.equals("retryOnResponse") ? "/ok" : "/flaky";
+      String path =
+          where.equals("onSucceeded") || where.equals("retryOnResponse") ? "/ok" : "/flaky";
       for (Function<String, Error> kind : ERRORS) {
         Error error = kind.apply("user bug in " + where);
         server.setDispatcher(flakyOnce());
-        try (RetryingCallFactory f = RetryingCallFactory.create(client, throwingIn(where, error), scheduler)) {
+        try (RetryingCallFactory f =
+            RetryingCallFactory.create(client, throwingIn(where, error), scheduler)) {
           Recorder callback = new Recorder();
           f.newCall(to(path)).enqueue(callback);
-          assertThat(callback.await()).as("%s in %s", error, where).isInstanceOfSatisfying(IOException.class, e -> {
-            assertThat(e).hasMessage("canceled due to " + error);
-            assertThat(e.getCause()).isSameAs(error);
-          });
+          assertThat(callback.await())
+              .as("%s in %s", error, where)
+              .isInstanceOfSatisfying(
+                  IOException.class,
+                  e -> {
+                    assertThat(e).hasMessage("canceled due to " + error);
+                    assertThat(e.getCause()).isSameAs(error);
+                  });
         }
       }
       Thread.sleep(100);
-      assertThat(uncaught).as("each Error rethrown, as OkHttp does, on the thread that ran it").hasSize(3);
+      assertThat(uncaught)
+          .as("each Error rethrown, as OkHttp does, on the thread that ran it")
+          .hasSize(3);
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"retryOnResponse", "onSucceeded", "onRetryScheduled", "onAttemptStarted (retry)"})
+    @ValueSource(
+        strings = {
+          "retryOnResponse",
+          "onSucceeded",
+          "onRetryScheduled",
+          "onAttemptStarted (retry)"
+        })
     void executeThrowsTheErrorItself(String where) throws Exception {
-      String path = where.equals("onSucceeded") || where.equals("retryOnResponse") ? "/ok" : "/flaky";
+      String path =
+          where.equals("onSucceeded") || where.equals("retryOnResponse") ? "/ok" : "/flaky";
       Error error = new AssertionError("user bug in " + where);
       server.setDispatcher(flakyOnce());
       try (RetryingCallFactory f = RetryingCallFactory.create(client, throwingIn(where, error))) {
         assertThatThrownBy(() -> f.newCall(to(path)).execute()).isSameAs(error);
       }
-      OkHttpClient intercepted = client.newBuilder().addInterceptor(RetryInterceptor.create(throwingIn(where, error))).build();
+      OkHttpClient intercepted =
+          client
+              .newBuilder()
+              .addInterceptor(RetryInterceptor.create(throwingIn(where, error)))
+              .build();
       server.setDispatcher(flakyOnce());
       assertThatThrownBy(() -> intercepted.newCall(to(path)).execute()).isSameAs(error);
     }
@@ -345,14 +447,15 @@ class AppCodeTest {
     void anErrorThrownByTheCallbackItselfGetsNoSecondCallback() throws Exception {
       calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       AssertionError error = new AssertionError("callback bug");
-      Recorder callback = new Recorder() {
-        @Override
-        public void onResponse(Call call, Response response) {
-          response.close();
-          record(response.code());
-          throw error;
-        }
-      };
+      Recorder callback =
+          new Recorder() {
+            @Override
+            public void onResponse(Call call, Response response) {
+              response.close();
+              record(response.code());
+              throw error;
+            }
+          };
       calls.newCall(to("/ok")).enqueue(callback);
       assertThat(callback.await()).isEqualTo(200);
       Thread.sleep(100);
@@ -380,8 +483,11 @@ class AppCodeTest {
     void enqueueOfNullThrowsAtTheCallSiteBeforeAnythingIsSent() throws Exception {
       calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
       Call call = calls.newCall(to("/ok"));
-      assertThatThrownBy(() -> call.enqueue(null)).isInstanceOf(NullPointerException.class).hasMessage("callback == null");
-      assertThatThrownBy(() -> call.addEventListener(null)).isInstanceOf(NullPointerException.class)
+      assertThatThrownBy(() -> call.enqueue(null))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessage("callback == null");
+      assertThatThrownBy(() -> call.addEventListener(null))
+          .isInstanceOf(NullPointerException.class)
           .hasMessage("eventListener == null");
       assertThat(call.isExecuted()).isFalse();
       Thread.sleep(100);
@@ -395,19 +501,23 @@ class AppCodeTest {
     @ValueSource(strings = {"plain OkHttp", "execute", "enqueue"})
     void isCanceledAfterTheCallTimeoutFired(String path) throws Exception {
       calls = RetryingCallFactory.create(client, RetryPolicy.builder().build());
-      Call call = path.equals("plain OkHttp") ? client.newCall(to("/stalled")) : calls.newCall(to("/stalled"));
+      Call call =
+          path.equals("plain OkHttp")
+              ? client.newCall(to("/stalled"))
+              : calls.newCall(to("/stalled"));
       call.timeout().timeout(300, TimeUnit.MILLISECONDS);
       Recorder callback = new Recorder();
       if (path.equals("enqueue")) {
         call.enqueue(callback);
       } else {
-        CompletableFuture.runAsync(() -> {
-          try (Response r = call.execute()) {
-            callback.record(r.code());
-          } catch (IOException e) {
-            callback.record(e);
-          }
-        });
+        CompletableFuture.runAsync(
+            () -> {
+              try (Response r = call.execute()) {
+                callback.record(r.code());
+              } catch (IOException e) {
+                callback.record(e);
+              }
+            });
       }
       assertThat(callback.await()).isInstanceOf(IOException.class);
       assertThat(call.isCanceled()).as("%s: canceled by its timeout", path).isTrue();
@@ -421,23 +531,29 @@ class AppCodeTest {
     @ValueSource(strings = {"execute", "enqueue", "interceptor"})
     void aRequestBodyThatThrowsIsNotRetryableOnEveryDriver(String path) throws Exception {
       List<GiveUpReason> reasons = new CopyOnWriteArrayList<>();
-      RetryPolicy policy = RetryPolicy.builder().listener(new RetryListener() {
-        @Override
-        public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-          reasons.add(reason);
-        }
-      }).build();
-      RequestBody broken = new RequestBody() {
-        @Override
-        public MediaType contentType() {
-          return MediaType.get("text/plain");
-        }
+      RetryPolicy policy =
+          RetryPolicy.builder()
+              .listener(
+                  new RetryListener() {
+                    @Override
+                    public void onGaveUp(
+                        Request request, int attempts, GiveUpReason reason, String lastFailure) {
+                      reasons.add(reason);
+                    }
+                  })
+              .build();
+      RequestBody broken =
+          new RequestBody() {
+            @Override
+            public MediaType contentType() {
+              return MediaType.get("text/plain");
+            }
 
-        @Override
-        public void writeTo(BufferedSink sink) {
-          throw new IllegalStateException("body bug");
-        }
-      };
+            @Override
+            public void writeTo(BufferedSink sink) {
+              throw new IllegalStateException("body bug");
+            }
+          };
       Request request = new Request.Builder().url(server.url("/ok")).put(broken).build();
       calls = RetryingCallFactory.create(client, policy);
       Object outcome;
@@ -446,9 +562,14 @@ class AppCodeTest {
         calls.newCall(request).enqueue(callback);
         outcome = callback.await();
       } else {
-        Call call = path.equals("execute")
-            ? calls.newCall(request)
-            : client.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build().newCall(request);
+        Call call =
+            path.equals("execute")
+                ? calls.newCall(request)
+                : client
+                    .newBuilder()
+                    .addInterceptor(RetryInterceptor.create(policy))
+                    .build()
+                    .newCall(request);
         try (Response r = call.execute()) {
           outcome = r;
         } catch (IOException | RuntimeException e) {

@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dependency rule of docs/architecture.md: drivers → call state → policy → internal. The
- * drivers run calls and do all I/O; the call state ({@code LogicalCall}) decides for one call;
- * the policy layer holds settings, shared state, the rules and listener plumbing; internal holds
- * the pure pieces and seams and names nothing of the main package. A new class must be given a
- * layer here, or the test fails.
+ * drivers run calls and do all I/O; the call state ({@code LogicalCall}) decides for one call; the
+ * policy layer holds settings, shared state, the rules and listener plumbing; internal holds the
+ * pure pieces and seams and names nothing of the main package. A new class must be given a layer
+ * here, or the test fails.
  */
 @Tag("unit")
 class ArchitectureTest {
@@ -28,25 +28,61 @@ class ArchitectureTest {
           .importPackages("io.github.okretry");
 
   static final String[] DRIVERS = {
-    "RetryInterceptor", "BlockingLoop", "RetryingCallFactory", "RetryingCall", "AsyncLoop", "AttemptSettings", "DeadlineWatch",
+    "RetryInterceptor",
+    "BlockingLoop",
+    "RetryingCallFactory",
+    "RetryingCall",
+    "AsyncLoop",
+    "AttemptSettings",
+    "DeadlineWatch",
     "RetryAfterGuard"
   };
-  static final String[] CALL_STATE = {"LogicalCall", "StatelessAttempt", "OriginTurn", "CallFailures", "HeldResponse", "BudgetTurn", "Step", "Attempt", "Seen", "Hedging", "CallRecord"};
+  static final String[] CALL_STATE = {
+    "LogicalCall",
+    "StatelessAttempt",
+    "OriginTurn",
+    "CallFailures",
+    "HeldResponse",
+    "BudgetTurn",
+    "Step",
+    "Attempt",
+    "Seen",
+    "Hedging",
+    "CallRecord"
+  };
   static final String[] POLICY = {
-    "RetryPolicy", "Settings", "HedgingPolicy", "RetryBudget", "RetryOverrides",
-    "IdempotencyKey", "IdempotencyKeys", "RetryListener", "RetryPredicate", "GiveUpReason",
-    "Jitter", "QuotaPacing", "Events", "RequestTags", "RetryRules", "Decision", "Classifier",
-    "RetryOutcome", "PolicyExplanation"
+    "RetryPolicy",
+    "Settings",
+    "HedgingPolicy",
+    "RetryBudget",
+    "RetryOverrides",
+    "IdempotencyKey",
+    "IdempotencyKeys",
+    "RetryListener",
+    "RetryPredicate",
+    "GiveUpReason",
+    "Jitter",
+    "QuotaPacing",
+    "Events",
+    "RequestTags",
+    "RetryRules",
+    "Decision",
+    "Classifier",
+    "RetryOutcome",
+    "PolicyExplanation"
   };
 
   /** These top-level classes of the main package, with their nested and anonymous classes. */
   static DescribedPredicate<JavaClass> classes(String... simpleNames) {
     return DescribedPredicate.describe(
         Arrays.toString(simpleNames),
-        c -> Arrays.stream(simpleNames).anyMatch(name -> {
-          String top = "io.github.okretry." + name;
-          return c.getName().equals(top) || c.getName().startsWith(top + "$");
-        }));
+        c ->
+            Arrays.stream(simpleNames)
+                .anyMatch(
+                    name -> {
+                      String top = "io.github.okretry." + name;
+                      return c.getName().equals(top) || c.getName().startsWith(top + "$");
+                    }));
   }
 
   @Test
@@ -54,15 +90,24 @@ class ArchitectureTest {
     layeredArchitecture()
         .consideringOnlyDependenciesInLayers()
         .ensureAllClassesAreContainedInArchitectureIgnoring(
-            DescribedPredicate.describe("package-info", c -> c.getSimpleName().equals("package-info")))
-        .layer("Drivers").definedBy(classes(DRIVERS))
-        .layer("CallState").definedBy(classes(CALL_STATE))
-        .layer("Policy").definedBy(classes(POLICY))
-        .layer("Internal").definedBy("io.github.okretry.internal..")
-        .whereLayer("Drivers").mayNotBeAccessedByAnyLayer()
-        .whereLayer("CallState").mayOnlyBeAccessedByLayers("Drivers")
-        .whereLayer("Policy").mayOnlyBeAccessedByLayers("Drivers", "CallState")
-        .whereLayer("Internal").mayOnlyBeAccessedByLayers("Drivers", "CallState", "Policy")
+            DescribedPredicate.describe(
+                "package-info", c -> c.getSimpleName().equals("package-info")))
+        .layer("Drivers")
+        .definedBy(classes(DRIVERS))
+        .layer("CallState")
+        .definedBy(classes(CALL_STATE))
+        .layer("Policy")
+        .definedBy(classes(POLICY))
+        .layer("Internal")
+        .definedBy("io.github.okretry.internal..")
+        .whereLayer("Drivers")
+        .mayNotBeAccessedByAnyLayer()
+        .whereLayer("CallState")
+        .mayOnlyBeAccessedByLayers("Drivers")
+        .whereLayer("Policy")
+        .mayOnlyBeAccessedByLayers("Drivers", "CallState")
+        .whereLayer("Internal")
+        .mayOnlyBeAccessedByLayers("Drivers", "CallState", "Policy")
         .check(MAIN);
   }
 
@@ -70,8 +115,11 @@ class ArchitectureTest {
   void internalNeverUsesTheMainPackage() {
     // Not even its public value types: internal takes plain values, so the packages form no circle.
     noClasses()
-        .that().resideInAPackage("io.github.okretry.internal..")
-        .should().dependOnClassesThat().resideInAPackage("io.github.okretry")
+        .that()
+        .resideInAPackage("io.github.okretry.internal..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.github.okretry")
         .check(MAIN);
   }
 
@@ -81,15 +129,19 @@ class ArchitectureTest {
     // blocking driver stands beside the async one, not under it.
     noClasses()
         .that(classes("RetryInterceptor", "BlockingLoop"))
-        .should().dependOnClassesThat(classes("RetryingCallFactory", "RetryingCall", "AsyncLoop"))
+        .should()
+        .dependOnClassesThat(classes("RetryingCallFactory", "RetryingCall", "AsyncLoop"))
         .check(MAIN);
   }
 
   @Test
   void noOkHttpInternals() {
     noClasses()
-        .that().resideInAPackage("io.github.okretry..")
-        .should().dependOnClassesThat().resideInAPackage("okhttp3.internal..")
+        .that()
+        .resideInAPackage("io.github.okretry..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("okhttp3.internal..")
         .because("okhttp3.internal is not OkHttp's API and is closed on the module path")
         .check(MAIN);
   }

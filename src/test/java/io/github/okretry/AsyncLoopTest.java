@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * call's contract as an OkHttp {@link Call} (once only, clone, timeout, cancel), on which thread
  * the callback runs, how a cancel, a close or user code that throws ends a call, and what happens
  * when the dispatcher is shut down. The client's dispatcher hands its tasks to the same {@link
- * FakeScheduler} as the factory's waits, through an executor that marks them, so a test can tell
- * a callback run on the dispatcher from one run on the scheduler or inside {@code enqueue()}.
+ * FakeScheduler} as the factory's waits, through an executor that marks them, so a test can tell a
+ * callback run on the dispatcher from one run on the scheduler or inside {@code enqueue()}.
  */
 @Tag("unit")
 class AsyncLoopTest extends ScriptedTest {
@@ -46,15 +46,16 @@ class AsyncLoopTest extends ScriptedTest {
     @Override
     public void execute(Runnable command) {
       if (isShutdown()) throw new RejectedExecutionException("dispatcher shut down");
-      scheduler.execute(() -> {
-        boolean was = onDispatcher;
-        onDispatcher = true;
-        try {
-          command.run();
-        } finally {
-          onDispatcher = was;
-        }
-      });
+      scheduler.execute(
+          () -> {
+            boolean was = onDispatcher;
+            onDispatcher = true;
+            try {
+              command.run();
+            } finally {
+              onDispatcher = was;
+            }
+          });
     }
   }
 
@@ -118,7 +119,9 @@ class AsyncLoopTest extends ScriptedTest {
   @Test
   void enqueueRefusesANullCallbackBeforeAnythingIsSent() {
     Call call = factory(retry()).newCall(get());
-    assertThatThrownBy(() -> call.enqueue(null)).isInstanceOf(NullPointerException.class).hasMessage("callback == null");
+    assertThatThrownBy(() -> call.enqueue(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("callback == null");
     scheduler.runUntilIdle();
     assertThat(script.attempts()).isZero();
     assertThat(call.isExecuted()).as("not started, so it may still be enqueued").isFalse();
@@ -136,16 +139,24 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(enqueued.isExecuted()).isFalse();
     enqueued.enqueue(callback);
     assertThat(enqueued.isExecuted()).isTrue();
-    assertThatThrownBy(() -> enqueued.enqueue(callback)).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
-    assertThatThrownBy(enqueued::execute).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
+    assertThatThrownBy(() -> enqueued.enqueue(callback))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already Executed");
+    assertThatThrownBy(enqueued::execute)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already Executed");
     scheduler.runUntilIdle();
     callback.only();
 
     Call executed = calls.newCall(get());
     executed.execute().close();
     assertThat(executed.isExecuted()).isTrue();
-    assertThatThrownBy(() -> executed.enqueue(callback)).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
-    assertThatThrownBy(executed::execute).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
+    assertThatThrownBy(() -> executed.enqueue(callback))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already Executed");
+    assertThatThrownBy(executed::execute)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already Executed");
     assertThat(script.attempts()).isEqualTo(2);
   }
 
@@ -169,17 +180,23 @@ class AsyncLoopTest extends ScriptedTest {
 
   @Test
   void theTimeoutStartsAsTheClientsCallTimeoutAndBoundsTheWholeCall() {
-    Call bounded = factory(clientBuilder().callTimeout(Duration.ofSeconds(7)), retry()).newCall(get());
+    Call bounded =
+        factory(clientBuilder().callTimeout(Duration.ofSeconds(7)), retry()).newCall(get());
     assertThat(bounded.timeout().timeoutNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(7));
-    assertThat(factory(retry()).newCall(get()).timeout().timeoutNanos()).as("no callTimeout: none").isZero();
+    assertThat(factory(retry()).newCall(get()).timeout().timeoutNanos())
+        .as("no callTimeout: none")
+        .isZero();
 
-    // A 3 s timeout set on the call holds the 1 s wait before retry 1, not the 3 s one before retry 2.
+    // A 3 s timeout set on the call holds the 1 s wait before retry 1, not the 3 s one before retry
+    // 2.
     script.status(503).status(503).thenAlways(200);
     Call call = factory(oneSecondApart().multiplier(3)).newCall(get());
     call.timeout().timeout(3, TimeUnit.SECONDS);
     call.enqueue(callback);
     scheduler.runUntilIdle();
-    assertThat(((Response) callback.only()).code()).as("the second 503, given up on").isEqualTo(503);
+    assertThat(((Response) callback.only()).code())
+        .as("the second 503, given up on")
+        .isEqualTo(503);
     assertThat(time.sleepMillis()).containsExactly(1000L);
     assertThat(events.lines("gaveUp")).singleElement().asString().contains("DEADLINE_EXCEEDED");
   }
@@ -191,9 +208,15 @@ class AsyncLoopTest extends ScriptedTest {
     call.enqueue(callback);
     scheduler.runUntilIdle();
     assertThat(((Response) callback.only()).code()).isEqualTo(200);
-    assertThat(script.seen()).extracting(Script.Seen::connectTimeoutMillis, Script.Seen::readTimeoutMillis, Script.Seen::writeTimeoutMillis)
+    assertThat(script.seen())
+        .extracting(
+            Script.Seen::connectTimeoutMillis,
+            Script.Seen::readTimeoutMillis,
+            Script.Seen::writeTimeoutMillis)
         .as("the client's 10 s, shrunk to the 3 s left, then to the 2 s left after the wait")
-        .containsExactly(org.assertj.core.groups.Tuple.tuple(3000, 3000, 3000), org.assertj.core.groups.Tuple.tuple(2000, 2000, 2000));
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(3000, 3000, 3000),
+            org.assertj.core.groups.Tuple.tuple(2000, 2000, 2000));
   }
 
   @Test
@@ -201,13 +224,16 @@ class AsyncLoopTest extends ScriptedTest {
     script.status(503).thenAlways(200);
     Call call = factory(oneSecondApart()).newCall(get());
     List<String> seen = new ArrayList<>();
-    call.addEventListener(new EventListener() {
-      @Override
-      public void callStart(Call attempt) {
-        seen.add("callStart " + Attempt.ofCall(attempt).number);
-      }
-    });
-    assertThatThrownBy(() -> call.addEventListener(null)).isInstanceOf(NullPointerException.class).hasMessage("eventListener == null");
+    call.addEventListener(
+        new EventListener() {
+          @Override
+          public void callStart(Call attempt) {
+            seen.add("callStart " + Attempt.ofCall(attempt).number);
+          }
+        });
+    assertThatThrownBy(() -> call.addEventListener(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("eventListener == null");
     call.enqueue(callback);
     scheduler.runUntilIdle();
     callback.only();
@@ -221,7 +247,8 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(call.tag(String.class, () -> "first")).isEqualTo("first");
     assertThat(call.tag(String.class, () -> "second")).isEqualTo("first");
     assertThat(call.tag(String.class)).isEqualTo("first");
-    assertThat(call.tag(kotlin.jvm.JvmClassMappingKt.getKotlinClass(String.class))).isEqualTo("first");
+    assertThat(call.tag(kotlin.jvm.JvmClassMappingKt.getKotlinClass(String.class)))
+        .isEqualTo("first");
   }
 
   // ---- on which thread the callback runs ----
@@ -244,16 +271,25 @@ class AsyncLoopTest extends ScriptedTest {
     // The wait is over (on the scheduler) and the origin is closed for longer than the call has
     // left: the call ends there with a local response, delivered on the dispatcher.
     script.status(503).thenAlways(200);
-    RetryPolicy policy = oneSecondApart().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build();
-    Call call = RetryingCallFactory.create(LeakCheck.track(clientBuilder().build()), policy, scheduler).newCall(get());
+    RetryPolicy policy =
+        oneSecondApart().originWideRetryAfter(true).deadline(5, TimeUnit.SECONDS).build();
+    Call call =
+        RetryingCallFactory.create(LeakCheck.track(clientBuilder().build()), policy, scheduler)
+            .newCall(get());
     enqueueUntilItWaits(call);
-    policy.originGate.close(get().url(), time.nanoTime(), time.nanoTime() + TimeUnit.SECONDS.toNanos(30), 503);
+    policy.originGate.close(
+        get().url(), time.nanoTime(), time.nanoTime() + TimeUnit.SECONDS.toNanos(30), 503);
     scheduler.runUntilIdle();
-    assertThat(callback.outcomes).singleElement().isInstanceOfSatisfying(Response.class, r -> {
-      assertThat(r.code()).isEqualTo(503);
-      assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
-      r.close();
-    });
+    assertThat(callback.outcomes)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            Response.class,
+            r -> {
+              assertThat(r.code()).isEqualTo(503);
+              assertThat(r.message())
+                  .isEqualTo("Throttled locally by okretry: origin asked to wait");
+              r.close();
+            });
     assertThat(callback.onTheDispatcher).containsExactly(true);
     assertThat(time.sleepMillis()).containsExactly(1000L);
     assertThat(script.attempts()).isEqualTo(1);
@@ -274,7 +310,9 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(callback.failure()).hasMessage("Canceled");
     assertThat(callback.onTheDispatcher).containsExactly(true);
     assertThat(script.attempts()).isEqualTo(1);
-    assertThat(time.nanoTime() - start).as("the wait ended at once").isLessThan(TimeUnit.SECONDS.toNanos(1));
+    assertThat(time.nanoTime() - start)
+        .as("the wait ended at once")
+        .isLessThan(TimeUnit.SECONDS.toNanos(1));
     assertThat(scheduler.pending()).isZero();
   }
 
@@ -325,10 +363,11 @@ class AsyncLoopTest extends ScriptedTest {
   @Test
   void aCallThatRanOutOfTimeReportsCanceledAndOneThatGaveUpOtherwiseDoesNot() {
     // Each attempt takes 2 s of the call's 3 s: after the first, the 1 s wait does not fit.
-    script.thenAlways((chain, n) -> {
-      time.advance(Duration.ofSeconds(2));
-      throw new java.net.ConnectException("refused " + n);
-    });
+    script.thenAlways(
+        (chain, n) -> {
+          time.advance(Duration.ofSeconds(2));
+          throw new java.net.ConnectException("refused " + n);
+        });
     RetryingCallFactory calls = factory(oneSecondApart().maxRetries(1));
     Call timedOut = calls.newCall(get());
     timedOut.timeout().timeout(3, TimeUnit.SECONDS);
@@ -343,44 +382,55 @@ class AsyncLoopTest extends ScriptedTest {
     scheduler.runUntilIdle();
     assertThat(second.failure()).hasMessage("refused 3");
     assertThat(exhausted.isCanceled()).as("retries exhausted: no timeout fired").isFalse();
-    assertThat(events.lines("gaveUp")).hasSize(2).satisfiesExactly(
-        l -> assertThat(l).contains("DEADLINE_EXCEEDED"), l -> assertThat(l).contains("RETRIES_EXHAUSTED"));
+    assertThat(events.lines("gaveUp"))
+        .hasSize(2)
+        .satisfiesExactly(
+            l -> assertThat(l).contains("DEADLINE_EXCEEDED"),
+            l -> assertThat(l).contains("RETRIES_EXHAUSTED"));
   }
 
   @Test
   void aCallbackThatThrowsAnIOExceptionIsLoggedAndItsResponseClosed() {
     script.thenAlways(200);
     IOException thrown = new IOException("callback bug");
-    factory(retry()).newCall(get()).enqueue(new Callback() {
-      @Override
-      public void onResponse(Call call, Response response) throws IOException {
-        throw thrown;
-      }
+    factory(retry())
+        .newCall(get())
+        .enqueue(
+            new Callback() {
+              @Override
+              public void onResponse(Call call, Response response) throws IOException {
+                throw thrown;
+              }
 
-      @Override
-      public void onFailure(Call call, IOException e) {
-        callback.onFailure(call, e);
-      }
-    });
+              @Override
+              public void onFailure(Call call, IOException e) {
+                callback.onFailure(call, e);
+              }
+            });
     scheduler.runUntilIdle();
     assertThat(callback.outcomes).as("no second callback").isEmpty();
     assertThat(script.closed(1)).isTrue();
-    assertThat(log.warnings()).singleElement().satisfies(w -> {
-      assertThat(w.message()).startsWith("Callback.onResponse threw");
-      assertThat(w.thrown()).isSameAs(thrown);
-    });
+    assertThat(log.warnings())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.message()).startsWith("Callback.onResponse threw");
+              assertThat(w.thrown()).isSameAs(thrown);
+            });
   }
 
   // ---- user code that throws ----
 
   /** A listener whose {@code onAttemptStarted} throws {@code t} for attempt {@code n}. */
   RetryPolicy.Builder throwingOnAttempt(int n, Error t) {
-    return oneSecondApart().listener(new RetryListener() {
-      @Override
-      public void onAttemptStarted(Request request, int attempt) {
-        if (attempt == n) throw t;
-      }
-    });
+    return oneSecondApart()
+        .listener(
+            new RetryListener() {
+              @Override
+              public void onAttemptStarted(Request request, int attempt) {
+                if (attempt == n) throw t;
+              }
+            });
   }
 
   @Test
@@ -394,21 +444,31 @@ class AsyncLoopTest extends ScriptedTest {
     assertThat(callback.onTheDispatcher).containsExactly(true);
     assertThat(call.isCanceled()).isTrue();
     assertThat(script.attempts()).isZero();
-    assertThat(log.warnings()).singleElement().satisfies(w -> assertThat(w.message()).contains("the call is canceled"));
+    assertThat(log.warnings())
+        .singleElement()
+        .satisfies(w -> assertThat(w.message()).contains("the call is canceled"));
   }
 
   @Test
   void anErrorFromAListenerOnTheDispatcherEndsTheCallAndIsRethrownThere() {
     script.thenAlways(200);
     AssertionError bug = new AssertionError("listener bug");
-    Call call = factory(retry().listener(new RetryListener() {
-      @Override
-      public void onSucceeded(Request request, Response response, int attempts) {
-        throw bug;
-      }
-    })).newCall(get());
+    Call call =
+        factory(
+                retry()
+                    .listener(
+                        new RetryListener() {
+                          @Override
+                          public void onSucceeded(
+                              Request request, Response response, int attempts) {
+                            throw bug;
+                          }
+                        }))
+            .newCall(get());
     call.enqueue(callback);
-    assertThat(catchThrowable(scheduler::runUntilIdle)).as("rethrown on the dispatcher's thread").isSameAs(bug);
+    assertThat(catchThrowable(scheduler::runUntilIdle))
+        .as("rethrown on the dispatcher's thread")
+        .isSameAs(bug);
     scheduler.runUntilIdle();
     assertThat(callback.failure()).hasMessage("canceled due to " + bug).hasCause(bug);
     assertThat(call.isCanceled()).isTrue();
@@ -446,8 +506,12 @@ class AsyncLoopTest extends ScriptedTest {
     enqueueUntilItWaits(call);
     dispatcher.shutdown();
     scheduler.runUntilIdle();
-    assertThat(callback.failure()).isInstanceOf(InterruptedIOException.class).hasMessage("executor rejected");
-    assertThat(callback.onTheDispatcher).as("called back here, as OkHttp does").containsExactly(false);
+    assertThat(callback.failure())
+        .isInstanceOf(InterruptedIOException.class)
+        .hasMessage("executor rejected");
+    assertThat(callback.onTheDispatcher)
+        .as("called back here, as OkHttp does")
+        .containsExactly(false);
     assertThat(script.attempts()).isEqualTo(1);
   }
 
@@ -456,23 +520,26 @@ class AsyncLoopTest extends ScriptedTest {
     script.status(503).thenAlways(200);
     Call call = factory(oneSecondApart()).newCall(get());
     List<IOException> failures = new ArrayList<>();
-    call.enqueue(new Callback() {
-      @Override
-      public void onResponse(Call c, Response response) {
-        response.close();
-      }
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onResponse(Call c, Response response) {
+            response.close();
+          }
 
-      @Override
-      public void onFailure(Call c, IOException e) {
-        failures.add(e);
-        throw new IllegalStateException("callback bug");
-      }
-    });
+          @Override
+          public void onFailure(Call c, IOException e) {
+            failures.add(e);
+            throw new IllegalStateException("callback bug");
+          }
+        });
     scheduler.runFor(Duration.ofMillis(1));
     dispatcher.shutdown();
     call.cancel(); // must not throw the callback's exception
     scheduler.runUntilIdle();
     assertThat(failures).singleElement().asString().contains("Canceled");
-    assertThat(log.warnings()).last().satisfies(w -> assertThat(w.thrown()).hasMessage("callback bug"));
+    assertThat(log.warnings())
+        .last()
+        .satisfies(w -> assertThat(w.thrown()).hasMessage("callback bug"));
   }
 }

@@ -39,18 +39,28 @@ class BlipCrowdTest {
 
   /** Calls of the crowd that did not end with a 200, with {@code budget}. */
   int failed(RetryBudget budget, long blipMillis) throws Exception {
-    java.util.function.Function<io.github.okretry.internal.TimeSource, Interceptor> server = time -> chain -> {
-      long t = time.nanoTime();
-      boolean failing = t >= 1_000 * MS && t < (1_000 + blipMillis) * MS;
-      return new Response.Builder().request(chain.request()).protocol(Protocol.HTTP_1_1).code(failing ? 503 : 200)
-          .message(failing ? "Service Unavailable" : "OK").body(ResponseBody.create("", null)).build();
-    };
+    java.util.function.Function<io.github.okretry.internal.TimeSource, Interceptor> server =
+        time ->
+            chain -> {
+              long t = time.nanoTime();
+              boolean failing = t >= 1_000 * MS && t < (1_000 + blipMillis) * MS;
+              return new Response.Builder()
+                  .request(chain.request())
+                  .protocol(Protocol.HTTP_1_1)
+                  .code(failing ? 503 : 200)
+                  .message(failing ? "Service Unavailable" : "OK")
+                  .body(ResponseBody.create("", null))
+                  .build();
+            };
     RetryPolicy.Builder policy = RetryPolicy.builder();
-    RefusedCrowdBudgetTest.Crowd crowd = driver == Driver.BLOCKING
-        ? new RefusedCrowdBudgetTest.BlockingCrowd(budget, server, policy)
-        : new RefusedCrowdBudgetTest.AsyncCrowd(budget, server, policy);
+    RefusedCrowdBudgetTest.Crowd crowd =
+        driver == Driver.BLOCKING
+            ? new RefusedCrowdBudgetTest.BlockingCrowd(budget, server, policy)
+            : new RefusedCrowdBudgetTest.AsyncCrowd(budget, server, policy);
     List<Request> requests = new ArrayList<>();
-    for (int i = 0; i < 300; i++) requests.add(new Request.Builder().url("http://api.test/items").tag(Integer.class, i).build());
+    for (int i = 0; i < 300; i++)
+      requests.add(
+          new Request.Builder().url("http://api.test/items").tag(Integer.class, i).build());
     List<String> outcomes = crowd.run(requests, 10 * MS);
     return (int) outcomes.stream().filter(o -> !o.equals("200")).count();
   }
@@ -60,7 +70,9 @@ class BlipCrowdTest {
   void anOpenLoopLosesNoMoreCallsToABlipThanWithoutABudget(long blipMillis) throws Exception {
     int okretry = failed(RetryBudget.builder().build(), blipMillis);
     int unlimited = failed(RetryBudget.unlimited(), blipMillis);
-    Diagnostics.printf("%s, 100 calls/s through %d ms of 503s: default %d failed, unlimited %d%n", driver, blipMillis, okretry, unlimited);
+    Diagnostics.printf(
+        "%s, 100 calls/s through %d ms of 503s: default %d failed, unlimited %d%n",
+        driver, blipMillis, okretry, unlimited);
     assertThat(okretry).isLessThanOrEqualTo(unlimited + 2);
   }
 }

@@ -30,7 +30,8 @@ class BlockingLoopTest extends ScriptedTest {
   }
 
   RetryingCallFactory factory() {
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().addInterceptor(script).build());
+    OkHttpClient client =
+        LeakCheck.track(new OkHttpClient.Builder().addInterceptor(script).build());
     return RetryingCallFactory.create(client, retry().build(), new FakeScheduler(time));
   }
 
@@ -40,7 +41,8 @@ class BlockingLoopTest extends ScriptedTest {
     RetryingCallFactory calls = factory();
     calls.close();
     assertThatThrownBy(() -> calls.newCall(get()).execute())
-        .isInstanceOf(IOException.class).hasMessage("RetryingCallFactory is closed");
+        .isInstanceOf(IOException.class)
+        .hasMessage("RetryingCallFactory is closed");
     assertThat(script.attempts()).as("the attempt in flight finished; no retry").isEqualTo(1);
     assertThat(time.sleeps()).as("no wait begun").isEmpty();
   }
@@ -51,7 +53,8 @@ class BlockingLoopTest extends ScriptedTest {
     RetryingCallFactory calls = factory();
     time.duringNextWait(calls::close);
     assertThatThrownBy(() -> calls.newCall(get()).execute())
-        .isInstanceOf(IOException.class).hasMessage("RetryingCallFactory is closed");
+        .isInstanceOf(IOException.class)
+        .hasMessage("RetryingCallFactory is closed");
     assertThat(script.attempts()).isEqualTo(1);
   }
 }

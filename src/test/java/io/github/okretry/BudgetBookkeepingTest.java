@@ -12,8 +12,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * What a logical call pays into its {@link RetryBudget} and the successes it reports
- * (docs/semantics.md, "Retry budget"), on both drivers: only a first attempt's success deposits;
- * a retry's success lets retries go again too.
+ * (docs/semantics.md, "Retry budget"), on both drivers: only a first attempt's success deposits; a
+ * retry's success lets retries go again too.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -30,10 +30,13 @@ class BudgetBookkeepingTest extends ScriptedTest {
     script.status(503).status(503).status(200).status(200);
     Call.Factory client = client(retry().retryBudget(budget));
     assertThat(code(client, get())).isEqualTo(200);
-    assertThat(budget.availableTokens()).as("two retries took a token each; the one that succeeded got its back, and earns nothing")
+    assertThat(budget.availableTokens())
+        .as("two retries took a token each; the one that succeeded got its back, and earns nothing")
         .isEqualTo(9.0);
     assertThat(code(client, get())).isEqualTo(200);
-    assertThat(budget.availableTokens()).as("a first attempt's success deposits 0.2").isEqualTo(9.2);
+    assertThat(budget.availableTokens())
+        .as("a first attempt's success deposits 0.2")
+        .isEqualTo(9.2);
   }
 
   @Test
@@ -41,9 +44,12 @@ class BudgetBookkeepingTest extends ScriptedTest {
     // maxRetries(1): one retry since the last success. The third call's retry is allowed only
     // because the second call's retry succeeded.
     RetryBudget budget = RetryBudget.builder().build();
-    script.status(200)
-        .fail(new ConnectException("first")).status(200)
-        .fail(new ConnectException("second")).status(200);
+    script
+        .status(200)
+        .fail(new ConnectException("first"))
+        .status(200)
+        .fail(new ConnectException("second"))
+        .status(200);
     Call.Factory client = client(retry().retryBudget(budget).maxRetries(1));
     assertThat(code(client, get())).as("a call succeeded at once").isEqualTo(200);
     assertThat(code(client, get())).as("retried: its one retry since that success").isEqualTo(200);

@@ -17,9 +17,9 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A brand-new client with every default, and the budget's rule of one failing call's retries
- * since the last success (docs/semantics.md, "Retry budget"), on both drivers: the first table of
- * issue 29 and what bounds a client whose server keeps failing.
+ * A brand-new client with every default, and the budget's rule of one failing call's retries since
+ * the last success (docs/semantics.md, "Retry budget"), on both drivers: the first table of issue
+ * 29 and what bounds a client whose server keeps failing.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -49,15 +49,25 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
-  void aNewClientThatAlwaysFailsWaitsOneTwoThreeThreeSecondsThenGetsTheLastFailure() throws IOException {
+  void aNewClientThatAlwaysFailsWaitsOneTwoThreeThreeSecondsThenGetsTheLastFailure()
+      throws IOException {
     script.status(503).thenAlways(503);
     RetryPolicy.Builder policy =
-        retry().maxRetries(4).jitter(Jitter.NONE).baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(3));
+        retry()
+            .maxRetries(4)
+            .jitter(Jitter.NONE)
+            .baseDelay(Duration.ofSeconds(1))
+            .maxDelay(Duration.ofSeconds(3));
     try (Response r = client(policy).newCall(get()).execute()) {
       assertThat(r.code()).isEqualTo(503);
       assertThat(r.body().string()).isEqualTo("attempt 5");
     }
-    assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(3));
+    assertThat(time.sleeps())
+        .containsExactly(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(3));
     assertThat(events.lines("gaveUp")).containsExactly("gaveUp 5 RETRIES_EXHAUSTED HTTP 503");
   }
 
@@ -65,7 +75,9 @@ class BudgetRulesTest extends ScriptedTest {
   void fiftyCallsOneAfterAnotherAgainstRandom503sAllGetThrough() throws IOException {
     // Half of all attempts fail at random; maxRetries(14): a call fails only if 15 in a row do.
     SplittableRandom server = new SplittableRandom(29);
-    script.thenAlways((chain, attempt) -> Script.response(server.nextBoolean() ? 503 : 200, Headers.of()).play(chain, attempt));
+    script.thenAlways(
+        (chain, attempt) ->
+            Script.response(server.nextBoolean() ? 503 : 200, Headers.of()).play(chain, attempt));
     Call.Factory client = client(retry().maxRetries(14));
     int through = 0;
     for (int i = 0; i < 50; i++) if (code(client, get()) == 200) through++;
@@ -74,26 +86,42 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
-  void afterOneCallsRetriesWithoutASuccessTheNextFailureIsHeldThroughItsBackoffAndReturnedAsItCame() throws IOException {
+  void afterOneCallsRetriesWithoutASuccessTheNextFailureIsHeldThroughItsBackoffAndReturnedAsItCame()
+      throws IOException {
     script.status(503).thenAlways(503);
-    Call.Factory client = client(retry().jitter(Jitter.NONE).baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(3)));
+    Call.Factory client =
+        client(
+            retry()
+                .jitter(Jitter.NONE)
+                .baseDelay(Duration.ofSeconds(1))
+                .maxDelay(Duration.ofSeconds(3)));
     assertThat(code(client, get())).isEqualTo(503);
     assertThat(script.attempts()).as("the first call's 3 retries").isEqualTo(4);
     assertThat(time.sleeps()).hasSize(3);
     try (Response r = client.newCall(get()).execute()) {
       assertThat(r.code()).as("the server's own response").isEqualTo(503);
-      assertThat(r.body().string()).as("its body too, kept through the waits").isEqualTo("attempt 5");
+      assertThat(r.body().string())
+          .as("its body too, kept through the waits")
+          .isEqualTo("attempt 5");
     }
-    assertThat(script.attempts()).as("one attempt: no retry sent, since no call to the origin succeeded").isEqualTo(5);
+    assertThat(script.attempts())
+        .as("one attempt: no retry sent, since no call to the origin succeeded")
+        .isEqualTo(5);
     // Held: it waits as it would have without a budget (1, 2, 3 s, each attempt not sent taken to
     // fail as the last did, here at once), in case the origin answers a call meanwhile.
-    assertThat(time.sleeps().subList(3, 6)).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3));
-    assertThat(events.lines()).endsWith("start 1", "retry 1 HTTP 503", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+    assertThat(time.sleeps().subList(3, 6))
+        .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3));
+    assertThat(events.lines())
+        .endsWith("start 1", "retry 1 HTTP 503", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
   }
 
   @Test
   void aHeldRetryGoesOnceAnotherCallToItsOriginSucceeds() throws IOException {
-    script.status(503).status(503).status(503).status(503) // one call's retries, all failed
+    script
+        .status(503)
+        .status(503)
+        .status(503)
+        .status(503) // one call's retries, all failed
         .status(503) // the next call's first attempt: its retry is held
         .status(200) // another call, during the held wait: evidence
         .status(200); // the held retry, sent
@@ -107,10 +135,15 @@ class BudgetRulesTest extends ScriptedTest {
 
   @Test
   void aSuccessLetsTheNextFailingCallRetryAgain() throws IOException {
-    script.status(503).status(503).status(503).status(503) // one call's retries, all failed
+    script
+        .status(503)
+        .status(503)
+        .status(503)
+        .status(503) // one call's retries, all failed
         .status(503) // held, never sent: no success since
         .status(200) // a success
-        .status(503).status(200); // retried again
+        .status(503)
+        .status(200); // retried again
     Call.Factory client = client(retry());
     assertThat(code(client, get())).isEqualTo(503);
     assertThat(code(client, get())).isEqualTo(503);
@@ -138,8 +171,11 @@ class BudgetRulesTest extends ScriptedTest {
     Call.Factory client = client(retry());
     for (int i = 0; i < 3; i++) assertThat(code(client, get())).isEqualTo(503);
     assertThat(script.attempts()).as("4 + 4 + 1").isEqualTo(9);
-    assertThat(events.lines("gaveUp")).containsExactly(
-        "gaveUp 4 RETRIES_EXHAUSTED HTTP 503", "gaveUp 4 RETRIES_EXHAUSTED HTTP 503", "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
+    assertThat(events.lines("gaveUp"))
+        .containsExactly(
+            "gaveUp 4 RETRIES_EXHAUSTED HTTP 503",
+            "gaveUp 4 RETRIES_EXHAUSTED HTTP 503",
+            "gaveUp 1 NO_RECENT_SUCCESS HTTP 503");
   }
 
   @Test
@@ -148,22 +184,39 @@ class BudgetRulesTest extends ScriptedTest {
     // costs half a token, but is not counted (a burst meets a limiter's refusals after its
     // successes). A 503's is: unavailable.
     RetryBudget budget = RetryBudget.builder().build();
-    script.status(503).status(503).status(503).status(503) // one call's retries, none succeeded
-        .status(429, "Retry-After", "1").status(429, "Retry-After", "1").status(200)
-        .status(503, "Retry-After", "1").status(200);
+    script
+        .status(503)
+        .status(503)
+        .status(503)
+        .status(503) // one call's retries, none succeeded
+        .status(429, "Retry-After", "1")
+        .status(429, "Retry-After", "1")
+        .status(200)
+        .status(503, "Retry-After", "1")
+        .status(200);
     Call.Factory client = client(retry().retryBudget(budget));
     assertThat(code(client, get())).isEqualTo(503);
     assertThat(code(client, get())).as("throttled twice, then through").isEqualTo(200);
-    assertThat(budget.availableTokens()).as("the retry that succeeded paid back").isEqualTo(100 - 3 - 0.5);
-    assertThat(code(client, get())).as("a success since: a 503's Retry-After is honoured").isEqualTo(200);
+    assertThat(budget.availableTokens())
+        .as("the retry that succeeded paid back")
+        .isEqualTo(100 - 3 - 0.5);
+    assertThat(code(client, get()))
+        .as("a success since: a 503's Retry-After is honoured")
+        .isEqualTo(200);
     assertThat(events.lines("gaveUp")).containsExactly("gaveUp 4 RETRIES_EXHAUSTED HTTP 503");
   }
 
   @Test
   void aWaitTheServerAskedForOnAnyStatusIsNotCounted() throws IOException {
     // GitHub's secondary rate limit: a 403 with Retry-After, retried by a user who asks for it.
-    script.status(503).status(503).status(503).status(503) // one call's retries, none succeeded
-        .status(403, "Retry-After", "1").status(403, "Retry-After", "1").status(200);
+    script
+        .status(503)
+        .status(503)
+        .status(503)
+        .status(503) // one call's retries, none succeeded
+        .status(403, "Retry-After", "1")
+        .status(403, "Retry-After", "1")
+        .status(200);
     Call.Factory client = client(retry().retryOnStatus(403));
     assertThat(code(client, get())).isEqualTo(503);
     assertThat(code(client, get())).as("paced by the server, not held").isEqualTo(200);
@@ -172,7 +225,12 @@ class BudgetRulesTest extends ScriptedTest {
 
   @Test
   void theStrictRuleReturnsANewClientsFirstErrorAtOnceButHonoursARetryAfter() throws IOException {
-    script.status(503).status(503, "Retry-After", "1").status(200).fail(new ConnectException("refused")).status(200);
+    script
+        .status(503)
+        .status(503, "Retry-After", "1")
+        .status(200)
+        .fail(new ConnectException("refused"))
+        .status(200);
     RetryBudget strict = RetryBudget.builder().retryBeforeFirstSuccess(false).build();
     Call.Factory client = client(retry().retryBudget(strict));
     assertThat(code(client, get())).as("no success yet: returned as it is").isEqualTo(503);
@@ -186,25 +244,34 @@ class BudgetRulesTest extends ScriptedTest {
   @Test
   void whileFailuresAreRareARetryThatSucceedsIsFreeAndOneThatFailsCostsOne() throws IOException {
     RetryBudget budget = RetryBudget.builder().build();
-    script.fail(new SocketTimeoutException("timeout")).status(200) // a lossy link: a stall, then through
-        .fail(new SocketTimeoutException("timeout")).fail(new SocketTimeoutException("timeout")).status(200)
-        .fail(new ConnectException("refused")).status(200);
+    script
+        .fail(new SocketTimeoutException("timeout"))
+        .status(200) // a lossy link: a stall, then through
+        .fail(new SocketTimeoutException("timeout"))
+        .fail(new SocketTimeoutException("timeout"))
+        .status(200)
+        .fail(new ConnectException("refused"))
+        .status(200);
     Call.Factory client = client(retry().retryBudget(budget));
     assertThat(code(client, get())).isEqualTo(200);
     assertThat(budget.availableTokens()).as("paid back: it succeeded").isEqualTo(100.0);
     assertThat(code(client, get())).isEqualTo(200);
-    assertThat(budget.availableTokens()).as("a timeout's retry that timed out: one token").isEqualTo(99.0);
+    assertThat(budget.availableTokens())
+        .as("a timeout's retry that timed out: one token")
+        .isEqualTo(99.0);
     assertThat(code(client, get())).isEqualTo(200);
     assertThat(budget.availableTokens()).isEqualTo(99.0);
   }
 
   @Test
-  void whileFailuresAreCommonARetryAfterATimeoutCostsFourteenAndNothingIsPaidBack() throws IOException {
+  void whileFailuresAreCommonARetryAfterATimeoutCostsFourteenAndNothingIsPaidBack()
+      throws IOException {
     RetryBudget budget = RetryBudget.builder().build();
     // An overload: a run of timeouts, until a third of the recent answers are failures (about 26).
     for (int i = 0; i < 30; i++) script.fail(new SocketTimeoutException("timeout"));
     script.status(200);
-    Call.Factory client = client(retry().retryBudget(budget).maxRetries(40).maxDelay(Duration.ofMillis(1)));
+    Call.Factory client =
+        client(retry().retryBudget(budget).maxRetries(40).maxDelay(Duration.ofMillis(1)));
     assertThat(code(client, get())).isEqualTo(200);
     double spent = 100.0 - budget.availableTokens();
     // Retries 1 to about 26 at one token each, the last few at fourteen, the one that succeeded
@@ -231,7 +298,9 @@ class BudgetRulesTest extends ScriptedTest {
     // and the token its retry was paid is given back.
     RetryBudget budget = RetryBudget.builder().build();
     script.status(503).status(503, "Retry-After", "30");
-    Call.Factory client = client(retry().retryBudget(budget).originWideRetryAfter(true).deadline(Duration.ofSeconds(5)));
+    Call.Factory client =
+        client(
+            retry().retryBudget(budget).originWideRetryAfter(true).deadline(Duration.ofSeconds(5)));
     time.duringNextWait(() -> anotherCallSucceeds(client));
     try (Response r = client.newCall(get()).execute()) {
       assertThat(r.code()).isEqualTo(503);

@@ -47,7 +47,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CancellationIntegrationTest {
 
   static OkHttpClient client() {
-    return LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5)).addInterceptor(RetryInterceptor.create(RetryPolicy.builder().build())).build());
+    return LeakCheck.track(
+        new OkHttpClient.Builder()
+            .readTimeout(Duration.ofSeconds(5))
+            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().build()))
+            .build());
   }
 
   @Test
@@ -58,14 +62,16 @@ class CancellationIntegrationTest {
       Call call = client().newCall(new Request.Builder().url(server.url("/")).build());
       // The test owns its caller thread: a common-pool worker started here would outlive the test
       // and read as a thread okretry left behind.
-      FutureTask<Throwable> outcome = new FutureTask<>(() -> {
-        try {
-          call.execute().close();
-          return null;
-        } catch (Throwable t) {
-          return t;
-        }
-      });
+      FutureTask<Throwable> outcome =
+          new FutureTask<>(
+              () -> {
+                try {
+                  call.execute().close();
+                  return null;
+                } catch (Throwable t) {
+                  return t;
+                }
+              });
       Thread caller = new Thread(outcome, "cancel-during-wait caller");
       caller.start();
       server.takeRequest();
@@ -89,14 +95,16 @@ class CancellationIntegrationTest {
       OkHttpClient c = client();
       Throwable[] thrown = new Throwable[1];
       boolean[] flag = new boolean[1];
-      Thread caller = new Thread(() -> {
-        try {
-          c.newCall(new Request.Builder().url(server.url("/")).build()).execute().close();
-        } catch (Throwable t) {
-          thrown[0] = t;
-          flag[0] = Thread.currentThread().isInterrupted();
-        }
-      });
+      Thread caller =
+          new Thread(
+              () -> {
+                try {
+                  c.newCall(new Request.Builder().url(server.url("/")).build()).execute().close();
+                } catch (Throwable t) {
+                  thrown[0] = t;
+                  flag[0] = Thread.currentThread().isInterrupted();
+                }
+              });
       caller.start();
       server.takeRequest();
       Thread.sleep(100);
@@ -110,14 +118,14 @@ class CancellationIntegrationTest {
 
   /**
    * A call stopped from outside ends promptly, with an IOException, and leaves nothing behind:
-   * {@code Call.cancel()} from another thread, OkHttp's {@code callTimeout}, and a thread interrupt,
-   * each at seeded random moments while the call is connecting to a server that never accepts,
-   * waiting to retry, or reading a body that never comes.
+   * {@code Call.cancel()} from another thread, OkHttp's {@code callTimeout}, and a thread
+   * interrupt, each at seeded random moments while the call is connecting to a server that never
+   * accepts, waiting to retry, or reading a body that never comes.
    *
    * <p>Real time is the point here, so the bound is generous for a slow shared 2-core machine: the
    * latency from the stop to the call's end must stay under 500 ms every time; p50/p99/max are
-   * printed with {@code -Dokretry.printTables=true} (a wait parks until its end, an interrupt or the
-   * call's cancel event, so the p99 is a few ms on a quiet machine).
+   * printed with {@code -Dokretry.printTables=true} (a wait parks until its end, an interrupt or
+   * the call's cancel event, so the p99 is a few ms on a quiet machine).
    */
   @Nested
   @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
@@ -176,8 +184,12 @@ class CancellationIntegrationTest {
       if (nanos.isEmpty()) return "(none)";
       List<Long> sorted = new ArrayList<>(nanos);
       Collections.sort(sorted);
-      return String.format("n=%d p50=%.1f ms p99=%.1f ms max=%.1f ms", sorted.size(),
-          ms(percentile(sorted, 0.50)), ms(percentile(sorted, 0.99)), ms(sorted.get(sorted.size() - 1)));
+      return String.format(
+          "n=%d p50=%.1f ms p99=%.1f ms max=%.1f ms",
+          sorted.size(),
+          ms(percentile(sorted, 0.50)),
+          ms(percentile(sorted, 0.99)),
+          ms(sorted.get(sorted.size() - 1)));
     }
 
     static long percentile(List<Long> sorted, double p) {
@@ -193,13 +205,16 @@ class CancellationIntegrationTest {
     void endsPromptlyWithAnIOException(Scenario scenario) throws Exception {
       SplittableRandom random = new SplittableRandom(SEED + scenario.ordinal());
       ScheduledExecutorService stopper = Executors.newSingleThreadScheduledExecutor();
-      List<Long> latencies = LATENCIES.computeIfAbsent(scenario, s -> Collections.synchronizedList(new ArrayList<>()));
-      try (StalledListener stalled = new StalledListener(); MockWebServer server = new MockWebServer()) {
+      List<Long> latencies =
+          LATENCIES.computeIfAbsent(scenario, s -> Collections.synchronizedList(new ArrayList<>()));
+      try (StalledListener stalled = new StalledListener();
+          MockWebServer server = new MockWebServer()) {
         server.start();
         OkHttpClient base =
             LeakCheck.track(
                 new OkHttpClient.Builder()
-                    .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).build()))
+                    .addInterceptor(
+                        RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).build()))
                     .connectTimeout(Duration.ofSeconds(10))
                     .readTimeout(Duration.ofSeconds(10))
                     .build());
@@ -209,11 +224,16 @@ class CancellationIntegrationTest {
           switch (scenario.phase) {
             case CONNECT -> url = stalled.url();
             case WAIT -> {
-              server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "5").build());
+              server.enqueue(
+                  new MockResponse.Builder().code(503).addHeader("Retry-After", "5").build());
               url = server.url("/wait");
             }
             default -> {
-              server.enqueue(new MockResponse.Builder().body("x".repeat(1000)).onResponseBody(SocketEffect.Stall.INSTANCE).build());
+              server.enqueue(
+                  new MockResponse.Builder()
+                      .body("x".repeat(1000))
+                      .onResponseBody(SocketEffect.Stall.INSTANCE)
+                      .build());
               url = server.url("/body");
             }
           }
@@ -251,21 +271,38 @@ class CancellationIntegrationTest {
           long latency = end - stoppedAt.get();
           if (!outcome.startsWith("completed")) latencies.add(Math.max(0, latency));
           OUTCOMES.merge(scenario.how + " " + outcome, 1, Integer::sum);
-          String what = scenario + " case " + i + " stop after " + stopAfterMs + " ms: " + outcome
-              + ", ended " + ms(latency) + " ms after the stop";
-          if (latency > TimeUnit.MILLISECONDS.toNanos(100)) Diagnostics.println("Cancellation: slow: " + what);
+          String what =
+              scenario
+                  + " case "
+                  + i
+                  + " stop after "
+                  + stopAfterMs
+                  + " ms: "
+                  + outcome
+                  + ", ended "
+                  + ms(latency)
+                  + " ms after the stop";
+          if (latency > TimeUnit.MILLISECONDS.toNanos(100))
+            Diagnostics.println("Cancellation: slow: " + what);
           assertThat(latency).as(what).isLessThan(MAX_LATENCY.toNanos());
           if (scenario == Scenario.CALL_TIMEOUT_DURING_WAIT && outcome.equals("completed 503")) {
-            // By design no wait starts that would end past the deadline, and callTimeout is one: the
+            // By design no wait starts that would end past the deadline, and callTimeout is one:
+            // the
             // 5 s Retry-After does not fit, so the caller gets the 503 at once, before the timeout.
             // (A timeout of a few ms can instead expire during the first attempt: an IOException.)
             // A 503 that arrives just as the timeout expires can still be handed back, because the
             // timer fires a little late on a busy machine; what matters is that no 5 s wait began.
-            assertThat(end - start).as(what).isLessThan(TimeUnit.MILLISECONDS.toNanos(stopAfterMs) + MAX_LATENCY.toNanos());
+            assertThat(end - start)
+                .as(what)
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(stopAfterMs) + MAX_LATENCY.toNanos());
             continue;
           }
-          assertThat(latency).as(what).isGreaterThan(-TimeUnit.MILLISECONDS.toNanos(5)); // not before the stop
-          assertThat(outcome).as(what).doesNotStartWith("completed"); // an IOException (or subclass)
+          assertThat(latency)
+              .as(what)
+              .isGreaterThan(-TimeUnit.MILLISECONDS.toNanos(5)); // not before the stop
+          assertThat(outcome)
+              .as(what)
+              .doesNotStartWith("completed"); // an IOException (or subclass)
           if (scenario.how == How.INTERRUPT) {
             assertThat(outcome).as(what).isEqualTo("InterruptedIOException");
             assertThat(interrupted).as(what + ": the interrupt flag stays set").isTrue();
@@ -287,14 +324,26 @@ class CancellationIntegrationTest {
     @Test
     void interruptDuringConnectIsAnInterruptedIOException() throws Exception {
       List<String> events = new ArrayList<>();
-      RetryListener listener = new RetryListener() {
-        @Override public void onAttemptStarted(Request r, int attempt) { events.add("start " + attempt); }
-        @Override public void onGaveUp(Request r, int attempts, GiveUpReason reason, String last) { events.add("gaveUp " + reason); }
-      };
+      RetryListener listener =
+          new RetryListener() {
+            @Override
+            public void onAttemptStarted(Request r, int attempt) {
+              events.add("start " + attempt);
+            }
+
+            @Override
+            public void onGaveUp(Request r, int attempts, GiveUpReason reason, String last) {
+              events.add("gaveUp " + reason);
+            }
+          };
       try (MockWebServer server = new MockWebServer()) {
         server.start();
-        OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().listener(listener).build())).build());
+        OkHttpClient client =
+            LeakCheck.track(
+                new OkHttpClient.Builder()
+                    .addInterceptor(
+                        RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()))
+                    .build());
         Throwable thrown;
         boolean flag;
         Thread.currentThread().interrupt(); // before the call: the fresh client must connect first
@@ -306,7 +355,13 @@ class CancellationIntegrationTest {
         } finally {
           flag = Thread.interrupted();
         }
-        Diagnostics.println("Cancellation: interrupt during connect -> " + thrown + ", flag kept=" + flag + ", events " + events);
+        Diagnostics.println(
+            "Cancellation: interrupt during connect -> "
+                + thrown
+                + ", flag kept="
+                + flag
+                + ", events "
+                + events);
         assertThat(thrown).isInstanceOf(java.io.InterruptedIOException.class);
         assertThat(flag).as("interrupt flag kept").isTrue();
         assertThat(events).containsExactly("start 1", "gaveUp INTERRUPTED");
@@ -327,7 +382,9 @@ class CancellationIntegrationTest {
         for (int i = 0; i < 4; i++) {
           Socket s = new Socket();
           try {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()), 50);
+            s.connect(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()),
+                50);
             fillers.add(s);
           } catch (IOException queueFull) {
             s.close();

@@ -11,19 +11,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import okhttp3.Call;
-import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A call canceled or its thread interrupted ends without another attempt, whatever the outcome
- * in hand, with an IOException and the interrupt flag kept; {@link FakeTime}'s sleep sees a
- * cancel or an interrupt as the real one does. With real sockets and real time: {@link
+ * A call canceled or its thread interrupted ends without another attempt, whatever the outcome in
+ * hand, with an IOException and the interrupt flag kept; {@link FakeTime}'s sleep sees a cancel or
+ * an interrupt as the real one does. With real sockets and real time: {@link
  * CancellationIntegrationTest}.
  */
 @Tag("unit")
@@ -43,7 +42,8 @@ class CancellationTest extends ScriptedTest {
     "cancel,     the wait (after a 503),       CANCELED",
     "interrupt,  the wait (after a 503),       INTERRUPTED",
   })
-  void aCancelOrAnInterruptEndsTheCallWithoutAnotherAttempt(String how, String when, GiveUpReason reason) {
+  void aCancelOrAnInterruptEndsTheCallWithoutAnotherAttempt(
+      String how, String when, GiveUpReason reason) {
     if (how.equals("interrupt")) assumeBlocking();
     if (how.equals("cancel")) script.cancelingTheCall();
     else script.interruptingTheCaller();
@@ -54,11 +54,13 @@ class CancellationTest extends ScriptedTest {
     boolean flag;
     try {
       if (!inTheWait) {
-        assertThatThrownBy(() -> client.newCall(get()).execute()).isInstanceOf(SocketTimeoutException.class);
+        assertThatThrownBy(() -> client.newCall(get()).execute())
+            .isInstanceOf(SocketTimeoutException.class);
       } else if (how.equals("cancel")) {
         assertThatThrownBy(() -> client.newCall(get()).execute()).hasMessage("Canceled");
       } else {
-        assertThatThrownBy(() -> client.newCall(get()).execute()).isInstanceOf(InterruptedIOException.class);
+        assertThatThrownBy(() -> client.newCall(get()).execute())
+            .isInstanceOf(InterruptedIOException.class);
       }
       flag = Thread.currentThread().isInterrupted();
     } finally {
@@ -66,7 +68,10 @@ class CancellationTest extends ScriptedTest {
     }
     if (how.equals("interrupt") && !inTheWait) assertThat(flag).as("interrupt flag kept").isTrue();
     assertThat(script.attempts()).isEqualTo(1);
-    assertThat(events.lines("gaveUp")).singleElement().asString().startsWith("gaveUp 1 " + reason + " ");
+    assertThat(events.lines("gaveUp"))
+        .singleElement()
+        .asString()
+        .startsWith("gaveUp 1 " + reason + " ");
   }
 
   /**
@@ -79,7 +84,8 @@ class CancellationTest extends ScriptedTest {
     script.cancelingTheCall().fail(new IOException("Canceled"));
     Call.Factory client = client(quietRetry().deadline(Duration.ofSeconds(10)).listener(events));
     assertThatThrownBy(() -> client.newCall(get()).execute())
-        .isInstanceOf(IOException.class).isNotInstanceOf(SocketTimeoutException.class);
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(SocketTimeoutException.class);
     assertThat(script.attempts()).isEqualTo(1);
     assertThat(events.lines("gaveUp")).singleElement().asString().startsWith("gaveUp 1 CANCELED ");
   }
@@ -87,7 +93,8 @@ class CancellationTest extends ScriptedTest {
   @Test
   void anInterruptedIOExceptionFromBelowIsNotRetried() {
     script.fail(new InterruptedIOException("interrupted")).status(200);
-    assertThatThrownBy(() -> client(retry()).newCall(get()).execute()).isInstanceOf(InterruptedIOException.class);
+    assertThatThrownBy(() -> client(retry()).newCall(get()).execute())
+        .isInstanceOf(InterruptedIOException.class);
     assertThat(script.attempts()).isEqualTo(1);
   }
 
@@ -98,7 +105,8 @@ class CancellationTest extends ScriptedTest {
     RetryBudget budget = RetryBudget.builder().minRetriesPerSecond(1).build();
     Call.Factory c = client(retry().retryBudget(budget));
     try {
-      assertThatThrownBy(() -> c.newCall(get()).execute()).isInstanceOf(InterruptedIOException.class);
+      assertThatThrownBy(() -> c.newCall(get()).execute())
+          .isInstanceOf(InterruptedIOException.class);
       assertThat(Thread.currentThread().isInterrupted()).as("flag kept").isTrue();
     } finally {
       Thread.interrupted();
@@ -108,14 +116,20 @@ class CancellationTest extends ScriptedTest {
     assertThat(budget.tryWithdraw(time.nanoTime())).as("the reserve token is still there").isTrue();
   }
 
-  /** What OkHttp's connect does on an interrupt: an undeclared InterruptedException, flag cleared. */
+  /**
+   * What OkHttp's connect does on an interrupt: an undeclared InterruptedException, flag cleared.
+   */
   @Test
   void anUndeclaredInterruptedExceptionBecomesAnInterruptedIOException() {
     assumeBlocking();
     List<String> gaveUp = new ArrayList<>();
-    RetryListener listener = new RetryListener() {
-      @Override public void onGaveUp(Request r, int a, GiveUpReason why, String last) { gaveUp.add(why + " " + a); }
-    };
+    RetryListener listener =
+        new RetryListener() {
+          @Override
+          public void onGaveUp(Request r, int a, GiveUpReason why, String last) {
+            gaveUp.add(why + " " + a);
+          }
+        };
     script.raise(new InterruptedException());
     Call.Factory client = client(quietRetry().listener(listener));
     try {
@@ -130,10 +144,11 @@ class CancellationTest extends ScriptedTest {
   }
 
   /**
-   * An interrupt of the caller's thread is the blocking driver's: the async driver holds no
-   * caller thread, and an interrupt of a dispatcher thread is OkHttp's business.
+   * An interrupt of the caller's thread is the blocking driver's: the async driver holds no caller
+   * thread, and an interrupt of a dispatcher thread is OkHttp's business.
    */
   private void assumeBlocking() {
-    assumeTrue(driver == Driver.BLOCKING, "an interrupt of the calling thread: blocking driver only");
+    assumeTrue(
+        driver == Driver.BLOCKING, "an interrupt of the calling thread: blocking driver only");
   }
 }

@@ -39,8 +39,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link Classifier}: which statuses and exceptions are retryable (by default and with extra
- * statuses and predicates), how deep a cause is looked for, and which failures prove the server
- * did not process the request. Through the interceptor: {@code WhatIsRetriedTest} and {@code
+ * statuses and predicates), how deep a cause is looked for, and which failures prove the server did
+ * not process the request. Through the interceptor: {@code WhatIsRetriedTest} and {@code
  * SafeToRepeatTest}.
  */
 @Tag("unit")
@@ -48,21 +48,39 @@ class ClassifierTest {
   static final Request REQUEST = new Request.Builder().url("http://example.invalid/").build();
 
   static Response response(int code, String... headers) {
-    return new Response.Builder().request(REQUEST).protocol(Protocol.HTTP_1_1).code(code).message("m")
-        .headers(Headers.of(headers)).build();
+    return new Response.Builder()
+        .request(REQUEST)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("m")
+        .headers(Headers.of(headers))
+        .build();
   }
 
   final Classifier plain = new Classifier(Set.of(429, 503), null, null);
 
   @ParameterizedTest
-  @CsvSource({"429,true", "503,true", "500,false", "408,false", "200,false", "999,false", "1000,false", "0,false"})
+  @CsvSource({
+    "429,true",
+    "503,true",
+    "500,false",
+    "408,false",
+    "200,false",
+    "999,false",
+    "1000,false",
+    "0,false"
+  })
   void statuses(int code, boolean retryable) {
     assertThat(plain.isRetryable(response(code))).isEqualTo(retryable);
   }
 
   @Test
   void extraStatusesAndPredicates() {
-    Classifier c = new Classifier(Set.of(100, 999), r -> r.header("X-Retry") != null, e -> e.getMessage() != null && e.getMessage().equals("yes"));
+    Classifier c =
+        new Classifier(
+            Set.of(100, 999),
+            r -> r.header("X-Retry") != null,
+            e -> e.getMessage() != null && e.getMessage().equals("yes"));
     assertThat(c.isRetryable(response(100))).isTrue();
     assertThat(c.isRetryable(response(999))).isTrue();
     assertThat(c.isRetryable(response(200))).isFalse();
@@ -81,7 +99,8 @@ class ClassifierTest {
     assertThat(plain.isRetryable(new UnknownHostException("x"))).isTrue();
     assertThat(plain.isRetryable(new StreamResetException(ErrorCode.REFUSED_STREAM))).isTrue();
     assertThat(plain.isRetryable(new ConnectionShutdownException())).isTrue();
-    assertThat(plain.isRetryable(new IOException("unexpected end of stream", new EOFException()))).isTrue();
+    assertThat(plain.isRetryable(new IOException("unexpected end of stream", new EOFException())))
+        .isTrue();
     assertThat(plain.isRetryable(new IOException("wrapped", new UnknownHostException()))).isTrue();
   }
 
@@ -91,16 +110,26 @@ class ClassifierTest {
     assertThat(plain.isRetryable(new ProtocolException("bad"))).isFalse();
     ProtocolException badStatusLine = new ProtocolException("Unexpected status line");
     badStatusLine.initCause(new EOFException());
-    assertThat(plain.isRetryable(badStatusLine)).as("a protocol error, whatever it met on the way").isFalse();
+    assertThat(plain.isRetryable(badStatusLine))
+        .as("a protocol error, whatever it met on the way")
+        .isFalse();
     assertThat(plain.isRetryable(new UnknownServiceException("cleartext"))).isFalse();
     assertThat(plain.isRetryable(new InterruptedIOException("interrupted"))).isFalse();
     InterruptedIOException whileConnecting = new InterruptedIOException("interrupted");
     whileConnecting.initCause(new SocketException("closed by the interrupt"));
     assertThat(plain.isRetryable(whileConnecting)).as("an interrupt, whatever it broke").isFalse();
     assertThat(plain.isRetryable(new SSLHandshakeException("tls"))).isFalse();
-    assertThat(plain.isRetryable(new SocketException("wraps tls") {{ initCause(new SSLHandshakeException("x")); }})).isFalse();
+    assertThat(
+            plain.isRetryable(
+                new SocketException("wraps tls") {
+                  {
+                    initCause(new SSLHandshakeException("x"));
+                  }
+                }))
+        .isFalse();
     assertThat(plain.isRetryable(new IOException(new CertificateException("bad cert")))).isFalse();
-    // An SSL failure at depth 8 (the top is 0) is out of sight; the socket failure on top is what counts.
+    // An SSL failure at depth 8 (the top is 0) is out of sight; the socket failure on top is what
+    // counts.
     IOException deep = new IOException("0");
     Throwable t = deep;
     for (int i = 1; i < 7; i++) {
@@ -109,7 +138,14 @@ class ClassifierTest {
       t = next;
     }
     t.initCause(new SSLHandshakeException("at depth 8"));
-    assertThat(plain.isRetryable(new SocketException("top") {{ initCause(deep); }})).isTrue();
+    assertThat(
+            plain.isRetryable(
+                new SocketException("top") {
+                  {
+                    initCause(deep);
+                  }
+                }))
+        .isTrue();
     IOException seven = new IOException("1");
     t = seven;
     for (int i = 2; i < 7; i++) {
@@ -118,7 +154,14 @@ class ClassifierTest {
       t = next;
     }
     t.initCause(new SSLHandshakeException("at depth 7"));
-    assertThat(plain.isRetryable(new SocketException("top") {{ initCause(seven); }})).isFalse();
+    assertThat(
+            plain.isRetryable(
+                new SocketException("top") {
+                  {
+                    initCause(seven);
+                  }
+                }))
+        .isFalse();
     // A transient cause deeper than 8 levels is not looked for.
     IOException buried = new IOException("0");
     t = buried;
@@ -148,10 +191,12 @@ class ClassifierTest {
     assertThat(Classifier.provesNotProcessed(response(408))).isFalse();
     // Pre-send failures are proven by the SendTracker (no request headers written); by type,
     // only a refused HTTP/2 stream proves the server did not process a written request.
-    assertThat(Classifier.provesNotProcessed(new StreamResetException(ErrorCode.REFUSED_STREAM))).isTrue();
+    assertThat(Classifier.provesNotProcessed(new StreamResetException(ErrorCode.REFUSED_STREAM)))
+        .isTrue();
     assertThat(Classifier.provesNotProcessed(new StreamResetException(ErrorCode.CANCEL))).isFalse();
     assertThat(Classifier.provesNotProcessed(new ConnectException())).isFalse();
-    assertThat(Classifier.provesNotProcessed(new SocketTimeoutException("Read timed out"))).isFalse();
+    assertThat(Classifier.provesNotProcessed(new SocketTimeoutException("Read timed out")))
+        .isFalse();
   }
 
   /**
@@ -175,21 +220,26 @@ class ClassifierTest {
 
       IOException canceled = closedWith(new StreamResetException(ErrorCode.CANCEL));
       assertThat(Classifier.provesNotProcessed(canceled)).isFalse();
-      assertThat(plain.isRetryable(canceled)).as("a bare IOException stays not retryable").isFalse();
+      assertThat(plain.isRetryable(canceled))
+          .as("a bare IOException stays not retryable")
+          .isFalse();
       assertThat(Classifier.provesNotProcessed(new IOException("closed"))).isFalse();
       // a permanent failure stays permanent even if an earlier OkHttp retry met a refusal
       IOException tls = new javax.net.ssl.SSLHandshakeException("bad certificate");
       tls.addSuppressed(new StreamResetException(ErrorCode.REFUSED_STREAM));
       assertThat(plain.isRetryable(tls)).isFalse();
       // a refusal deeper down (the suppressed of a suppressed) is not this exchange's: not read
-      assertThat(Classifier.provesNotProcessed(closedWith(closedWith(new StreamResetException(ErrorCode.REFUSED_STREAM))))).isFalse();
+      assertThat(
+              Classifier.provesNotProcessed(
+                  closedWith(closedWith(new StreamResetException(ErrorCode.REFUSED_STREAM)))))
+          .isFalse();
     }
   }
 
   /**
    * TLS failures as the JDK and Conscrypt (Android) throw them: a broken connection under TLS is
-   * transient, a TLS problem that will not heal stays permanent, whatever its message says.
-   * Through real TLS: {@code TlsFailuresTest}.
+   * transient, a TLS problem that will not heal stays permanent, whatever its message says. Through
+   * real TLS: {@code TlsFailuresTest}.
    */
   @Nested
   class TlsFailures {
@@ -202,75 +252,161 @@ class ClassifierTest {
 
     static Stream<Arguments> brokenConnections() {
       return Stream.of(
-          named("JDK 11+: handshake closed by the peer",
-              causedBy(new SSLHandshakeException("Remote host terminated the handshake"), new EOFException("SSL peer shut down incorrectly"))),
-          named("JDK 8: handshake closed by the peer",
-              causedBy(new SSLHandshakeException("Remote host closed connection during handshake"), new EOFException("SSL peer shut down incorrectly"))),
-          named("JDK: reset while reading",
+          named(
+              "JDK 11+: handshake closed by the peer",
+              causedBy(
+                  new SSLHandshakeException("Remote host terminated the handshake"),
+                  new EOFException("SSL peer shut down incorrectly"))),
+          named(
+              "JDK 8: handshake closed by the peer",
+              causedBy(
+                  new SSLHandshakeException("Remote host closed connection during handshake"),
+                  new EOFException("SSL peer shut down incorrectly"))),
+          named(
+              "JDK: reset while reading",
               new SSLException("Connection reset", new SocketException("Connection reset"))),
-          named("JDK: broken pipe while writing",
-              new SSLException("Broken pipe (Write failed)", new SocketException("Broken pipe (Write failed)"))),
-          named("JDK: handshake read timed out",
-              causedBy(new SSLHandshakeException("Read timed out"), new SocketTimeoutException("Read timed out"))),
-          named("a wrapper over a TLS failure over a reset",
-              new IOException("wrapped", new SSLException("x", new IOException("y", new SocketException("Connection reset"))))),
-          named("JDK phrase with the cause dropped by a wrapper",
+          named(
+              "JDK: broken pipe while writing",
+              new SSLException(
+                  "Broken pipe (Write failed)", new SocketException("Broken pipe (Write failed)"))),
+          named(
+              "JDK: handshake read timed out",
+              causedBy(
+                  new SSLHandshakeException("Read timed out"),
+                  new SocketTimeoutException("Read timed out"))),
+          named(
+              "a wrapper over a TLS failure over a reset",
+              new IOException(
+                  "wrapped",
+                  new SSLException(
+                      "x", new IOException("y", new SocketException("Connection reset"))))),
+          named(
+              "JDK phrase with the cause dropped by a wrapper",
               new SSLHandshakeException("Remote host terminated the handshake")),
-          named("Conscrypt: reset while reading",
-              new SSLException("Read error: " + SSL + ": I/O error during system call, Connection reset by peer")),
-          named("Conscrypt: reset during the handshake",
-              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": I/O error during system call, Connection reset by peer")),
-          named("Conscrypt: broken pipe while writing",
-              new SSLException("Write error: " + SSL + ": I/O error during system call, Broken pipe")),
-          named("Conscrypt: connection timed out",
-              new SSLException("Read error: " + SSL + ": I/O error during system call, Connection timed out")),
-          named("Conscrypt: network changed",
-              new SSLException("Read error: " + SSL + ": I/O error during system call, Software caused connection abort")),
-          named("Conscrypt: end of stream during the handshake",
-              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": I/O error during system call, Success")),
-          named("Conscrypt: handshake closed by the peer",
+          named(
+              "Conscrypt: reset while reading",
+              new SSLException(
+                  "Read error: "
+                      + SSL
+                      + ": I/O error during system call, Connection reset by peer")),
+          named(
+              "Conscrypt: reset during the handshake",
+              new SSLHandshakeException(
+                  "SSL handshake aborted: "
+                      + SSL
+                      + ": I/O error during system call, Connection reset by peer")),
+          named(
+              "Conscrypt: broken pipe while writing",
+              new SSLException(
+                  "Write error: " + SSL + ": I/O error during system call, Broken pipe")),
+          named(
+              "Conscrypt: connection timed out",
+              new SSLException(
+                  "Read error: " + SSL + ": I/O error during system call, Connection timed out")),
+          named(
+              "Conscrypt: network changed",
+              new SSLException(
+                  "Read error: "
+                      + SSL
+                      + ": I/O error during system call, Software caused connection abort")),
+          named(
+              "Conscrypt: end of stream during the handshake",
+              new SSLHandshakeException(
+                  "SSL handshake aborted: " + SSL + ": I/O error during system call, Success")),
+          named(
+              "Conscrypt: handshake closed by the peer",
               new SSLHandshakeException("Connection closed by peer")));
     }
 
     static Stream<Arguments> willNotHeal() {
       return Stream.of(
-          named("JDK: untrusted certificate",
-              causedBy(new SSLHandshakeException("PKIX path building failed: unable to find valid certification path"),
-                  new CertificateException("PKIX path building failed", new CertPathBuilderException("no path")))),
-          named("JDK: expired certificate",
-              causedBy(new SSLHandshakeException("certificate expired"), new CertificateExpiredException("NotAfter"))),
-          named("Android: untrusted certificate",
-              causedBy(new SSLHandshakeException("java.security.cert.CertPathValidatorException: Trust anchor for certification path not found."),
-                  new CertificateException(new CertPathValidatorException("Trust anchor for certification path not found.")))),
-          named("a certificate failure deeper than the direct cause",
-              new IOException("wrapped", causedBy(new SSLHandshakeException("x"), new SSLException("y", new CertificateException("bad"))))),
-          named("a certificate failure whatever the message says",
-              causedBy(new SSLHandshakeException("Connection reset"), new CertificateException("bad"))),
-          named("a certificate failure whatever else broke",
-              causedBy(new SSLHandshakeException("x"), new CertificateException("bad", new SocketException("Connection reset")))),
-          named("OkHttp: hostname not verified",
-              new SSLPeerUnverifiedException("Hostname example.com not verified:\n    certificate: sha256/AAAA")),
-          named("OkHttp: certificate pinning failure",
-              new SSLPeerUnverifiedException("Certificate pinning failure!\n  Peer certificate chain:")),
-          named("JDK: no protocol in common",
-              new SSLHandshakeException("No appropriate protocol (protocol is disabled or cipher suites are inappropriate)")),
-          named("JDK: the server refused the handshake",
+          named(
+              "JDK: untrusted certificate",
+              causedBy(
+                  new SSLHandshakeException(
+                      "PKIX path building failed: unable to find valid certification path"),
+                  new CertificateException(
+                      "PKIX path building failed", new CertPathBuilderException("no path")))),
+          named(
+              "JDK: expired certificate",
+              causedBy(
+                  new SSLHandshakeException("certificate expired"),
+                  new CertificateExpiredException("NotAfter"))),
+          named(
+              "Android: untrusted certificate",
+              causedBy(
+                  new SSLHandshakeException(
+                      "java.security.cert.CertPathValidatorException: Trust anchor for"
+                          + " certification path not found."),
+                  new CertificateException(
+                      new CertPathValidatorException(
+                          "Trust anchor for certification path not found.")))),
+          named(
+              "a certificate failure deeper than the direct cause",
+              new IOException(
+                  "wrapped",
+                  causedBy(
+                      new SSLHandshakeException("x"),
+                      new SSLException("y", new CertificateException("bad"))))),
+          named(
+              "a certificate failure whatever the message says",
+              causedBy(
+                  new SSLHandshakeException("Connection reset"), new CertificateException("bad"))),
+          named(
+              "a certificate failure whatever else broke",
+              causedBy(
+                  new SSLHandshakeException("x"),
+                  new CertificateException("bad", new SocketException("Connection reset")))),
+          named(
+              "OkHttp: hostname not verified",
+              new SSLPeerUnverifiedException(
+                  "Hostname example.com not verified:\n    certificate: sha256/AAAA")),
+          named(
+              "OkHttp: certificate pinning failure",
+              new SSLPeerUnverifiedException(
+                  "Certificate pinning failure!\n  Peer certificate chain:")),
+          named(
+              "JDK: no protocol in common",
+              new SSLHandshakeException(
+                  "No appropriate protocol (protocol is disabled or cipher suites are"
+                      + " inappropriate)")),
+          named(
+              "JDK: the server refused the handshake",
               new SSLHandshakeException("Received fatal alert: handshake_failure")),
-          named("JDK: the server does not speak this protocol version",
+          named(
+              "JDK: the server does not speak this protocol version",
               new SSLHandshakeException("Received fatal alert: protocol_version")),
-          named("JDK: a plaintext peer",
-              new SSLException("Unsupported or unrecognized SSL message")),
-          named("Conscrypt: unsupported protocol",
-              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": Failure in SSL library, usually a protocol error\n"
-                  + "error:100000f0:SSL routines:OPENSSL_internal:UNSUPPORTED_PROTOCOL")),
-          named("Conscrypt: no cipher suite in common",
-              new SSLHandshakeException("SSL handshake aborted: " + SSL + ": Failure in SSL library, usually a protocol error\n"
-                  + "error:10000410:SSL routines:OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE")),
-          named("Conscrypt: a plaintext peer",
-              new SSLProtocolException("Read error: " + SSL + ": Failure in SSL library, usually a protocol error\n"
-                  + "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER")),
-          named("a socket failure reported above a TLS failure",
-              new SocketException("wraps tls") {{ initCause(new SSLHandshakeException("Received fatal alert: handshake_failure")); }}));
+          named(
+              "JDK: a plaintext peer", new SSLException("Unsupported or unrecognized SSL message")),
+          named(
+              "Conscrypt: unsupported protocol",
+              new SSLHandshakeException(
+                  "SSL handshake aborted: "
+                      + SSL
+                      + ": Failure in SSL library, usually a protocol error\n"
+                      + "error:100000f0:SSL routines:OPENSSL_internal:UNSUPPORTED_PROTOCOL")),
+          named(
+              "Conscrypt: no cipher suite in common",
+              new SSLHandshakeException(
+                  "SSL handshake aborted: "
+                      + SSL
+                      + ": Failure in SSL library, usually a protocol error\n"
+                      + "error:10000410:SSL"
+                      + " routines:OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE")),
+          named(
+              "Conscrypt: a plaintext peer",
+              new SSLProtocolException(
+                  "Read error: "
+                      + SSL
+                      + ": Failure in SSL library, usually a protocol error\n"
+                      + "error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER")),
+          named(
+              "a socket failure reported above a TLS failure",
+              new SocketException("wraps tls") {
+                {
+                  initCause(new SSLHandshakeException("Received fatal alert: handshake_failure"));
+                }
+              }));
     }
 
     static Arguments named(String name, IOException e) {
@@ -289,7 +425,9 @@ class ClassifierTest {
     @MethodSource("willNotHeal")
     void aTlsProblemThatWillNotHealIsNotRetried(IOException e) {
       assertThat(plain.isRetryable(e)).isFalse();
-      assertThat(new Classifier(Set.of(429, 503), null, x -> x == e).isRetryable(e)).as("unless the predicate says so").isTrue();
+      assertThat(new Classifier(Set.of(429, 503), null, x -> x == e).isRetryable(e))
+          .as("unless the predicate says so")
+          .isTrue();
     }
   }
 }

@@ -21,8 +21,8 @@ import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -78,7 +78,8 @@ class ConcurrencyTest {
           }
 
           @Override
-          public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+          public void onRetryScheduled(
+              Request request, int attempt, String reason, long delayNanos) {
             retriesScheduled.increment();
           }
 
@@ -88,20 +89,22 @@ class ConcurrencyTest {
           }
 
           @Override
-          public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+          public void onGaveUp(
+              Request request, int attempts, GiveUpReason reason, String lastFailure) {
             gaveUp.computeIfAbsent(reason, r -> new LongAdder()).increment();
           }
         };
     RetryInterceptor retry =
-        RetryInterceptor.create(RetryPolicy.builder()
-            .maxRetries(MAX_RETRIES)
-            .baseDelay(Duration.ofMillis(1))
-            .maxDelay(Duration.ofMillis(5))
-            // Unlimited, so each call's attempts follow the seeded server exactly; the budget's
-            // own behaviour under concurrency is RetryBudgetTest's subject.
-            .retryBudget(RetryBudget.unlimited())
-            .listener(books)
-            .build());
+        RetryInterceptor.create(
+            RetryPolicy.builder()
+                .maxRetries(MAX_RETRIES)
+                .baseDelay(Duration.ofMillis(1))
+                .maxDelay(Duration.ofMillis(5))
+                // Unlimited, so each call's attempts follow the seeded server exactly; the budget's
+                // own behaviour under concurrency is RetryBudgetTest's subject.
+                .retryBudget(RetryBudget.unlimited())
+                .listener(books)
+                .build());
 
     Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
     AtomicIntegerArray finalCode = new AtomicIntegerArray(calls);
@@ -134,7 +137,9 @@ class ConcurrencyTest {
                         assertThat(body).as("call %d", call).startsWith(prefix);
                         // The body of this call's last arrival: nothing crossed between calls.
                         assertThat(body).isEqualTo(prefix + arrivals.get(call));
-                        outcomes.computeIfAbsent(String.valueOf(response.code()), c -> new LongAdder()).increment();
+                        outcomes
+                            .computeIfAbsent(String.valueOf(response.code()), c -> new LongAdder())
+                            .increment();
                       }
                     }
                   } catch (IOException | RuntimeException | AssertionError e) {
@@ -157,11 +162,21 @@ class ConcurrencyTest {
       Map<GiveUpReason, Long> reasons = new EnumMap<>(GiveUpReason.class);
       gaveUp.forEach((k, v) -> reasons.put(k, v.sum()));
       Diagnostics.printf(
-          "Concurrency: %d threads x %d calls = %d calls in %d ms (%.0f calls/s); server requests=%d,"
-              + " attempts started=%d, retries scheduled=%d, succeeded=%d, gave up=%d %s, final codes %s%n",
-          threads, callsPerThread, calls, elapsedMs, calls * 1000.0 / Math.max(1, elapsedMs),
-          server.getRequestCount(), attemptsStarted.sum(), retriesScheduled.sum(), succeeded.sum(),
-          gaveUpTotal, reasons, new TreeMap<>(outcomes));
+          "Concurrency: %d threads x %d calls = %d calls in %d ms (%.0f calls/s); server"
+              + " requests=%d, attempts started=%d, retries scheduled=%d, succeeded=%d, gave up=%d"
+              + " %s, final codes %s%n",
+          threads,
+          callsPerThread,
+          calls,
+          elapsedMs,
+          calls * 1000.0 / Math.max(1, elapsedMs),
+          server.getRequestCount(),
+          attemptsStarted.sum(),
+          retriesScheduled.sum(),
+          succeeded.sum(),
+          gaveUpTotal,
+          reasons,
+          new TreeMap<>(outcomes));
       Diagnostics.println("Concurrency: attempts per call (attempts -> calls) " + histogram);
 
       assertThat(attemptsStarted.sum()).isEqualTo(server.getRequestCount());

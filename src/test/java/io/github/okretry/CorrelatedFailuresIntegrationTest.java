@@ -28,10 +28,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 35 against real servers: failures that hit many calls at once are retried as one that
- * hits one call would be, and a dead origin beside a healthy one gets no more than the limit.
- * Real OkHttp calls to MockWebServers on loopback, both drivers, every default but a shorter
- * base delay (20 ms, so the waits are real but short).
+ * Issue 35 against real servers: failures that hit many calls at once are retried as one that hits
+ * one call would be, and a dead origin beside a healthy one gets no more than the limit. Real
+ * OkHttp calls to MockWebServers on loopback, both drivers, every default but a shorter base delay
+ * (20 ms, so the waits are real but short).
  */
 @Tag("integration")
 class CorrelatedFailuresIntegrationTest {
@@ -63,13 +63,15 @@ class CorrelatedFailuresIntegrationTest {
   }
 
   Call.Factory client(boolean factory, RetryPolicy policy) {
-    return factory ? RetryingCallFactory.create(base, policy) : RetryInterceptor.create(policy).install(base.newBuilder()).build();
+    return factory
+        ? RetryingCallFactory.create(base, policy)
+        : RetryInterceptor.create(policy).install(base.newBuilder()).build();
   }
 
   /**
    * Answers the first {@code failing} requests with {@code failure} only once all of them are in
-   * (so they fail together, as a restart or a dropped connection fails every call in flight),
-   * then 200 to everything.
+   * (so they fail together, as a restart or a dropped connection fails every call in flight), then
+   * 200 to everything.
    */
   static Dispatcher failingTogether(int failing, String failure, AtomicInteger seen) {
     CountDownLatch allIn = new CountDownLatch(failing);
@@ -80,8 +82,11 @@ class CorrelatedFailuresIntegrationTest {
         if (n > failing) return new MockResponse.Builder().code(200).body("ok").build();
         allIn.countDown();
         allIn.await(5, TimeUnit.SECONDS);
-        return failure.equals("503") ? new MockResponse.Builder().code(503).build()
-            : new MockResponse.Builder().onResponseStart(new SocketEffect.CloseSocket()).build(); // a dropped connection
+        return failure.equals("503")
+            ? new MockResponse.Builder().code(503).build()
+            : new MockResponse.Builder()
+                .onResponseStart(new SocketEffect.CloseSocket())
+                .build(); // a dropped connection
       }
     };
   }
@@ -92,14 +97,17 @@ class CorrelatedFailuresIntegrationTest {
     try {
       List<Future<Integer>> codes = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        codes.add(pool.submit(() -> {
-          try (Response r = client.newCall(new Request.Builder().url(url).build()).execute()) {
-            r.body().string();
-            return r.code();
-          } catch (IOException e) {
-            return -1;
-          }
-        }));
+        codes.add(
+            pool.submit(
+                () -> {
+                  try (Response r =
+                      client.newCall(new Request.Builder().url(url).build()).execute()) {
+                    r.body().string();
+                    return r.code();
+                  } catch (IOException e) {
+                    return -1;
+                  }
+                }));
       }
       int ok = 0;
       for (Future<Integer> f : codes) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
@@ -111,7 +119,8 @@ class CorrelatedFailuresIntegrationTest {
 
   @ParameterizedTest(name = "factory: {0}, {1}")
   @CsvSource({"false, 503", "true, 503", "false, reset", "true, reset"})
-  void twentyCallsInFlightThatFailTogetherAreAllSaved(boolean factory, String failure) throws Exception {
+  void twentyCallsInFlightThatFailTogetherAreAllSaved(boolean factory, String failure)
+      throws Exception {
     AtomicInteger seen = new AtomicInteger();
     server.setDispatcher(failingTogether(20, failure, seen));
     RetryPolicy policy = defaults().build();
@@ -124,58 +133,77 @@ class CorrelatedFailuresIntegrationTest {
 
   @ParameterizedTest(name = "factory: {0}")
   @CsvSource({"false", "true"})
-  void aDeadOriginBesideAHealthyOneGetsTheLimitAndTheHealthyOnesFailuresAreRetried(boolean factory) throws Exception {
+  void aDeadOriginBesideAHealthyOneGetsTheLimitAndTheHealthyOnesFailuresAreRetried(boolean factory)
+      throws Exception {
     AtomicInteger dead = new AtomicInteger();
     AtomicInteger healthy = new AtomicInteger();
-    server.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        dead.incrementAndGet();
-        return new MockResponse.Builder().code(503).build();
-      }
-    });
-    other.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        // Every third request fails: a random failure now and then.
-        return healthy.incrementAndGet() % 3 == 0 ? new MockResponse.Builder().code(503).build()
-            : new MockResponse.Builder().code(200).body("ok").build();
-      }
-    });
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            dead.incrementAndGet();
+            return new MockResponse.Builder().code(503).build();
+          }
+        });
+    other.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            // Every third request fails: a random failure now and then.
+            return healthy.incrementAndGet() % 3 == 0
+                ? new MockResponse.Builder().code(503).build()
+                : new MockResponse.Builder().code(200).body("ok").build();
+          }
+        });
     Call.Factory client = client(factory, defaults().build());
     int calls = 10; // each call to the dead origin after the first is held through its backoff
     int healthyOk = 0;
     for (int i = 0; i < calls; i++) {
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/dead")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/dead")).build()).execute()) {
         assertThat(r.code()).as("the dead origin's own 503, as it came").isEqualTo(503);
       }
-      try (Response r = client.newCall(new Request.Builder().url(other.url("/ok")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(other.url("/ok")).build()).execute()) {
         if (r.code() == 200) healthyOk++;
       }
     }
-    assertThat(dead.get()).as("(c + 3) requests for c calls to the dead origin (issue 35: 4 per call before)").isEqualTo(calls + 3);
+    assertThat(dead.get())
+        .as("(c + 3) requests for c calls to the dead origin (issue 35: 4 per call before)")
+        .isEqualTo(calls + 3);
     assertThat(healthyOk).as("the healthy origin's failures retried").isEqualTo(calls);
   }
 
   @Test
   void aHeldRetryReturnsTheServersOwnResponseWithItsBody() throws Exception {
-    server.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        return new MockResponse.Builder().code(503).addHeader("X-Why", "maintenance").body("down for maintenance").build();
-      }
-    });
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            return new MockResponse.Builder()
+                .code(503)
+                .addHeader("X-Why", "maintenance")
+                .body("down for maintenance")
+                .build();
+          }
+        });
     for (boolean factory : new boolean[] {false, true}) {
       RetryPolicy policy = defaults().build();
       Call.Factory client = client(factory, policy);
       int before = server.getRequestCount();
-      client.newCall(new Request.Builder().url(server.url("/")).build()).execute().close(); // spends the origin's retries
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      client
+          .newCall(new Request.Builder().url(server.url("/")).build())
+          .execute()
+          .close(); // spends the origin's retries
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(r.header("X-Why")).isEqualTo("maintenance");
         assertThat(r.body().string()).isEqualTo("down for maintenance");
       }
-      assertThat(server.getRequestCount() - before).as("4 then 1: the held call sent nothing more").isEqualTo(5);
+      assertThat(server.getRequestCount() - before)
+          .as("4 then 1: the held call sent nothing more")
+          .isEqualTo(5);
     }
   }
 }

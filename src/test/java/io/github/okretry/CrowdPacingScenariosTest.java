@@ -57,24 +57,28 @@ class CrowdPacingScenariosTest {
   /**
    * Calls against one server, all on one {@link RetryPolicy}. The server admits a request only if
    * {@code gapNanos} passed since the last admitted one (nginx's {@code limit_req} without burst)
-   * and answers the rest 429 with {@code Retry-After}; a request whose path has a script left
-   * gets the script's next status and {@code Retry-After} instead. Each leg takes 1 ms.
+   * and answers the rest 429 with {@code Retry-After}; a request whose path has a script left gets
+   * the script's next status and {@code Retry-After} instead. Each leg takes 1 ms.
    */
   static final class Sim {
     final SimTime time = new SimTime();
     final RetryPolicy policy;
     final long gapNanos;
     final int retryAfterSeconds;
-    final Map<String, List<Integer>> scripts = new HashMap<>(); // path -> Retry-After seconds to refuse with, then admit
+    final Map<String, List<Integer>> scripts =
+        new HashMap<>(); // path -> Retry-After seconds to refuse with, then admit
     long lastAdmitted = Long.MIN_VALUE / 2;
     final List<Long> retryArrivals = new ArrayList<>();
     int requests;
-    private final PriorityQueue<long[]> events = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+    private final PriorityQueue<long[]> events =
+        new PriorityQueue<>(
+            (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
     private final List<Caller> callers = new ArrayList<>();
     private long sequence;
 
     private final long seed;
-    private @org.jspecify.annotations.Nullable Caller current; // whose draws the policy's random makes
+    private @org.jspecify.annotations.Nullable Caller
+        current; // whose draws the policy's random makes
 
     /**
      * Each caller draws from its own seeded stream, so the same crowd paced and unpaced makes the
@@ -82,12 +86,17 @@ class CrowdPacingScenariosTest {
      */
     Sim(RetryPolicy.Builder settings, long seed, long gapNanos, int retryAfterSeconds) {
       this.seed = seed;
-      this.policy = settings.timeSource(time).random(new RandomSource() {
-        @Override
-        public long nextLong() {
-          return current.random.nextLong();
-        }
-      }).build();
+      this.policy =
+          settings
+              .timeSource(time)
+              .random(
+                  new RandomSource() {
+                    @Override
+                    public long nextLong() {
+                      return current.random.nextLong();
+                    }
+                  })
+              .build();
       this.gapNanos = gapNanos;
       this.retryAfterSeconds = retryAfterSeconds;
     }
@@ -148,7 +157,9 @@ class CrowdPacingScenariosTest {
     }
 
     void run(long untilNanos, @org.jspecify.annotations.Nullable Caller until) {
-      while (!events.isEmpty() && events.peek()[0] <= untilNanos && (until == null || until.endNanos < 0)) {
+      while (!events.isEmpty()
+          && events.peek()[0] <= untilNanos
+          && (until == null || until.endNanos < 0)) {
         long[] e = events.poll();
         time.nanos = e[0];
         Caller c = callers.get((int) e[3]);
@@ -210,12 +221,13 @@ class CrowdPacingScenariosTest {
     }
 
     private void answer(Caller c) {
-      Response.Builder b = new Response.Builder()
-          .request(c.attempt.request())
-          .protocol(Protocol.HTTP_1_1)
-          .code(c.admittedNow ? 200 : 429)
-          .message("x")
-          .body(ResponseBody.create("", (MediaType) null));
+      Response.Builder b =
+          new Response.Builder()
+              .request(c.attempt.request())
+              .protocol(Protocol.HTTP_1_1)
+              .code(c.admittedNow ? 200 : 429)
+              .message("x")
+              .body(ResponseBody.create("", (MediaType) null));
       if (!c.admittedNow) b.header("Retry-After", Integer.toString(c.scriptedRetryAfter));
       Response response = b.build();
       Step d = c.logical.ended(c.attempt, response, null, c.canceled ? Seen.CALLER_CANCELED : 0);
@@ -237,7 +249,10 @@ class CrowdPacingScenariosTest {
 
   /** The burst client of issue 14: nothing set but these; the default budget. */
   static RetryPolicy.Builder burstSettings() {
-    return RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5));
+    return RetryPolicy.builder()
+        .maxRetries(20)
+        .deadline(Duration.ofSeconds(20))
+        .maxRetryAfter(Duration.ofSeconds(5));
   }
 
   // ---- Defect 1: a canceled crowd leaves its turns behind ----
@@ -254,7 +269,8 @@ class CrowdPacingScenariosTest {
       Sim sim = new Sim(burstSettings().maxRetryAfter(Duration.ofSeconds(60)), seed, 400 * MS, 1);
       SplittableRandom random = new SplittableRandom(seed);
       List<Sim.Caller> crowd = new ArrayList<>();
-      for (int i = 0; i < 40; i++) crowd.add(sim.call("https://a.test/crowd", random.nextLong(30 * MS)));
+      for (int i = 0; i < 40; i++)
+        crowd.add(sim.call("https://a.test/crowd", random.nextLong(30 * MS)));
       for (Sim.Caller c : crowd) sim.cancel(c, 2_500 * MS);
       sim.run(3_000 * MS);
       sim.scripts.put("/lone", new ArrayList<>(List.of(1)));
@@ -290,7 +306,9 @@ class CrowdPacingScenariosTest {
         Sim.Caller c = sim.call("https://a.test/seq" + i, start);
         sim.run(Long.MAX_VALUE, c);
         assertThat(c.ok).as("seed %d, call %d: %s", seed, i, c.outcome).isTrue();
-        assertThat(c.durationNanos()).as("seed %d, call %d", seed, i).isLessThanOrEqualTo(1_600 * MS);
+        assertThat(c.durationNanos())
+            .as("seed %d, call %d", seed, i)
+            .isLessThanOrEqualTo(1_600 * MS);
         worst = Math.max(worst, c.durationNanos());
         start = c.endNanos + 100 * MS;
       }
@@ -313,7 +331,11 @@ class CrowdPacingScenariosTest {
       }
       sim.run();
       densest[paced] = OriginPacerPropertiesTest.densest(sim.retryArrivals, 100 * MS);
-      print("  %s: %d of 300 succeeded, %d requests", paced == 1 ? "paced" : "unpaced", sim.callers().stream().filter(c -> c.ok).count(), sim.requests);
+      print(
+          "  %s: %d of 300 succeeded, %d requests",
+          paced == 1 ? "paced" : "unpaced",
+          sim.callers().stream().filter(c -> c.ok).count(),
+          sim.requests);
     }
     return densest;
   }
@@ -330,7 +352,9 @@ class CrowdPacingScenariosTest {
       worstPaced = Math.max(worstPaced, d[1]);
       worstUnpaced = Math.max(worstUnpaced, d[0]);
     }
-    print("defect 3: 300 calls, 5/s, maxRetryAfter 5 s, 5 seeds: densest 100 ms of retries paced ≤ %d, unpaced ≤ %d",
+    print(
+        "defect 3: 300 calls, 5/s, maxRetryAfter 5 s, 5 seeds: densest 100 ms of retries paced ≤"
+            + " %d, unpaced ≤ %d",
         worstPaced, worstUnpaced);
   }
 
@@ -353,10 +377,11 @@ class CrowdPacingScenariosTest {
       makespan += end / 1e6 / seeds;
       worst = Math.max(worst, end / MS);
     }
-    print("burst: 40 calls, 20/s, %d seeds: 40/40 each, %.2f attempts per call, makespan %.0f ms mean, %d ms worst",
+    print(
+        "burst: 40 calls, 20/s, %d seeds: 40/40 each, %.2f attempts per call, makespan %.0f ms"
+            + " mean, %d ms worst",
         seeds, attempts, makespan, worst);
     assertThat(attempts).isLessThanOrEqualTo(2.5);
     assertThat(makespan).isLessThanOrEqualTo(4_000);
   }
-
 }

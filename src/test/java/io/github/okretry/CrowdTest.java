@@ -30,8 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 14's scenarios with the default budget: a burst against a rate limiter gets through, a
- * fresh client survives a flaky start, and a server that fails everything is still protected.
- * The burst runs in real time against MockWebServer (wide bands); the others run the whole stack
+ * fresh client survives a flaky start, and a server that fails everything is still protected. The
+ * burst runs in real time against MockWebServer (wide bands); the others run the whole stack
  * against MockWebServer on a clock the test moves, so their numbers are exact. {@code
  * -Dokretry.printTables=true} prints them.
  */
@@ -44,8 +44,8 @@ class CrowdTest {
 
   /**
    * Admits one request per {@code 1/perSecond} s, as nginx's {@code limit_req} without burst does
-   * (a request less than that after the last admitted one is refused, and refusals cost
-   * nothing); answers the rest {@code 429} with {@code Retry-After}.
+   * (a request less than that after the last admitted one is refused, and refusals cost nothing);
+   * answers the rest {@code 429} with {@code Retry-After}.
    */
   static final class LimiterDispatcher extends Dispatcher {
     private final long gapNanos;
@@ -116,11 +116,12 @@ class CrowdTest {
 
   /** The issue's client for the burst: nothing set but these; the default budget. */
   static RetryInterceptor burstRetry() {
-    return RetryInterceptor.create(RetryPolicy.builder()
-        .maxRetries(20)
-        .deadline(Duration.ofSeconds(20))
-        .maxRetryAfter(Duration.ofSeconds(5))
-        .build());
+    return RetryInterceptor.create(
+        RetryPolicy.builder()
+            .maxRetries(20)
+            .deadline(Duration.ofSeconds(20))
+            .maxRetryAfter(Duration.ofSeconds(5))
+            .build());
   }
 
   static void shutdown(OkHttpClient client) {
@@ -142,12 +143,17 @@ class CrowdTest {
       List<Future<Integer>> results = new ArrayList<>();
       try {
         for (int i = 0; i < 40; i++) {
-          results.add(pool.submit(() -> {
-            go.await();
-            try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
-              return r.code();
-            }
-          }));
+          results.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    try (Response r =
+                        client
+                            .newCall(new Request.Builder().url(server.url("/")).build())
+                            .execute()) {
+                      return r.code();
+                    }
+                  }));
         }
         long start = System.nanoTime();
         go.countDown();
@@ -178,30 +184,36 @@ class CrowdTest {
       OkHttpClient client = new OkHttpClient.Builder().build();
       client.dispatcher().setMaxRequestsPerHost(64);
       RetryingCallFactory calls = RetryingCallFactory.create(client, retry.policy());
-      java.util.concurrent.ConcurrentLinkedQueue<Integer> codes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+      java.util.concurrent.ConcurrentLinkedQueue<Integer> codes =
+          new java.util.concurrent.ConcurrentLinkedQueue<>();
       CountDownLatch done = new CountDownLatch(40);
       long start = System.nanoTime();
       try {
         for (int i = 0; i < 40; i++) {
-          calls.newCall(new Request.Builder().url(server.url("/")).build()).enqueue(new okhttp3.Callback() {
-            @Override
-            public void onResponse(Call call, Response response) {
-              codes.add(response.code());
-              response.close();
-              done.countDown();
-            }
+          calls
+              .newCall(new Request.Builder().url(server.url("/")).build())
+              .enqueue(
+                  new okhttp3.Callback() {
+                    @Override
+                    public void onResponse(Call call, Response response) {
+                      codes.add(response.code());
+                      response.close();
+                      done.countDown();
+                    }
 
-            @Override
-            public void onFailure(Call call, IOException e) {
-              codes.add(-1);
-              done.countDown();
-            }
-          });
+                    @Override
+                    public void onFailure(Call call, IOException e) {
+                      codes.add(-1);
+                      done.countDown();
+                    }
+                  });
         }
         assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
         long makespanMs = (System.nanoTime() - start) / 1_000_000;
         double attemptsPerCall = limiter.requests.get() / 40.0;
-        print("burst, enqueue: %d/40 in %d ms, %.2f attempts per call", codes.stream().filter(c -> c == 200).count(), makespanMs, attemptsPerCall);
+        print(
+            "burst, enqueue: %d/40 in %d ms, %.2f attempts per call",
+            codes.stream().filter(c -> c == 200).count(), makespanMs, attemptsPerCall);
         assertThat(codes).hasSize(40).containsOnly(200);
         assertThat(makespanMs).isLessThan(10_000);
         assertThat(attemptsPerCall).isLessThanOrEqualTo(3.0);
@@ -220,44 +232,55 @@ class CrowdTest {
       server.start();
       TestClock clock = new TestClock();
       AtomicInteger refused = new AtomicInteger();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .maxRetries(14)
-          .timeSource(clock)
-          .listener(new RetryListener() {
-            @Override
-            public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-              if (reason == GiveUpReason.BUDGET_EXHAUSTED) refused.incrementAndGet();
-            }
-          })
-          .build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .maxRetries(14)
+                  .timeSource(clock)
+                  .listener(
+                      new RetryListener() {
+                        @Override
+                        public void onGaveUp(
+                            Request request,
+                            int attempts,
+                            GiveUpReason reason,
+                            String lastFailure) {
+                          if (reason == GiveUpReason.BUDGET_EXHAUSTED) refused.incrementAndGet();
+                        }
+                      })
+                  .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
       int ok = 0;
       try {
         for (int i = 0; i < 50; i++) {
           clock.nanos += TimeUnit.MILLISECONDS.toNanos(10); // 100 calls per second
-          try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+          try (Response r =
+              client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
             if (r.code() == 200) ok++;
           }
         }
       } finally {
         shutdown(client);
       }
-      print("cold start: %d/50 succeeded, %d requests, %d refused by the budget", ok, flaky.requests.get(), refused.get());
+      print(
+          "cold start: %d/50 succeeded, %d requests, %d refused by the budget",
+          ok, flaky.requests.get(), refused.get());
       assertThat(ok).isGreaterThanOrEqualTo(48);
       assertThat(refused.get()).isZero();
     }
   }
 
   /**
-   * One client sends 200 calls/s (default settings) for 10 s to a server failing every request,
-   * on a clock the test moves 5 ms per call; each call's attempts are counted by the second it
-   * started in. Nothing ever succeeds, so the budget pays one failing call's retries and then
-   * none: 3 retries after errors, or 6 that wait out a {@code Retry-After} (which count half).
+   * One client sends 200 calls/s (default settings) for 10 s to a server failing every request, on
+   * a clock the test moves 5 ms per call; each call's attempts are counted by the second it started
+   * in. Nothing ever succeeds, so the budget pays one failing call's retries and then none: 3
+   * retries after errors, or 6 that wait out a {@code Retry-After} (which count half).
    */
   @ParameterizedTest(name = "Retry-After: {0}")
   @ValueSource(strings = {"none", "1"})
   void aServerFailingEverythingIsProtected(String retryAfter) throws Exception {
-    FailingDispatcher failing = new FailingDispatcher(100, retryAfter.equals("none") ? null : retryAfter, 1);
+    FailingDispatcher failing =
+        new FailingDispatcher(100, retryAfter.equals("none") ? null : retryAfter, 1);
     int seconds = 10;
     int perSecond = 200;
     try (MockWebServer server = new MockWebServer()) {
@@ -266,22 +289,27 @@ class CrowdTest {
       TestClock clock = new TestClock();
       RetryBudget budget = RetryBudget.builder().build();
       AtomicIntegerArray attempts = new AtomicIntegerArray(seconds * perSecond);
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .timeSource(clock)
-          .retryBudget(budget)
-          .listener(new RetryListener() {
-            @Override
-            public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
-              attempts.incrementAndGet(request.tag(Integer.class));
-            }
-          })
-          .build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .timeSource(clock)
+                  .retryBudget(budget)
+                  .listener(
+                      new RetryListener() {
+                        @Override
+                        public void onNetworkRequest(
+                            Request request, int attempt, int requestInAttempt) {
+                          attempts.incrementAndGet(request.tag(Integer.class));
+                        }
+                      })
+                  .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
       int spentInSecond = -1;
       try {
         for (int i = 0; i < seconds * perSecond; i++) {
           clock.nanos += TimeUnit.SECONDS.toNanos(1) / perSecond;
-          Request request = new Request.Builder().url(server.url("/")).tag(Integer.class, i).build();
+          Request request =
+              new Request.Builder().url(server.url("/")).tag(Integer.class, i).build();
           try (Response r = client.newCall(request).execute()) {
             assertThat(r.code()).isEqualTo(503);
           }
@@ -298,11 +326,15 @@ class CrowdTest {
       }
       int sustainedCalls = (seconds - spentInSecond - 1) * perSecond;
       double sustained = sustainedAttempts / (double) sustainedCalls;
-      print("100%% failing, Retry-After %s: balance spent in second %d, %d extra attempts until then; then %.4f attempts per call",
+      print(
+          "100%% failing, Retry-After %s: balance spent in second %d, %d extra attempts until then;"
+              + " then %.4f attempts per call",
           retryAfter, spentInSecond, transientExtra, sustained);
       long extra = transientExtra + sustainedAttempts - sustainedCalls;
       assertThat(spentInSecond).as("the balance is never spent").isEqualTo(-1);
-      assertThat(extra).as("one call's worth of retries in all").isEqualTo(retryAfter.equals("none") ? 3 : 6);
+      assertThat(extra)
+          .as("one call's worth of retries in all")
+          .isEqualTo(retryAfter.equals("none") ? 3 : 6);
       assertThat(budget.availableTokens()).isEqualTo(97.0);
     }
   }

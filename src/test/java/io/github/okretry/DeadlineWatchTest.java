@@ -11,14 +11,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link DeadlineWatch}'s contract, without waiting for okio's watchdog: none for no deadline; a
- * watch stopped in time did not fire and left its call alone; a watch whose time came (its
- * {@code timedOut}, as the watchdog calls it) canceled the call and says so when stopped. The
- * real timer: DeadlineIntegrationTest.
+ * watch stopped in time did not fire and left its call alone; a watch whose time came (its {@code
+ * timedOut}, as the watchdog calls it) canceled the call and says so when stopped. The real timer:
+ * DeadlineIntegrationTest.
  */
 @Tag("unit")
 class DeadlineWatchTest {
 
-  final Call call = new OkHttpClient().newCall(new Request.Builder().url("https://a.test/").build());
+  final Call call =
+      new OkHttpClient().newCall(new Request.Builder().url("https://a.test/").build());
 
   @Test
   void noDeadlineNoWatch() {

@@ -29,11 +29,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * How long okretry waits between attempts, on fake time: exponential backoff with its jitter
- * kinds, a server's {@code Retry-After} (seconds or a date, capped by {@code maxRetryAfter}, never
+ * How long okretry waits between attempts, on fake time: exponential backoff with its jitter kinds,
+ * a server's {@code Retry-After} (seconds or a date, capped by {@code maxRetryAfter}, never
  * shortened, spread only upward), and a property over hostile headers. The pure pieces are {@code
- * internal/BackoffTest}, {@code internal/RetryAfterTest} and {@code RetryRulesTest};
- * waits that do not fit the deadline are {@link DeadlineTest}.
+ * internal/BackoffTest}, {@code internal/RetryAfterTest} and {@code RetryRulesTest}; waits that do
+ * not fit the deadline are {@link DeadlineTest}.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -50,7 +50,11 @@ class DelaysTest extends ScriptedTest {
     void withoutJitterBaseOneSecondCapThreeWaitsOneTwoThreeThree() throws IOException {
       script.status(503).status(503).status(503).status(503).status(200);
       RetryPolicy.Builder b =
-          retry().jitter(Jitter.NONE).baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(3)).maxRetries(4);
+          retry()
+              .jitter(Jitter.NONE)
+              .baseDelay(Duration.ofSeconds(1))
+              .maxDelay(Duration.ofSeconds(3))
+              .maxRetries(4);
       client(b).newCall(get()).execute().close();
       assertThat(time.sleepMillis()).containsExactly(1000L, 2000L, 3000L, 3000L);
     }
@@ -74,8 +78,12 @@ class DelaysTest extends ScriptedTest {
     @Test
     void decorrelatedJitterDoesNotGrowFromARetryAfter() throws IOException {
       script.status(503, "Retry-After", "50").status(503).status(200);
-      RetryPolicy.Builder b = retry().jitter(Jitter.DECORRELATED).baseDelay(Duration.ofMillis(100))
-          .maxDelay(Duration.ofSeconds(60)).retryAfterSpread(0);
+      RetryPolicy.Builder b =
+          retry()
+              .jitter(Jitter.DECORRELATED)
+              .baseDelay(Duration.ofMillis(100))
+              .maxDelay(Duration.ofSeconds(60))
+              .retryAfterSpread(0);
       client(b).newCall(get()).execute().close();
       assertThat(time.sleeps()).hasSize(2);
       assertThat(time.sleeps().get(0)).isEqualTo(Duration.ofSeconds(50));
@@ -96,7 +104,12 @@ class DelaysTest extends ScriptedTest {
     @Test
     void aDateIsReadAgainstTheResponsesDateHeader() throws IOException {
       script
-          .status(503, "Retry-After", "Thu, 01 Jan 2026 00:00:12 GMT", "Date", "Thu, 01 Jan 2026 00:00:10 GMT")
+          .status(
+              503,
+              "Retry-After",
+              "Thu, 01 Jan 2026 00:00:12 GMT",
+              "Date",
+              "Thu, 01 Jan 2026 00:00:10 GMT")
           .status(200);
       client(retry().retryAfterSpread(0)).newCall(get()).execute().close();
       assertThat(time.sleepMillis()).containsExactly(2000L);
@@ -105,14 +118,18 @@ class DelaysTest extends ScriptedTest {
     @Test
     void anInvalidValueFallsBackToTheBackoff() throws IOException {
       script.status(503, "Retry-After", "soon").status(200);
-      client(retry().jitter(Jitter.NONE).baseDelay(Duration.ofMillis(250))).newCall(get()).execute().close();
+      client(retry().jitter(Jitter.NONE).baseDelay(Duration.ofMillis(250)))
+          .newCall(get())
+          .execute()
+          .close();
       assertThat(time.sleepMillis()).containsExactly(250L);
     }
 
     @Test
     void overTheCeilingTheResponseIsReturnedAtOnce() throws IOException {
       script.status(503, "Retry-After", "3600");
-      try (Response r = client(retry().maxRetryAfter(Duration.ofMinutes(2))).newCall(get()).execute()) {
+      try (Response r =
+          client(retry().maxRetryAfter(Duration.ofMinutes(2))).newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(r.header("Retry-After")).isEqualTo("3600");
       }
@@ -120,15 +137,19 @@ class DelaysTest extends ScriptedTest {
       assertThat(events.lines()).contains("gaveUp 1 RETRY_AFTER_TOO_LONG HTTP 503");
     }
 
-    /** The origin gate ({@link OriginWideRetryAfterTest}) is capped by {@code maxRetryAfter} too. */
+    /**
+     * The origin gate ({@link OriginWideRetryAfterTest}) is capped by {@code maxRetryAfter} too.
+     */
     @Test
     void aHostileValueClosesTheOriginNoLongerThanMaxRetryAfter() throws IOException {
       script.status(503, "Retry-After", "99999999").status(200);
-      Call.Factory c = client(retry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
+      Call.Factory c =
+          client(retry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
       c.newCall(get()).execute().close(); // too long: returned at once, but closes the origin
       assertThat(time.sleeps()).isEmpty();
       try (Response r = c.newCall(get()).execute()) {
-        assertThat(r.code()).isEqualTo(200); // waited out the 2 s the origin stays closed, not 99999999 s
+        assertThat(r.code())
+            .isEqualTo(200); // waited out the 2 s the origin stays closed, not 99999999 s
       }
       assertThat(time.sleeps()).singleElement().isEqualTo(Duration.ofSeconds(2));
       assertThat(script.attempts()).isEqualTo(2);
@@ -142,12 +163,19 @@ class DelaysTest extends ScriptedTest {
       for (int i = 0; i < 10; i++) script.status(503, "Retry-After", "2");
       script.status(200);
       client(retry().maxRetries(10)).newCall(get()).execute().close();
-      assertThat(time.sleeps()).hasSize(10).allSatisfy(d -> assertThat(d).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(3)));
+      assertThat(time.sleeps())
+          .hasSize(10)
+          .allSatisfy(d -> assertThat(d).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(3)));
 
       FakeTime t2 = new FakeTime();
       Script s2 = new Script().status(503, "Retry-After", "2").status(200);
-      s2.client(retry().timeSource(t2).deadline(Duration.ofMillis(2100)).build()).newCall(get()).execute().close();
-      assertThat(t2.sleeps()).singleElement().satisfies(d -> assertThat(d).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2100)));
+      s2.client(retry().timeSource(t2).deadline(Duration.ofMillis(2100)).build())
+          .newCall(get())
+          .execute()
+          .close();
+      assertThat(t2.sleeps())
+          .singleElement()
+          .satisfies(d -> assertThat(d).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2100)));
     }
 
     @Test
@@ -155,7 +183,9 @@ class DelaysTest extends ScriptedTest {
       for (int i = 0; i < 20; i++) script.status(503, "Retry-After", "1");
       script.status(200);
       client(retry().maxRetries(20).retryAfterSpread(0.5)).newCall(get()).execute().close();
-      assertThat(time.sleeps()).hasSize(20).allSatisfy(d -> assertThat(d).isBetween(Duration.ofSeconds(1), Duration.ofMillis(1500)));
+      assertThat(time.sleeps())
+          .hasSize(20)
+          .allSatisfy(d -> assertThat(d).isBetween(Duration.ofSeconds(1), Duration.ofMillis(1500)));
       assertThat(time.sleeps()).doesNotHaveDuplicates();
     }
   }
@@ -198,7 +228,7 @@ class DelaysTest extends ScriptedTest {
     SplittableRandom serverRandom = r.split();
     RetryPolicy.Builder b =
         RetryPolicy.builder()
-             // every sleep is followed by an attempt
+            // every sleep is followed by an attempt
             .timeSource(time)
             .clock(clock::millis)
             .random(r.split()::nextLong)
@@ -209,23 +239,46 @@ class DelaysTest extends ScriptedTest {
             .listener(
                 new RetryListener() {
                   @Override
-                  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+                  public void onRetryScheduled(
+                      Request request, int attempt, String reason, long delayNanos) {
                     scheduled.add(Duration.ofNanos(delayNanos));
                   }
                 });
     if (deadline != null) b.deadline(deadline);
-    Script server = new Script().thenAlways((chain, attempt) -> {
-      Headers.Builder hb = new Headers.Builder();
-      int fields = serverRandom.nextInt(0, 4);
-      for (int f = 0; f < fields; f++) hb.addUnsafeNonAscii("Retry-After", anyValue(serverRandom, clock));
-      if (serverRandom.nextInt(4) == 0) hb.add("Date", IMF_FIXDATE.format(clock.instant().plusSeconds(serverRandom.nextLong(-60, 60))));
-      boolean ok = serverRandom.nextInt(6) == 0;
-      return new Response.Builder().request(chain.request()).protocol(Protocol.HTTP_1_1)
-          .code(ok ? 200 : 503).message(ok ? "OK" : "Unavailable").headers(hb.build()).build();
-    });
+    Script server =
+        new Script()
+            .thenAlways(
+                (chain, attempt) -> {
+                  Headers.Builder hb = new Headers.Builder();
+                  int fields = serverRandom.nextInt(0, 4);
+                  for (int f = 0; f < fields; f++)
+                    hb.addUnsafeNonAscii("Retry-After", anyValue(serverRandom, clock));
+                  if (serverRandom.nextInt(4) == 0)
+                    hb.add(
+                        "Date",
+                        IMF_FIXDATE.format(
+                            clock.instant().plusSeconds(serverRandom.nextLong(-60, 60))));
+                  boolean ok = serverRandom.nextInt(6) == 0;
+                  return new Response.Builder()
+                      .request(chain.request())
+                      .protocol(Protocol.HTTP_1_1)
+                      .code(ok ? 200 : 503)
+                      .message(ok ? "OK" : "Unavailable")
+                      .headers(hb.build())
+                      .build();
+                });
     OkHttpClient client = server.client(b.build());
-    String config = "maxRetries=" + maxRetries + " maxDelay=" + maxDelay + " maxRetryAfter=" + maxRetryAfter
-        + " deadline=" + deadline + " spread=" + spread;
+    String config =
+        "maxRetries="
+            + maxRetries
+            + " maxDelay="
+            + maxDelay
+            + " maxRetryAfter="
+            + maxRetryAfter
+            + " deadline="
+            + deadline
+            + " spread="
+            + spread;
     Response last;
     try {
       last = client.newCall(new Request.Builder().url("http://example.invalid/").build()).execute();
@@ -235,11 +288,17 @@ class DelaysTest extends ScriptedTest {
     last.close();
     List<Response> sent = server.returned();
     List<Duration> sleeps = time.sleeps();
-    String what = config + " responses " + sent.stream().map(x -> x.code() + " " + x.headers("Retry-After")).toList()
-        + " sleeps " + sleeps;
+    String what =
+        config
+            + " responses "
+            + sent.stream().map(x -> x.code() + " " + x.headers("Retry-After")).toList()
+            + " sleeps "
+            + sleeps;
     assertThat(sleeps).as(what).isEqualTo(scheduled).hasSize(sent.size() - 1);
     assertThat(sent.size()).as(what).isLessThanOrEqualTo(maxRetries + 1);
-    assertThat(last.body()).as(what + ": the last response as it came").isSameAs(sent.get(sent.size() - 1).body());
+    assertThat(last.body())
+        .as(what + ": the last response as it came")
+        .isSameAs(sent.get(sent.size() - 1).body());
     long total = 0;
     for (int k = 0; k < sleeps.size(); k++) {
       long sleep = sleeps.get(k).toNanos();
@@ -261,7 +320,10 @@ class DelaysTest extends ScriptedTest {
       boolean tooLong = retryAfter > maxRetryAfter.toNanos();
       boolean pastDeadline = deadline != null; // the next wait would not have fit
       assertThat(exhausted || tooLong || pastDeadline).as(what).isTrue();
-      count(tooLong ? "interceptor:gave-up-retry-after-too-long" : exhausted ? "interceptor:gave-up-exhausted" : "interceptor:gave-up-deadline");
+      count(
+          tooLong
+              ? "interceptor:gave-up-retry-after-too-long"
+              : exhausted ? "interceptor:gave-up-exhausted" : "interceptor:gave-up-deadline");
     } else {
       count("interceptor:succeeded");
     }

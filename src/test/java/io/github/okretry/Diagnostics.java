@@ -2,8 +2,8 @@ package io.github.okretry;
 
 /**
  * Diagnostic output of the tests (fault-matrix tables, latency percentiles, measured ratios):
- * printed only with {@code -Dokretry.printTables=true}, so a plain {@code mvn test} stays quiet
- * and a reader who wants the numbers behind the assertions can still see them.
+ * printed only with {@code -Dokretry.printTables=true}, so a plain {@code mvn test} stays quiet and
+ * a reader who wants the numbers behind the assertions can still see them.
  *
  * <pre>{@code mvn -B test -Dtest=FaultMatrixTest -Dokretry.printTables=true}</pre>
  */

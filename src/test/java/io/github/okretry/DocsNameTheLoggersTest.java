@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The docs name every logger okretry writes to, so a user can configure them (issue 36, item 3:
- * the README and docs/architecture.md named one of three). The loggers are found in the source as
+ * The docs name every logger okretry writes to, so a user can configure them (issue 36, item 3: the
+ * README and docs/architecture.md named one of three). The loggers are found in the source as
  * {@code LoggerFactory.getLogger(X.class)}.
  */
 @Tag("unit")
@@ -43,12 +43,15 @@ class DocsNameTheLoggersTest {
     List<String> loggers = loggers();
     assertThat(loggers).as("found in the source").hasSizeGreaterThanOrEqualTo(3);
     String readme = Files.readString(Path.of("README.md"));
-    String readmeLog = readme.substring(readme.indexOf("Log: ")).split("\n\n")[0]; // its sentence on logging
+    String readmeLog =
+        readme.substring(readme.indexOf("Log: ")).split("\n\n")[0]; // its sentence on logging
     String architecture = Files.readString(Path.of("docs/architecture.md"));
     String guide = Files.readString(Path.of("docs/guide.md"));
     for (String logger : loggers) {
       String simple = logger.substring(logger.lastIndexOf('.') + 1);
-      assertThat(readmeLog).as("README's log sentence names %s", logger).containsPattern("`(io\\.github\\.okretry\\.)?" + simple + "`");
+      assertThat(readmeLog)
+          .as("README's log sentence names %s", logger)
+          .containsPattern("`(io\\.github\\.okretry\\.)?" + simple + "`");
       assertThat(architecture).as("architecture.md names %s", logger).contains("`" + logger + "`");
       assertThat(guide).as("guide.md names %s", logger).contains("`" + logger + "`");
     }

@@ -16,13 +16,13 @@ import okio.Timeout;
 /**
  * The two drivers of a policy, as a scripted test runs them on fake time: {@link #BLOCKING}, the
  * {@link RetryInterceptor} in front of the {@link Script}, waiting through {@link FakeTime#sleep};
- * {@link #ASYNC}, a {@link RetryingCallFactory} over a client whose last interceptor is the
- * script, its waits and dispatcher on a {@link FakeScheduler}. Both hand back a {@link
- * Call.Factory} whose calls' {@code execute()} returns what the driver delivered: for {@code
- * ASYNC}, it enqueues the call, runs the fake scheduler until nothing is left, and returns the
- * response or throws the exception the callback got, exactly once. A test body written against
- * {@code execute()} then runs on both drivers unchanged ({@code @ParameterizedClass
- * @EnumSource(Driver.class)} on the test class).
+ * {@link #ASYNC}, a {@link RetryingCallFactory} over a client whose last interceptor is the script,
+ * its waits and dispatcher on a {@link FakeScheduler}. Both hand back a {@link Call.Factory} whose
+ * calls' {@code execute()} returns what the driver delivered: for {@code ASYNC}, it enqueues the
+ * call, runs the fake scheduler until nothing is left, and returns the response or throws the
+ * exception the callback got, exactly once. A test body written against {@code execute()} then runs
+ * on both drivers unchanged ({@code @ParameterizedClass @EnumSource(Driver.class)} on the test
+ * class).
  */
 enum Driver {
   BLOCKING {
@@ -37,7 +37,10 @@ enum Driver {
       FakeScheduler scheduler = new FakeScheduler(time);
       OkHttpClient client =
           LeakCheck.track(
-              new OkHttpClient.Builder().dispatcher(new Dispatcher(scheduler)).addInterceptor(script).build());
+              new OkHttpClient.Builder()
+                  .dispatcher(new Dispatcher(scheduler))
+                  .addInterceptor(script)
+                  .build());
       RetryingCallFactory factory = RetryingCallFactory.create(client, policy, scheduler);
       return request -> new RunToEnd(factory.newCall(request), scheduler);
     }

@@ -7,8 +7,8 @@ import okhttp3.Response;
 
 /**
  * A listener that writes each event as a short line, so a test asserts a whole call's events in
- * order: {@code "start 1"}, {@code "retry 1 HTTP 503"}, {@code "gaveUp 2 DEADLINE_EXCEEDED HTTP 429"},
- * {@code "succeeded 3 HTTP 200"}.
+ * order: {@code "start 1"}, {@code "retry 1 HTTP 503"}, {@code "gaveUp 2 DEADLINE_EXCEEDED HTTP
+ * 429"}, {@code "succeeded 3 HTTP 200"}.
  */
 final class EventLog implements RetryListener {
   private final List<String> lines = new ArrayList<>();
@@ -30,16 +30,23 @@ final class EventLog implements RetryListener {
 
   @Override
   public synchronized void onHedgeStarted(Request request, int attempt, long afterNanos) {
-    lines.add("hedge " + attempt + " after " + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(afterNanos) + " ms");
+    lines.add(
+        "hedge "
+            + attempt
+            + " after "
+            + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(afterNanos)
+            + " ms");
   }
 
   @Override
-  public synchronized void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+  public synchronized void onRetryScheduled(
+      Request request, int attempt, String reason, long delayNanos) {
     lines.add("retry " + attempt + " " + reason);
   }
 
   @Override
-  public synchronized void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+  public synchronized void onGaveUp(
+      Request request, int attempts, GiveUpReason reason, String lastFailure) {
     lines.add("gaveUp " + attempts + " " + reason + " " + lastFailure);
   }
 

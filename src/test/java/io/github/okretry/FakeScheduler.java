@@ -15,14 +15,14 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link ScheduledExecutorService} on {@link FakeTime}: nothing runs until the test calls
- * {@link #runUntilIdle()}, which runs every task in the order of its due time on the test's own
- * thread, moving the fake clock to each task's time first. With it as the factory's scheduler and
- * as the executor of the client's dispatcher, {@link RetryingCallFactory#newCall}{@code
- * .enqueue()} runs a whole retry timeline on fake time, deterministically, as the blocking driver
- * does with {@link FakeTime#sleep}. Each {@code schedule} with a delay is recorded in {@link
- * FakeTime#sleeps()}, so one assertion on the waits serves both drivers; {@link #execute} (the
- * dispatcher's hand-offs) is not a wait and is not recorded.
+ * A {@link ScheduledExecutorService} on {@link FakeTime}: nothing runs until the test calls {@link
+ * #runUntilIdle()}, which runs every task in the order of its due time on the test's own thread,
+ * moving the fake clock to each task's time first. With it as the factory's scheduler and as the
+ * executor of the client's dispatcher, {@link RetryingCallFactory#newCall}{@code .enqueue()} runs a
+ * whole retry timeline on fake time, deterministically, as the blocking driver does with {@link
+ * FakeTime#sleep}. Each {@code schedule} with a delay is recorded in {@link FakeTime#sleeps()}, so
+ * one assertion on the waits serves both drivers; {@link #execute} (the dispatcher's hand-offs) is
+ * not a wait and is not recorded.
  *
  * <p>Not thread-safe beyond what the tests need: tasks may be added from any thread, but only one
  * thread runs them.
@@ -44,7 +44,8 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
    */
   void runUntilIdle() {
     for (int ran = 0; ; ran++) {
-      if (ran > 100_000) throw new AssertionError("more than 100 000 tasks: a task reschedules itself forever?");
+      if (ran > 100_000)
+        throw new AssertionError("more than 100 000 tasks: a task reschedules itself forever?");
       Task<?> next;
       synchronized (this) {
         next = queue.poll();
@@ -56,7 +57,10 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
     }
   }
 
-  /** Runs the tasks due within {@code d} from now, as {@link #runUntilIdle} does, then moves the clock to its end. */
+  /**
+   * Runs the tasks due within {@code d} from now, as {@link #runUntilIdle} does, then moves the
+   * clock to its end.
+   */
   void runFor(java.time.Duration d) {
     long end = time.nanoTime() + d.toNanos();
     while (true) {
@@ -89,7 +93,8 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
     long nanos = Math.max(0, unit.toNanos(delay));
     time.recordWait(nanos);
     Runnable during = time.takeDuringNextWait();
-    if (during != null) add(Executors.callable(during), 0); // due first: the wait has begun, not ended
+    if (during != null)
+      add(Executors.callable(during), 0); // due first: the wait has begun, not ended
     return add(callable, nanos);
   }
 
@@ -119,12 +124,14 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
   }
 
   @Override
-  public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+  public ScheduledFuture<?> scheduleAtFixedRate(
+      Runnable command, long initialDelay, long period, TimeUnit unit) {
     throw new UnsupportedOperationException("okretry schedules one-shot tasks only");
   }
 
   @Override
-  public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+  public ScheduledFuture<?> scheduleWithFixedDelay(
+      Runnable command, long initialDelay, long delay, TimeUnit unit) {
     throw new UnsupportedOperationException("okretry schedules one-shot tasks only");
   }
 

@@ -24,7 +24,8 @@ final class FakeTime implements TimeSource {
   @Override
   public void sleep(long sleepNanos, Call call) throws IOException {
     Runnable during = takeDuringNextWait();
-    if (during != null) during.run(); // as if on another thread while this one sleeps: a cancel ends the sleep
+    if (during != null)
+      during.run(); // as if on another thread while this one sleeps: a cancel ends the sleep
     TimeSource.checkInterruptedOrCanceled(call);
     synchronized (this) {
       sleeps.add(Duration.ofNanos(sleepNanos));
@@ -42,9 +43,9 @@ final class FakeTime implements TimeSource {
   }
 
   /**
-   * Runs {@code r} once the next wait has begun, before it ends: in {@link #sleep} first thing,
-   * for {@link FakeScheduler} as a task due at once, before the wait's own. How a test makes
-   * another call succeed, or cancels, while a call waits.
+   * Runs {@code r} once the next wait has begun, before it ends: in {@link #sleep} first thing, for
+   * {@link FakeScheduler} as a task due at once, before the wait's own. How a test makes another
+   * call succeed, or cancels, while a call waits.
    */
   synchronized void duringNextWait(Runnable r) {
     duringNextWait = r;

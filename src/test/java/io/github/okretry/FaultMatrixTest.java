@@ -27,19 +27,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The decision table: every MockWebServer failure mode × method → whether okretry retries, how
- * many requests reach the server, and what the caller gets. {@link #TABLE} is the table; each row
- * is one case, run against a fresh server and a fresh client (so no pooled connection is reused),
- * and the whole table is printed with the observed values.
+ * The decision table: every MockWebServer failure mode × method → whether okretry retries, how many
+ * requests reach the server, and what the caller gets. {@link #TABLE} is the table; each row is one
+ * case, run against a fresh server and a fresh client (so no pooled connection is reused), and the
+ * whole table is printed with the observed values.
  *
  * <p>The first attempt meets the fault; every later one gets {@code 200 ok}. So "retried" shows as
  * 2 arrivals and a 200, "not retried" as 1 arrival and the failure.
  *
  * <p>OkHttp's own {@code retryOnConnectionFailure} can add attempts underneath the interceptor. The
- * table is run twice: with it off, every count is exact; with OkHttp's default (on), the counts
- * of the keyless POST must still be exact (okretry turns it off for a request it must not
- * repeat), while for safe requests OkHttp may recover a fault itself, so okretry sees 1 attempt
- * instead of 2 (the server still sees 2 arrivals and the caller still gets 200).
+ * table is run twice: with it off, every count is exact; with OkHttp's default (on), the counts of
+ * the keyless POST must still be exact (okretry turns it off for a request it must not repeat),
+ * while for safe requests OkHttp may recover a fault itself, so okretry sees 1 attempt instead of 2
+ * (the server still sees 2 arrivals and the caller still gets 200).
  */
 @Tag("integration")
 @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
@@ -79,10 +79,10 @@ class FaultMatrixTest {
     BEFORE_RESPONSE, // request (maybe) sent, no response: only safe requests are repeated
     IN_BODY, // the response was already handed to the caller: too late for any retry
     /**
-     * The server stalls while reading the request body, and never finishes reading it. MockWebServer
-     * looks at the head of its queue for request-phase effects before it takes the response off,
-     * so every new connection meets the same stall: a safe request is retried until exhausted, and
-     * every attempt arrives, but none complete.
+     * The server stalls while reading the request body, and never finishes reading it.
+     * MockWebServer looks at the head of its queue for request-phase effects before it takes the
+     * response off, so every new connection meets the same stall: a safe request is retried until
+     * exhausted, and every attempt arrives, but none complete.
      */
     STICKY_BEFORE_RESPONSE
   }
@@ -92,27 +92,47 @@ class FaultMatrixTest {
     HTTP_503(Phase.NOT_PROCESSED, b -> b.code(503)),
     HTTP_429(Phase.NOT_PROCESSED, b -> b.code(429)),
     // Not retried by okretry by default; OkHttp itself repeats a 408 once when its
-    // retryOnConnectionFailure is on, and a 503 with "Retry-After: 0" always (see expectedWithOkHttpRetry).
+    // retryOnConnectionFailure is on, and a 503 with "Retry-After: 0" always (see
+    // expectedWithOkHttpRetry).
     HTTP_408(Phase.OKHTTP_FOLLOW_UP, b -> b.code(408)),
     HTTP_503_RETRY_AFTER_0(Phase.OKHTTP_FOLLOW_UP, b -> b.code(503).addHeader("Retry-After", "0")),
     CONNECTION_REFUSED(Phase.NOT_PROCESSED, b -> b),
     // Graceful on HTTP/1: the server answers this request and closes afterwards.
-    REQUEST_START_SHUTDOWN(Phase.NONE, b -> b.onRequestStart(SocketEffect.ShutdownConnection.INSTANCE)),
-    REQUEST_START_CLOSE_SOCKET(Phase.BEFORE_RESPONSE, b -> b.onRequestStart(new SocketEffect.CloseSocket(true, false, false))),
+    REQUEST_START_SHUTDOWN(
+        Phase.NONE, b -> b.onRequestStart(SocketEffect.ShutdownConnection.INSTANCE)),
+    REQUEST_START_CLOSE_SOCKET(
+        Phase.BEFORE_RESPONSE,
+        b -> b.onRequestStart(new SocketEffect.CloseSocket(true, false, false))),
     REQUEST_START_STALL(Phase.BEFORE_RESPONSE, b -> b.onRequestStart(SocketEffect.Stall.INSTANCE)),
-    REQUEST_BODY_SHUTDOWN(Phase.BEFORE_RESPONSE, b -> b.onRequestBody(SocketEffect.ShutdownConnection.INSTANCE)),
-    REQUEST_BODY_CLOSE_SOCKET(Phase.BEFORE_RESPONSE, b -> b.onRequestBody(new SocketEffect.CloseSocket(true, false, false))),
-    REQUEST_BODY_STALL(Phase.STICKY_BEFORE_RESPONSE, b -> b.onRequestBody(SocketEffect.Stall.INSTANCE)),
-    RESPONSE_START_SHUTDOWN(Phase.BEFORE_RESPONSE, b -> b.onResponseStart(SocketEffect.ShutdownConnection.INSTANCE)),
-    RESPONSE_START_CLOSE_SOCKET(Phase.BEFORE_RESPONSE, b -> b.onResponseStart(new SocketEffect.CloseSocket(true, false, false))),
-    RESPONSE_START_SHUTDOWN_OUTPUT(Phase.BEFORE_RESPONSE, b -> b.onResponseStart(new SocketEffect.CloseSocket(false, false, true))),
-    RESPONSE_START_STALL(Phase.BEFORE_RESPONSE, b -> b.onResponseStart(SocketEffect.Stall.INSTANCE)),
-    HEADERS_DELAY_PAST_READ_TIMEOUT(Phase.BEFORE_RESPONSE, b -> b.headersDelay(READ_TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS)),
-    RESPONSE_BODY_SHUTDOWN(Phase.IN_BODY, b -> b.onResponseBody(SocketEffect.ShutdownConnection.INSTANCE)),
-    RESPONSE_BODY_CLOSE_SOCKET(Phase.IN_BODY, b -> b.onResponseBody(new SocketEffect.CloseSocket(true, false, false))),
+    REQUEST_BODY_SHUTDOWN(
+        Phase.BEFORE_RESPONSE, b -> b.onRequestBody(SocketEffect.ShutdownConnection.INSTANCE)),
+    REQUEST_BODY_CLOSE_SOCKET(
+        Phase.BEFORE_RESPONSE,
+        b -> b.onRequestBody(new SocketEffect.CloseSocket(true, false, false))),
+    REQUEST_BODY_STALL(
+        Phase.STICKY_BEFORE_RESPONSE, b -> b.onRequestBody(SocketEffect.Stall.INSTANCE)),
+    RESPONSE_START_SHUTDOWN(
+        Phase.BEFORE_RESPONSE, b -> b.onResponseStart(SocketEffect.ShutdownConnection.INSTANCE)),
+    RESPONSE_START_CLOSE_SOCKET(
+        Phase.BEFORE_RESPONSE,
+        b -> b.onResponseStart(new SocketEffect.CloseSocket(true, false, false))),
+    RESPONSE_START_SHUTDOWN_OUTPUT(
+        Phase.BEFORE_RESPONSE,
+        b -> b.onResponseStart(new SocketEffect.CloseSocket(false, false, true))),
+    RESPONSE_START_STALL(
+        Phase.BEFORE_RESPONSE, b -> b.onResponseStart(SocketEffect.Stall.INSTANCE)),
+    HEADERS_DELAY_PAST_READ_TIMEOUT(
+        Phase.BEFORE_RESPONSE,
+        b -> b.headersDelay(READ_TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS)),
+    RESPONSE_BODY_SHUTDOWN(
+        Phase.IN_BODY, b -> b.onResponseBody(SocketEffect.ShutdownConnection.INSTANCE)),
+    RESPONSE_BODY_CLOSE_SOCKET(
+        Phase.IN_BODY, b -> b.onResponseBody(new SocketEffect.CloseSocket(true, false, false))),
     RESPONSE_BODY_STALL(Phase.IN_BODY, b -> b.onResponseBody(SocketEffect.Stall.INSTANCE)),
-    // MockWebServer throttles the request body too: for PUT and POST the read stalls before the response.
-    THROTTLE_BODY_PAST_READ_TIMEOUT(Phase.IN_BODY, b -> b.throttleBody(1, READ_TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS));
+    // MockWebServer throttles the request body too: for PUT and POST the read stalls before the
+    // response.
+    THROTTLE_BODY_PAST_READ_TIMEOUT(
+        Phase.IN_BODY, b -> b.throttleBody(1, READ_TIMEOUT.toMillis() * 3, TimeUnit.MILLISECONDS));
 
     final Phase phase;
     final Function<MockResponse.Builder, MockResponse.Builder> effect;
@@ -138,10 +158,12 @@ class FaultMatrixTest {
    * @param attempts attempts okretry made (including the first)
    * @param arrivals requests the server saw
    */
-  record Row(Fault fault, Method method, boolean retried, int attempts, int arrivals, Result caller) {
+  record Row(
+      Fault fault, Method method, boolean retried, int attempts, int arrivals, Result caller) {
     @Override
     public String toString() {
-      return String.format("%-32s %-13s retried=%-5s attempts=%d arrivals=%d caller=%s",
+      return String.format(
+          "%-32s %-13s retried=%-5s attempts=%d arrivals=%d caller=%s",
           fault, method, retried, attempts, arrivals, caller);
     }
   }
@@ -153,25 +175,40 @@ class FaultMatrixTest {
     for (Fault f : Fault.values()) {
       for (Method m : Method.values()) {
         Phase phase = f.phase;
-        if (m == Method.GET && f.name().startsWith("REQUEST_BODY")) phase = Phase.NONE; // no body, no effect
-        if (m != Method.GET && f == Fault.THROTTLE_BODY_PAST_READ_TIMEOUT) phase = Phase.STICKY_BEFORE_RESPONSE;
-        TABLE.add(switch (phase) {
-          case NONE -> new Row(f, m, false, 1, 1, Result.OK);
-          case OKHTTP_FOLLOW_UP -> f == Fault.HTTP_408
-              ? new Row(f, m, false, 1, 1, Result.ERROR_STATUS) // retry off: returned as is
-              : new Row(f, m, false, 1, 2, Result.OK); // OkHttp repeats 503 + Retry-After: 0 regardless
-          case NOT_PROCESSED -> f == Fault.CONNECTION_REFUSED
-              ? new Row(f, m, true, MAX_RETRIES + 1, 0, Result.IO_EXCEPTION) // retried until exhausted
-              : new Row(f, m, true, 2, 2, Result.OK);
-          case BEFORE_RESPONSE -> m.safe()
-              ? new Row(f, m, true, 2, 2, Result.OK)
-              : new Row(f, m, false, 1, 1, Result.IO_EXCEPTION);
-          case IN_BODY -> new Row(f, m, false, 1, 1, Result.BODY_FAILS);
-          // Each attempt's request is cut off mid-body: it reached the server, incomplete.
-          case STICKY_BEFORE_RESPONSE -> m.safe()
-              ? new Row(f, m, true, MAX_RETRIES + 1, MAX_RETRIES + 1, Result.IO_EXCEPTION)
-              : new Row(f, m, false, 1, 1, Result.IO_EXCEPTION);
-        });
+        if (m == Method.GET && f.name().startsWith("REQUEST_BODY"))
+          phase = Phase.NONE; // no body, no effect
+        if (m != Method.GET && f == Fault.THROTTLE_BODY_PAST_READ_TIMEOUT)
+          phase = Phase.STICKY_BEFORE_RESPONSE;
+        TABLE.add(
+            switch (phase) {
+              case NONE -> new Row(f, m, false, 1, 1, Result.OK);
+              case OKHTTP_FOLLOW_UP ->
+                  f == Fault.HTTP_408
+                      ? new Row(f, m, false, 1, 1, Result.ERROR_STATUS) // retry off: returned as is
+                      : new Row(
+                          f, m, false, 1, 2,
+                          Result.OK); // OkHttp repeats 503 + Retry-After: 0 regardless
+              case NOT_PROCESSED ->
+                  f == Fault.CONNECTION_REFUSED
+                      ? new Row(
+                          f,
+                          m,
+                          true,
+                          MAX_RETRIES + 1,
+                          0,
+                          Result.IO_EXCEPTION) // retried until exhausted
+                      : new Row(f, m, true, 2, 2, Result.OK);
+              case BEFORE_RESPONSE ->
+                  m.safe()
+                      ? new Row(f, m, true, 2, 2, Result.OK)
+                      : new Row(f, m, false, 1, 1, Result.IO_EXCEPTION);
+              case IN_BODY -> new Row(f, m, false, 1, 1, Result.BODY_FAILS);
+              // Each attempt's request is cut off mid-body: it reached the server, incomplete.
+              case STICKY_BEFORE_RESPONSE ->
+                  m.safe()
+                      ? new Row(f, m, true, MAX_RETRIES + 1, MAX_RETRIES + 1, Result.IO_EXCEPTION)
+                      : new Row(f, m, false, 1, 1, Result.IO_EXCEPTION);
+            });
       }
     }
   }
@@ -184,7 +221,8 @@ class FaultMatrixTest {
 
   @AfterAll
   static void printTable() {
-    Diagnostics.println("Fault matrix (expected == observed, okhttp retryOnConnectionFailure off | on):");
+    Diagnostics.println(
+        "Fault matrix (expected == observed, okhttp retryOnConnectionFailure off | on):");
     PRINTED.forEach(Diagnostics::println);
     Diagnostics.println(TABLE.size() + " rows x 2 OkHttp settings = " + PRINTED.size() + " cases");
   }
@@ -217,40 +255,41 @@ class FaultMatrixTest {
   /**
    * With OkHttp's retryOnConnectionFailure on, OkHttp repeats a 408 once by itself (RFC 9110: the
    * server did not receive the whole request). okretry turns the flag off for the keyless POST,
-   * which then gets the 408 like with the flag off; a 408 proves the request was not processed,
-   * so either would be safe.
+   * which then gets the 408 like with the flag off; a 408 proves the request was not processed, so
+   * either would be safe.
    */
   static Row expectedWithOkHttpRetry(Row off) {
-    return off.method().safe()
-        ? new Row(off.fault(), off.method(), false, 1, 2, Result.OK)
-        : off;
+    return off.method().safe() ? new Row(off.fault(), off.method(), false, 1, 2, Result.OK) : off;
   }
 
   static Row run(Fault fault, Method method, boolean okhttpRetry) throws Exception {
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger retries = new AtomicInteger();
     RetryInterceptor retry =
-        RetryInterceptor.create(RetryPolicy.builder()
-            // Real, short, fixed waits rather than FakeTime: MockWebServer takes a request-phase
-            // fault off its queue a moment after the client sees the failure, and a retry sent
-            // sooner than that can meet the same fault again.
-            .baseDelay(Duration.ofMillis(20))
-            .maxDelay(Duration.ofMillis(20))
-            .jitter(Jitter.NONE)
-            .maxRetries(MAX_RETRIES)
-            .listener(
-                new RetryListener() {
-                  @Override
-                  public void onAttemptStarted(Request request, int attempt) {
-                    attempts.incrementAndGet();
-                  }
+        RetryInterceptor.create(
+            RetryPolicy.builder()
+                // Real, short, fixed waits rather than FakeTime: MockWebServer takes a
+                // request-phase
+                // fault off its queue a moment after the client sees the failure, and a retry sent
+                // sooner than that can meet the same fault again.
+                .baseDelay(Duration.ofMillis(20))
+                .maxDelay(Duration.ofMillis(20))
+                .jitter(Jitter.NONE)
+                .maxRetries(MAX_RETRIES)
+                .listener(
+                    new RetryListener() {
+                      @Override
+                      public void onAttemptStarted(Request request, int attempt) {
+                        attempts.incrementAndGet();
+                      }
 
-                  @Override
-                  public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-                    retries.incrementAndGet();
-                  }
-                })
-            .build());
+                      @Override
+                      public void onRetryScheduled(
+                          Request request, int attempt, String reason, long delayNanos) {
+                        retries.incrementAndGet();
+                      }
+                    })
+                .build());
     OkHttpClient client =
         LeakCheck.track(
             new OkHttpClient.Builder()
@@ -270,16 +309,21 @@ class FaultMatrixTest {
         }
       } else {
         server.enqueue(fault.effect.apply(new MockResponse.Builder().body("ok")).build());
-        for (int i = 0; i < MAX_RETRIES + 2; i++) server.enqueue(new MockResponse.Builder().body("ok").build());
+        for (int i = 0; i < MAX_RETRIES + 2; i++)
+          server.enqueue(new MockResponse.Builder().body("ok").build());
         server.start();
         url = server.url("/");
       }
       try (Response response = client.newCall(method.request(url)).execute()) {
         try {
           String body = response.body().string();
-          result = response.code() == 200 && body.equals("ok") ? Result.OK
-              : response.code() != 200 ? Result.ERROR_STATUS : null;
-          assertThat(result).as("%s %s: got %d %s", fault, method, response.code(), body).isNotNull();
+          result =
+              response.code() == 200 && body.equals("ok")
+                  ? Result.OK
+                  : response.code() != 200 ? Result.ERROR_STATUS : null;
+          assertThat(result)
+              .as("%s %s: got %d %s", fault, method, response.code(), body)
+              .isNotNull();
         } catch (IOException e) {
           result = Result.BODY_FAILS;
         }

@@ -21,19 +21,20 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 30 items 6 and 7 for a crowd, on fake time: 30 calls at once through one policy against
- * a GitHub-like limiter (10 requests per 2 s window per bucket, {@code X-RateLimit-*} with an
- * epoch reset and {@code Date}, {@code X-RateLimit-Resource}, a 403 when spent), driven through
- * {@link LogicalCall} exactly as both drivers drive it: ask before each attempt, send, decide on
- * the answer. Each leg of each request takes 1 to 5 ms (seeded), so answers overtake one another.
- * Exact and instant; {@code -Dokretry.printTables=true} prints the numbers. The same runs against
- * a real MockWebServer on both drivers: {@link GitHubLimitsTest}.
+ * Issue 30 items 6 and 7 for a crowd, on fake time: 30 calls at once through one policy against a
+ * GitHub-like limiter (10 requests per 2 s window per bucket, {@code X-RateLimit-*} with an epoch
+ * reset and {@code Date}, {@code X-RateLimit-Resource}, a 403 when spent), driven through {@link
+ * LogicalCall} exactly as both drivers drive it: ask before each attempt, send, decide on the
+ * answer. Each leg of each request takes 1 to 5 ms (seeded), so answers overtake one another. Exact
+ * and instant; {@code -Dokretry.printTables=true} prints the numbers. The same runs against a real
+ * MockWebServer on both drivers: {@link GitHubLimitsTest}.
  */
 @Tag("unit")
 class GitHubCrowdTest {
 
   static final long MS = 1_000_000L;
   static final long S = 1_000 * MS;
+
   /** 2026-01-01T00:00:00.400Z: windows do not start on a whole second, as GitHub's do not. */
   static final long EPOCH_MILLIS = 1_767_225_600_400L;
 
@@ -44,9 +45,9 @@ class GitHubCrowdTest {
     /** The same without {@code X-RateLimit-Resource}. */
     GITHUB_WITHOUT_RESOURCE,
     /**
-     * A per-user quota in the IETF fields ({@code pk}), which okretry keys to the path that reported
-     * it, and a 429 without {@code Retry-After}: no pacer holds a retry on another path, only its
-     * own wait does.
+     * A per-user quota in the IETF fields ({@code pk}), which okretry keys to the path that
+     * reported it, and a 429 without {@code Retry-After}: no pacer holds a retry on another path,
+     * only its own wait does.
      */
     IETF_PARTITION
   }
@@ -57,7 +58,9 @@ class GitHubCrowdTest {
     final Shape shape;
     final SplittableRandom legs;
     final Map<String, long[]> windows = new HashMap<>(); // bucket -> {start nanos, used}
-    final PriorityQueue<long[]> events = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+    final PriorityQueue<long[]> events =
+        new PriorityQueue<>(
+            (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
     final List<Caller> callers = new ArrayList<>();
     long sequence;
     int requests;
@@ -73,14 +76,19 @@ class GitHubCrowdTest {
       this.shape = shape;
       this.legs = new SplittableRandom(seed);
       SplittableRandom draws = new SplittableRandom(seed * 31 + 7);
-      this.policy = RetryPolicy.builder()
-          .timeSource(time)
-          .clock(() -> EPOCH_MILLIS + time.nanos / MS)
-          .random(draws::nextLong)
-          .quotaPacing(pacing)
-          .maxRetryAfter(Duration.ofSeconds(10))
-          .retryOnResponse(r -> r.code() == 403 && (r.header("Retry-After") != null || "0".equals(r.header("X-RateLimit-Remaining"))))
-          .build();
+      this.policy =
+          RetryPolicy.builder()
+              .timeSource(time)
+              .clock(() -> EPOCH_MILLIS + time.nanos / MS)
+              .random(draws::nextLong)
+              .quotaPacing(pacing)
+              .maxRetryAfter(Duration.ofSeconds(10))
+              .retryOnResponse(
+                  r ->
+                      r.code() == 403
+                          && (r.header("Retry-After") != null
+                              || "0".equals(r.header("X-RateLimit-Remaining"))))
+              .build();
     }
 
     final class Caller {
@@ -163,7 +171,10 @@ class GitHubCrowdTest {
       c.ok = d.kind() == Step.Kind.RETURN && c.answer.code() == 200;
     }
 
-    /** 10 per 2 s window per bucket, the window starting at its first request, as GitHub's hour does. */
+    /**
+     * 10 per 2 s window per bucket, the window starting at its first request, as GitHub's hour
+     * does.
+     */
     private Response limit(Request request) {
       String path = request.url().encodedPath();
       String bucket = path.startsWith("/search/") ? "search" : "core";
@@ -177,12 +188,16 @@ class GitHubCrowdTest {
       long remaining = 10 - w[1];
       long nowMillis = EPOCH_MILLIS + time.nanos / MS;
       long endMillis = EPOCH_MILLIS + (w[0] + 2 * S) / MS;
-      Response.Builder b = new Response.Builder()
-          .request(request)
-          .protocol(Protocol.HTTP_1_1)
-          .message("x")
-          .body(ResponseBody.create("", (MediaType) null))
-          .header("Date", DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.ofEpochMilli(nowMillis).atZone(ZoneOffset.UTC)));
+      Response.Builder b =
+          new Response.Builder()
+              .request(request)
+              .protocol(Protocol.HTTP_1_1)
+              .message("x")
+              .body(ResponseBody.create("", (MediaType) null))
+              .header(
+                  "Date",
+                  DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                      Instant.ofEpochMilli(nowMillis).atZone(ZoneOffset.UTC)));
       if (shape == Shape.IETF_PARTITION) {
         long t = (endMillis - nowMillis + 999) / 1000; // whole seconds, rounded up
         b.header("RateLimit-Policy", "\"user\";q=10;w=2;pk=:dXNlcg==:")
@@ -213,8 +228,16 @@ class GitHubCrowdTest {
       Sim sim = new Sim(pacing, shape, seed);
       for (int i = 0; i < 30; i++) sim.call(distinctPaths ? "/issues/" + i : "/issues");
       sim.run();
-      CrowdPacingScenariosTest.print("%s %s %s paths, seed %d: %d/30 through, %d requests (%d refused), %d ms",
-          pacing, shape, distinctPaths ? "30" : "one", seed, sim.ok(), sim.requests, sim.refused, sim.makespanMillis());
+      CrowdPacingScenariosTest.print(
+          "%s %s %s paths, seed %d: %d/30 through, %d requests (%d refused), %d ms",
+          pacing,
+          shape,
+          distinctPaths ? "30" : "one",
+          seed,
+          sim.ok(),
+          sim.requests,
+          sim.refused,
+          sim.makespanMillis());
       runs.add(sim);
     }
     return runs;
@@ -255,16 +278,17 @@ class GitHubCrowdTest {
     // A per-user quota okretry keys to each path: only the 429's own reset holds its retry.
     for (Sim sim : crowds(QuotaPacing.PUBLISHED, Shape.IETF_PARTITION, true)) {
       assertThat(sim.ok()).isEqualTo(30);
-      assertThat(sim.requests).as("30, then 20 retries at the reset, 10 at the next").isLessThanOrEqualTo(60);
+      assertThat(sim.requests)
+          .as("30, then 20 retries at the reset, 10 at the next")
+          .isLessThanOrEqualTo(60);
     }
   }
 
   /**
    * Issue 36 item 4: a crowd still leaving when the first answer comes (30 calls 0.2 to 0.5 ms
    * apart, each leg 1 to 5 ms). Only calls sent before it may be refused, beyond the 10 it admits;
-   * the quota it publishes holds the rest, counting those in flight, where before they went on
-   * top to be refused (gap 0.3 ms, seed 1: 13 sent before the first answer, 7 refused, 37
-   * requests).
+   * the quota it publishes holds the rest, counting those in flight, where before they went on top
+   * to be refused (gap 0.3 ms, seed 1: 13 sent before the first answer, 7 refused, 37 requests).
    */
   @Test
   void byDefaultTheFirstAnswerHoldsTheCallsNotYetSent() {
@@ -273,15 +297,23 @@ class GitHubCrowdTest {
         Sim sim = new Sim(QuotaPacing.PUBLISHED, Shape.GITHUB, seed);
         for (int i = 0; i < 30; i++) sim.call("/issues/" + i, i * gapMicros * 1_000);
         sim.run();
-        CrowdPacingScenariosTest.print("PUBLISHED GITHUB, 30 calls %d us apart, seed %d: %d/30 through, %d requests (%d refused), "
-            + "%d sent before the first answer, %d ms", gapMicros, seed, sim.ok(), sim.requests, sim.refused, sim.sendsBeforeFirstAnswer,
+        CrowdPacingScenariosTest.print(
+            "PUBLISHED GITHUB, 30 calls %d us apart, seed %d: %d/30 through, %d requests (%d"
+                + " refused), %d sent before the first answer, %d ms",
+            gapMicros,
+            seed,
+            sim.ok(),
+            sim.requests,
+            sim.refused,
+            sim.sendsBeforeFirstAnswer,
             sim.makespanMillis());
         assertThat(sim.ok()).isEqualTo(30);
-        assertThat(sim.refused).as("gap %d us, seed %d: only those sent before the first answer, beyond its 10", gapMicros, seed)
+        assertThat(sim.refused)
+            .as(
+                "gap %d us, seed %d: only those sent before the first answer, beyond its 10",
+                gapMicros, seed)
             .isEqualTo(Math.max(0, sim.sendsBeforeFirstAnswer - 10));
       }
     }
   }
-
-
 }

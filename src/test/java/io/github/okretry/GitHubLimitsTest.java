@@ -35,8 +35,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * MockWebServer that limits as GitHub does ({@link GitHubLimiter}), with the policy GitHub's docs
  * ask for (retry a 403 that carries {@code Retry-After} or {@code X-RateLimit-Remaining: 0}) and
  * {@code maxRetryAfter(10 s)}. The same runs on fake time, exact: {@link GitHubCrowdTest}. The
- * bands allow for a loaded 2-core machine; {@code -Dokretry.printTables=true} prints the numbers.
- * A soak (about 40 s): {@code mvn -B test -Dokretry.excludedGroups= -Dgroups=soak -Dtest=GitHubLimitsTest}.
+ * bands allow for a loaded 2-core machine; {@code -Dokretry.printTables=true} prints the numbers. A
+ * soak (about 40 s): {@code mvn -B test -Dokretry.excludedGroups= -Dgroups=soak
+ * -Dtest=GitHubLimitsTest}.
  */
 @Tag("soak")
 @ParameterizedClass
@@ -58,12 +59,12 @@ class GitHubLimitsTest {
   }
 
   /**
-   * 10 requests per window per bucket ({@code /search/…} is {@code search}, the rest {@code
-   * core}), the window starting at its first request as GitHub's hour does; every answer carries
-   * {@code X-RateLimit-Limit/Remaining/Used/Reset} (the reset in epoch seconds, rounded up),
-   * {@code X-RateLimit-Resource} and {@code Date}; a request over the limit gets a 403 without
-   * {@code Retry-After}. With {@code ietfPartition} it publishes a per-user IETF quota ({@code
-   * pk}) instead and refuses with a 429, still without {@code Retry-After}.
+   * 10 requests per window per bucket ({@code /search/…} is {@code search}, the rest {@code core}),
+   * the window starting at its first request as GitHub's hour does; every answer carries {@code
+   * X-RateLimit-Limit/Remaining/Used/Reset} (the reset in epoch seconds, rounded up), {@code
+   * X-RateLimit-Resource} and {@code Date}; a request over the limit gets a 403 without {@code
+   * Retry-After}. With {@code ietfPartition} it publishes a per-user IETF quota ({@code pk})
+   * instead and refuses with a 429, still without {@code Retry-After}.
    */
   static final class GitHubLimiter extends Dispatcher {
     final long windowMillis;
@@ -71,7 +72,8 @@ class GitHubLimitsTest {
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger refused = new AtomicInteger();
     final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
-    private final Map<String, long[]> windows = new HashMap<>(); // bucket -> {start millis, used}; guarded by this
+    private final Map<String, long[]> windows =
+        new HashMap<>(); // bucket -> {start millis, used}; guarded by this
     private final long start = System.currentTimeMillis();
 
     GitHubLimiter(long windowMillis, boolean ietfPartition) {
@@ -99,8 +101,12 @@ class GitHubLimitsTest {
         end = w[0] + windowMillis;
       }
       log.add((now - start) + bucket.substring(0, 2) + (admitted ? "+" : "-") + (10 - used));
-      MockResponse.Builder b = new MockResponse.Builder()
-          .addHeader("Date", DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.ofEpochMilli(now).atZone(ZoneOffset.UTC)));
+      MockResponse.Builder b =
+          new MockResponse.Builder()
+              .addHeader(
+                  "Date",
+                  DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                      Instant.ofEpochMilli(now).atZone(ZoneOffset.UTC)));
       if (ietfPartition) {
         long t = (end - now + 999) / 1000; // whole seconds, rounded up
         b.addHeader("RateLimit-Policy", "\"user\";q=10;w=" + windowMillis / 1000 + ";pk=:dXNlcg==:")
@@ -122,8 +128,11 @@ class GitHubLimitsTest {
 
   static RetryPolicy policy(QuotaPacing pacing) {
     return RetryPolicy.builder()
-        .retryOnResponse(r -> r.code() == 403
-            && (r.header("Retry-After") != null || "0".equals(r.header("X-RateLimit-Remaining"))))
+        .retryOnResponse(
+            r ->
+                r.code() == 403
+                    && (r.header("Retry-After") != null
+                        || "0".equals(r.header("X-RateLimit-Remaining"))))
         .maxRetryAfter(Duration.ofSeconds(10))
         .quotaPacing(pacing)
         .build();
@@ -138,7 +147,9 @@ class GitHubLimitsTest {
       server.start();
       RetryPolicy policy = policy(pacing);
       OkHttpClient client = new OkHttpClient.Builder().build();
-      client.dispatcher().setMaxRequestsPerHost(64); // "at once": OkHttp's 5 per host would queue them
+      client
+          .dispatcher()
+          .setMaxRequestsPerHost(64); // "at once": OkHttp's 5 per host would queue them
       client.dispatcher().setMaxRequests(128);
       AtomicInteger ok = new AtomicInteger();
       CountDownLatch done = new CountDownLatch(paths.size());
@@ -150,34 +161,42 @@ class GitHubLimitsTest {
           factory = RetryingCallFactory.create(client, policy);
           start = System.nanoTime();
           for (String path : paths) {
-            factory.newCall(new Request.Builder().url(server.url(path)).build()).enqueue(new Callback() {
-              @Override
-              public void onResponse(Call call, Response response) {
-                if (response.code() == 200) ok.incrementAndGet();
-                response.close();
-                done.countDown();
-              }
+            factory
+                .newCall(new Request.Builder().url(server.url(path)).build())
+                .enqueue(
+                    new Callback() {
+                      @Override
+                      public void onResponse(Call call, Response response) {
+                        if (response.code() == 200) ok.incrementAndGet();
+                        response.close();
+                        done.countDown();
+                      }
 
-              @Override
-              public void onFailure(Call call, IOException e) {
-                done.countDown();
-              }
-            });
+                      @Override
+                      public void onFailure(Call call, IOException e) {
+                        done.countDown();
+                      }
+                    });
           }
         } else {
-          OkHttpClient intercepted = RetryInterceptor.create(policy).install(client.newBuilder()).build();
+          OkHttpClient intercepted =
+              RetryInterceptor.create(policy).install(client.newBuilder()).build();
           pool = Executors.newFixedThreadPool(paths.size());
           CountDownLatch go = new CountDownLatch(1);
           for (String path : paths) {
-            pool.submit(() -> {
-              go.await();
-              try (Response r = intercepted.newCall(new Request.Builder().url(server.url(path)).build()).execute()) {
-                if (r.code() == 200) ok.incrementAndGet();
-              } finally {
-                done.countDown();
-              }
-              return null;
-            });
+            pool.submit(
+                () -> {
+                  go.await();
+                  try (Response r =
+                      intercepted
+                          .newCall(new Request.Builder().url(server.url(path)).build())
+                          .execute()) {
+                    if (r.code() == 200) ok.incrementAndGet();
+                  } finally {
+                    done.countDown();
+                  }
+                  return null;
+                });
           }
           Thread.sleep(100); // every thread parked at the latch
           start = System.nanoTime();
@@ -186,8 +205,9 @@ class GitHubLimitsTest {
         assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
         long makespanMs = (System.nanoTime() - start) / 1_000_000;
         Run run = new Run(ok.get(), limiter.requests.get(), limiter.refused.get(), makespanMs);
-        CrowdTest.print("%s %s: %d/%d through, %d requests (%d refused), %d ms", via, pacing, run.ok(), paths.size(),
-            run.requests(), run.refused(), run.makespanMs());
+        CrowdTest.print(
+            "%s %s: %d/%d through, %d requests (%d refused), %d ms",
+            via, pacing, run.ok(), paths.size(), run.requests(), run.refused(), run.makespanMs());
         CrowdTest.print("  %s", limiter.log);
         return run;
       } finally {
@@ -212,7 +232,8 @@ class GitHubLimitsTest {
   }
 
   @Test
-  void byDefaultTheCoreBucketOnThirtyPathsIsRefusedOnlyForCallsSentBeforeTheFirstAnswer() throws Exception {
+  void byDefaultTheCoreBucketOnThirtyPathsIsRefusedOnlyForCallsSentBeforeTheFirstAnswer()
+      throws Exception {
     // Issue 36 item 4: without a probe, the calls that leave before the first answer are refused
     // beyond the 10 it admits; the quota it publishes then holds the rest, counting those already
     // in flight (before, the rest went on top: 32 to 46 requests). 50 if all leave before it.

@@ -28,8 +28,8 @@ import org.w3c.dom.NodeList;
  * The Gradle Module Metadata that {@code mvn package} writes beside the jars (pom.xml, execution
  * gradle-module-metadata): valid by the 1.1 specification as far as Gradle's parser checks it,
  * describing the files actually built (size and all four hashes), pointing Gradle at OkHttp's
- * multiplatform root, and listing what the POM lists. Gradle only reads it when the POM carries
- * the marker comment, also checked here.
+ * multiplatform root, and listing what the POM lists. Gradle only reads it when the POM carries the
+ * marker comment, also checked here.
  */
 @Tag("integration")
 class GradleModuleMetadataIT {
@@ -42,7 +42,9 @@ class GradleModuleMetadataIT {
   void followsTheSpecificationAndDescribesTheBuiltFiles() throws Exception {
     Map<String, Object> root = metadata();
 
-    assertThat(root.keySet().iterator().next()).as("Gradle requires formatVersion first").isEqualTo("formatVersion");
+    assertThat(root.keySet().iterator().next())
+        .as("Gradle requires formatVersion first")
+        .isEqualTo("formatVersion");
     assertThat(root.get("formatVersion")).isEqualTo("1.1");
     Map<String, Object> component = object(root.get("component"));
     Map<String, String> pom = pomCoordinates();
@@ -59,14 +61,17 @@ class GradleModuleMetadataIT {
       assertThat(names.add(name)).as("variant names are unique: %s", name).isTrue();
       Map<String, Object> attributes = object(variant.get("attributes"));
       assertThat(attributes).as("%s has attributes", name).isNotEmpty();
-      attributes.forEach((key, value) -> {
-        if (key.equals("org.gradle.jvm.version")) {
-          assertThat(value).as(key).isInstanceOf(Long.class);
-        } else {
-          assertThat(value).as(key).isInstanceOfAny(String.class, Boolean.class);
-        }
-      });
-      assertThat(attributeSets.add(attributes)).as("%s: attributes differ from every other variant", name).isTrue();
+      attributes.forEach(
+          (key, value) -> {
+            if (key.equals("org.gradle.jvm.version")) {
+              assertThat(value).as(key).isInstanceOf(Long.class);
+            } else {
+              assertThat(value).as(key).isInstanceOfAny(String.class, Boolean.class);
+            }
+          });
+      assertThat(attributeSets.add(attributes))
+          .as("%s: attributes differ from every other variant", name)
+          .isTrue();
 
       for (Object d : array(variant.getOrDefault("dependencies", List.of()))) {
         Map<String, Object> dependency = object(d);
@@ -88,7 +93,9 @@ class GradleModuleMetadataIT {
       assertThat(file.get("sha1")).as("%s sha1", built).isEqualTo(hash("SHA-1", bytes));
       assertThat(file.get("md5")).as("%s md5", built).isEqualTo(hash("MD5", bytes));
     }
-    assertThat(names).containsExactlyInAnyOrder("apiElements", "runtimeElements", "javadocElements", "sourcesElements");
+    assertThat(names)
+        .containsExactlyInAnyOrder(
+            "apiElements", "runtimeElements", "javadocElements", "sourcesElements");
   }
 
   @Test
@@ -107,13 +114,21 @@ class GradleModuleMetadataIT {
 
     // Gradle resolves the multiplatform roots (okhttp, okio) to the JVM or Android jars itself.
     Map<String, String> expected = new TreeMap<>();
-    pomDependencies().forEach((artifact, version) -> expected.put(
-        artifact.replace(":okhttp-jvm", ":okhttp").replace(":okio-jvm", ":okio"), version));
+    pomDependencies()
+        .forEach(
+            (artifact, version) ->
+                expected.put(
+                    artifact.replace(":okhttp-jvm", ":okhttp").replace(":okio-jvm", ":okio"),
+                    version));
     assertThat(variants.get("runtimeElements")).isEqualTo(expected);
-    assertThat(variants.get("runtimeElements")).containsKey("com.squareup.okhttp3:okhttp").doesNotContainKey("com.squareup.okhttp3:okhttp-jvm");
+    assertThat(variants.get("runtimeElements"))
+        .containsKey("com.squareup.okhttp3:okhttp")
+        .doesNotContainKey("com.squareup.okhttp3:okhttp-jvm");
     // On a consumer's compile classpath: the types in okretry's API and its nullness annotations.
-    assertThat(variants.get("apiElements")).containsOnlyKeys("com.squareup.okhttp3:okhttp", "org.jspecify:jspecify");
-    assertThat(variants.get("apiElements")).isEqualTo(subMap(expected, variants.get("apiElements").keySet()));
+    assertThat(variants.get("apiElements"))
+        .containsOnlyKeys("com.squareup.okhttp3:okhttp", "org.jspecify:jspecify");
+    assertThat(variants.get("apiElements"))
+        .isEqualTo(subMap(expected, variants.get("apiElements").keySet()));
   }
 
   @Test
@@ -131,11 +146,14 @@ class GradleModuleMetadataIT {
 
   private static Map<String, Object> metadata() throws Exception {
     String name = JAR.getFileName().toString().replaceFirst("\\.jar$", ".module");
-    return object(new Json(Files.readString(JAR.resolveSibling(name), StandardCharsets.UTF_8)).parse());
+    return object(
+        new Json(Files.readString(JAR.resolveSibling(name), StandardCharsets.UTF_8)).parse());
   }
 
   private static Document pomDocument() throws Exception {
-    return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(BASEDIR.resolve("pom.xml").toFile());
+    return DocumentBuilderFactory.newInstance()
+        .newDocumentBuilder()
+        .parse(BASEDIR.resolve("pom.xml").toFile());
   }
 
   private static Map<String, String> pomCoordinates() throws Exception {
@@ -147,7 +165,9 @@ class GradleModuleMetadataIT {
     return coordinates;
   }
 
-  /** group:artifact → version of the POM's compile and runtime dependencies, properties resolved. */
+  /**
+   * group:artifact → version of the POM's compile and runtime dependencies, properties resolved.
+   */
   private static Map<String, String> pomDependencies() throws Exception {
     Element project = pomDocument().getDocumentElement();
     Map<String, String> properties = new HashMap<>();
@@ -163,8 +183,10 @@ class GradleModuleMetadataIT {
       String scope = childText(dependency, "scope");
       if (scope != null && !scope.equals("compile") && !scope.equals("runtime")) continue;
       String version = childText(dependency, "version");
-      if (version.startsWith("${")) version = properties.get(version.substring(2, version.length() - 1));
-      dependencies.put(childText(dependency, "groupId") + ":" + childText(dependency, "artifactId"), version);
+      if (version.startsWith("${"))
+        version = properties.get(version.substring(2, version.length() - 1));
+      dependencies.put(
+          childText(dependency, "groupId") + ":" + childText(dependency, "artifactId"), version);
     }
     return dependencies;
   }
@@ -189,7 +211,8 @@ class GradleModuleMetadataIT {
 
   private static String hash(String algorithm, byte[] bytes) throws Exception {
     StringBuilder hex = new StringBuilder();
-    for (byte b : MessageDigest.getInstance(algorithm).digest(bytes)) hex.append(String.format("%02x", b));
+    for (byte b : MessageDigest.getInstance(algorithm).digest(bytes))
+      hex.append(String.format("%02x", b));
     return hex.toString();
   }
 
@@ -228,9 +251,18 @@ class GradleModuleMetadataIT {
       if (c == '{') return object();
       if (c == '[') return array();
       if (c == '"') return string();
-      if (text.startsWith("true", i)) { i += 4; return Boolean.TRUE; }
-      if (text.startsWith("false", i)) { i += 5; return Boolean.FALSE; }
-      if (text.startsWith("null", i)) { i += 4; return null; }
+      if (text.startsWith("true", i)) {
+        i += 4;
+        return Boolean.TRUE;
+      }
+      if (text.startsWith("false", i)) {
+        i += 5;
+        return Boolean.FALSE;
+      }
+      if (text.startsWith("null", i)) {
+        i += 4;
+        return null;
+      }
       return number();
     }
 
@@ -238,7 +270,10 @@ class GradleModuleMetadataIT {
       Map<String, Object> map = new LinkedHashMap<>();
       i++; // {
       skipSpace();
-      if (peek('}')) { i++; return map; }
+      if (peek('}')) {
+        i++;
+        return map;
+      }
       while (true) {
         skipSpace();
         String key = string();
@@ -246,7 +281,10 @@ class GradleModuleMetadataIT {
         expect(':');
         if (map.put(key, value()) != null) throw error("duplicate key " + key);
         skipSpace();
-        if (peek(',')) { i++; continue; }
+        if (peek(',')) {
+          i++;
+          continue;
+        }
         expect('}');
         return map;
       }
@@ -256,11 +294,17 @@ class GradleModuleMetadataIT {
       List<Object> list = new ArrayList<>();
       i++; // [
       skipSpace();
-      if (peek(']')) { i++; return list; }
+      if (peek(']')) {
+        i++;
+        return list;
+      }
       while (true) {
         list.add(value());
         skipSpace();
-        if (peek(',')) { i++; continue; }
+        if (peek(',')) {
+          i++;
+          continue;
+        }
         expect(']');
         return list;
       }
@@ -274,17 +318,38 @@ class GradleModuleMetadataIT {
         char c = text.charAt(i++);
         if (c == '"') return s.toString();
         if (c < 0x20) throw error("control character in string");
-        if (c != '\\') { s.append(c); continue; }
+        if (c != '\\') {
+          s.append(c);
+          continue;
+        }
         char e = text.charAt(i++);
         switch (e) {
-          case '"': case '\\': case '/': s.append(e); break;
-          case 'b': s.append('\b'); break;
-          case 'f': s.append('\f'); break;
-          case 'n': s.append('\n'); break;
-          case 'r': s.append('\r'); break;
-          case 't': s.append('\t'); break;
-          case 'u': s.append((char) Integer.parseInt(text.substring(i, i + 4), 16)); i += 4; break;
-          default: throw error("bad escape \\" + e);
+          case '"':
+          case '\\':
+          case '/':
+            s.append(e);
+            break;
+          case 'b':
+            s.append('\b');
+            break;
+          case 'f':
+            s.append('\f');
+            break;
+          case 'n':
+            s.append('\n');
+            break;
+          case 'r':
+            s.append('\r');
+            break;
+          case 't':
+            s.append('\t');
+            break;
+          case 'u':
+            s.append((char) Integer.parseInt(text.substring(i, i + 4), 16));
+            i += 4;
+            break;
+          default:
+            throw error("bad escape \\" + e);
         }
       }
     }
@@ -293,7 +358,8 @@ class GradleModuleMetadataIT {
       int start = i;
       while (i < text.length() && "+-0123456789.eE".indexOf(text.charAt(i)) >= 0) i++;
       String n = text.substring(start, i);
-      if (!n.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?")) throw error("not a value: " + n);
+      if (!n.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"))
+        throw error("not a value: " + n);
       return n.matches("-?[0-9]+") ? (Object) Long.parseLong(n) : (Object) Double.parseDouble(n);
     }
 

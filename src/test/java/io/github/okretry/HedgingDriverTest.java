@@ -30,37 +30,49 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The async driver's hedges on fake time: a {@link FakeScheduler} runs the factory's timers and
- * the client's dispatcher, and each attempt's OkHttp call is handed to the {@link Script} only
- * after the latency this test gives its attempt number, so a slow attempt and a fast hedge race
- * on the fake clock. What the per-call decisions are is {@link HedgingTest}'s; here: the timer,
- * the second call, the winner delivered once, the loser canceled, no task left behind; several
- * hedges in one round, a round whose attempts all fail and the new round that hedges again, a
- * factory closed before the hedge was due, and {@code execute()} on a factory that hedges, which
- * runs the attempts as {@code enqueue()} does and blocks for the outcome.
+ * The async driver's hedges on fake time: a {@link FakeScheduler} runs the factory's timers and the
+ * client's dispatcher, and each attempt's OkHttp call is handed to the {@link Script} only after
+ * the latency this test gives its attempt number, so a slow attempt and a fast hedge race on the
+ * fake clock. What the per-call decisions are is {@link HedgingTest}'s; here: the timer, the second
+ * call, the winner delivered once, the loser canceled, no task left behind; several hedges in one
+ * round, a round whose attempts all fail and the new round that hedges again, a factory closed
+ * before the hedge was due, and {@code execute()} on a factory that hedges, which runs the attempts
+ * as {@code enqueue()} does and blocks for the outcome.
  */
 @Tag("unit")
 class HedgingDriverTest extends ScriptedTest {
   static final long MS = 1_000_000L;
 
   final FakeScheduler scheduler = new FakeScheduler(time);
+
   /** Latency of each attempt by number; the rest take 0. */
   final Map<Integer, Long> latencyMillis = new ConcurrentHashMap<>();
+
   final AtomicInteger canceledAttempts = new AtomicInteger();
   final List<Object> outcomes = new ArrayList<>();
+
   /** When the callback ran, on the fake clock. */
   long deliveredAt;
 
   /** The factories' hedging: after 50 ms unless a test says otherwise. */
   HedgingPolicy hedges = HedgingPolicy.after(50, TimeUnit.MILLISECONDS);
 
-  RetryingCallFactory factory(RetryPolicy.Builder policy, ExecutorService dispatch, HttpUrl origin) {
+  RetryingCallFactory factory(
+      RetryPolicy.Builder policy, ExecutorService dispatch, HttpUrl origin) {
     OkHttpClient client =
-        LeakCheck.track(new OkHttpClient.Builder().dispatcher(new Dispatcher(dispatch)).addInterceptor(NUMBERED).addInterceptor(script).build());
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .dispatcher(new Dispatcher(dispatch))
+                .addInterceptor(NUMBERED)
+                .addInterceptor(script)
+                .build());
     return known(RetryingCallFactory.create(client, policy.build(), hedges, scheduler), origin);
   }
 
-  /** {@code factory}, {@code origin} having answered it before: a fixed delay hedges only an origin that has (HedgingTest). */
+  /**
+   * {@code factory}, {@code origin} having answered it before: a fixed delay hedges only an origin
+   * that has (HedgingTest).
+   */
   static RetryingCallFactory known(RetryingCallFactory factory, HttpUrl origin) {
     factory.hedging.origins.record(origin, 5 * MS);
     return factory;
@@ -68,12 +80,13 @@ class HedgingDriverTest extends ScriptedTest {
 
   Call call(RetryingCallFactory factory, Request request) {
     Call call = factory.newCall(request);
-    call.addEventListener(new EventListener() {
-      @Override
-      public void canceled(Call c) {
-        canceledAttempts.incrementAndGet();
-      }
-    });
+    call.addEventListener(
+        new EventListener() {
+          @Override
+          public void canceled(Call c) {
+            canceledAttempts.incrementAndGet();
+          }
+        });
     return call;
   }
 
@@ -83,27 +96,29 @@ class HedgingDriverTest extends ScriptedTest {
   }
 
   Call call(RetryPolicy.Builder policy, Request request) {
-    return call(factory(policy, new SlowDispatch(scheduler, latencyMillis), request.url()), request);
+    return call(
+        factory(policy, new SlowDispatch(scheduler, latencyMillis), request.url()), request);
   }
 
   void enqueue(Call call) {
-    call.enqueue(new Callback() {
-      @Override
-      public void onResponse(Call c, Response response) {
-        synchronized (outcomes) {
-          deliveredAt = time.nanoTime();
-          outcomes.add(response);
-        }
-      }
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onResponse(Call c, Response response) {
+            synchronized (outcomes) {
+              deliveredAt = time.nanoTime();
+              outcomes.add(response);
+            }
+          }
 
-      @Override
-      public void onFailure(Call c, IOException e) {
-        synchronized (outcomes) {
-          deliveredAt = time.nanoTime();
-          outcomes.add(e);
-        }
-      }
-    });
+          @Override
+          public void onFailure(Call c, IOException e) {
+            synchronized (outcomes) {
+              deliveredAt = time.nanoTime();
+              outcomes.add(e);
+            }
+          }
+        });
   }
 
   /** The one outcome delivered: a response (closed here) or an exception. */
@@ -116,12 +131,18 @@ class HedgingDriverTest extends ScriptedTest {
     }
   }
 
-  /** Writes the number of the factory's attempt on its response: the response keeps no attempt of its own. */
-  static final Interceptor NUMBERED = chain -> {
-    Attempt attempt = Attempt.ofCall(chain.call());
-    Response response = chain.proceed(chain.request());
-    return attempt == null ? response : response.newBuilder().header("X-Attempt", String.valueOf(attempt.number)).build();
-  };
+  /**
+   * Writes the number of the factory's attempt on its response: the response keeps no attempt of
+   * its own.
+   */
+  static final Interceptor NUMBERED =
+      chain -> {
+        Attempt attempt = Attempt.ofCall(chain.call());
+        Response response = chain.proceed(chain.request());
+        return attempt == null
+            ? response
+            : response.newBuilder().header("X-Attempt", String.valueOf(attempt.number)).build();
+      };
 
   static int attemptNumber(Object response) {
     return Integer.parseInt(((Response) response).header("X-Attempt"));
@@ -141,12 +162,14 @@ class HedgingDriverTest extends ScriptedTest {
     scheduler.runUntilIdle();
     Object outcome = delivered();
     assertThat(attemptNumber(outcome)).isEqualTo(2);
-    RetryOutcome hedged = RetryOutcome.of((Response) outcome); // issue 37: the hedge counted, the loser too
+    RetryOutcome hedged =
+        RetryOutcome.of((Response) outcome); // issue 37: the hedge counted, the loser too
     assertThat(hedged.attempts()).isEqualTo(2);
     assertThat(hedged.requestsSent()).isEqualTo(2);
     assertThat(hedged.processing()).isEqualTo(RetryOutcome.Processing.PROCESSED);
     assertThat(time.sleepMillis()).as("the hedge timer, once").containsExactly(50L);
-    assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 50 ms", "start 2", "succeeded 2 HTTP 200");
+    assertThat(events.lines())
+        .containsExactly("start 1", "hedge 2 after 50 ms", "start 2", "succeeded 2 HTTP 200");
     assertThat(canceledAttempts.get()).as("the loser").isEqualTo(1);
     assertThat(call.isCanceled()).as("a call the hedge answered was not canceled").isFalse();
     // The loser reached the script only once canceled: OkHttp closed what it answered.
@@ -166,7 +189,9 @@ class HedgingDriverTest extends ScriptedTest {
     assertThat(attemptNumber(delivered())).isEqualTo(1);
     assertThat(script.attempts()).isEqualTo(1);
     assertThat(events.lines("hedge")).isEmpty();
-    assertThat(time.nanoTime() - start).as("the timer was canceled, not run at 50 ms").isEqualTo(49 * MS);
+    assertThat(time.nanoTime() - start)
+        .as("the timer was canceled, not run at 50 ms")
+        .isEqualTo(49 * MS);
   }
 
   @Test
@@ -211,7 +236,8 @@ class HedgingDriverTest extends ScriptedTest {
     enqueue(call(retry(), post()));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(2);
-    List<String> keys = script.requests().stream().map(r -> r.header("Idempotency-Key")).distinct().toList();
+    List<String> keys =
+        script.requests().stream().map(r -> r.header("Idempotency-Key")).distinct().toList();
     assertThat(keys).hasSize(1).doesNotContainNull();
   }
 
@@ -275,7 +301,13 @@ class HedgingDriverTest extends ScriptedTest {
   RetryingCallFactory queuedFactory(int maxRequestsPerHost, RetryBudget budget) {
     Dispatcher dispatcher = new Dispatcher(new SlowDispatch(scheduler, latencyMillis));
     dispatcher.setMaxRequestsPerHost(maxRequestsPerHost);
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().dispatcher(dispatcher).addInterceptor(NUMBERED).addInterceptor(script).build());
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .dispatcher(dispatcher)
+                .addInterceptor(NUMBERED)
+                .addInterceptor(script)
+                .build());
     RetryPolicy policy = retry().retryBudget(budget).build();
     return known(RetryingCallFactory.create(client, policy, hedges, scheduler), get().url());
   }
@@ -292,12 +324,16 @@ class HedgingDriverTest extends ScriptedTest {
     Call call = call(queuedFactory(1, budget), get());
     enqueue(call);
     scheduler.runFor(Duration.ofMillis(60));
-    assertThat(events.lines()).as("due at 50 ms, but queued behind attempt 1").containsExactly("start 1");
+    assertThat(events.lines())
+        .as("due at 50 ms, but queued behind attempt 1")
+        .containsExactly("start 1");
     assertThat(budget.availableTokens()).isEqualTo(10);
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(1);
     assertThat(events.lines()).containsExactly("start 1", "succeeded 1 HTTP 200");
-    assertThat(budget.availableTokens()).as("nothing paid for the hedge that never went").isEqualTo(10);
+    assertThat(budget.availableTokens())
+        .as("nothing paid for the hedge that never went")
+        .isEqualTo(10);
     assertThat(script.attempts()).isEqualTo(1);
     assertThat(call.isCanceled()).isFalse();
     assertThat(scheduler.pending()).isZero();
@@ -310,28 +346,37 @@ class HedgingDriverTest extends ScriptedTest {
     script.thenAlways(200);
     RetryBudget budget = tenTokens();
     RetryingCallFactory factory = queuedFactory(2, budget);
-    // Another call to the host holds the second slot for 80 ms: the hedge due at 50 ms waits for it.
-    Request other = get().newBuilder().tag(TestExecutors.Latency.class, new TestExecutors.Latency(80)).build();
+    // Another call to the host holds the second slot for 80 ms: the hedge due at 50 ms waits for
+    // it.
+    Request other =
+        get().newBuilder().tag(TestExecutors.Latency.class, new TestExecutors.Latency(80)).build();
     AtomicInteger otherDone = new AtomicInteger();
-    factory.attemptClient.newCall(other).enqueue(new Callback() {
-      @Override
-      public void onResponse(Call c, Response response) {
-        response.close();
-        otherDone.incrementAndGet();
-      }
+    factory
+        .attemptClient
+        .newCall(other)
+        .enqueue(
+            new Callback() {
+              @Override
+              public void onResponse(Call c, Response response) {
+                response.close();
+                otherDone.incrementAndGet();
+              }
 
-      @Override
-      public void onFailure(Call c, IOException e) {
-        otherDone.incrementAndGet();
-      }
-    });
+              @Override
+              public void onFailure(Call c, IOException e) {
+                otherDone.incrementAndGet();
+              }
+            });
     long start = time.nanoTime();
     enqueue(call(factory, get()));
     scheduler.runUntilIdle();
     assertThat(otherDone.get()).isEqualTo(1);
     assertThat(attemptNumber(delivered())).isEqualTo(2);
-    assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 80 ms", "start 2", "succeeded 2 HTTP 200");
-    assertThat(deliveredAt - start).as("left the queue at 80 ms, answered 5 ms later").isEqualTo(85 * MS);
+    assertThat(events.lines())
+        .containsExactly("start 1", "hedge 2 after 80 ms", "start 2", "succeeded 2 HTTP 200");
+    assertThat(deliveredAt - start)
+        .as("left the queue at 80 ms, answered 5 ms later")
+        .isEqualTo(85 * MS);
     assertThat(budget.availableTokens()).isEqualTo(9);
     assertThat(canceledAttempts.get()).as("the loser").isEqualTo(1);
     assertThat(scheduler.pending()).isZero();
@@ -346,23 +391,40 @@ class HedgingDriverTest extends ScriptedTest {
     RetryBudget budget = tenTokens();
     Dispatcher dispatcher = new Dispatcher(new SlowDispatch(scheduler, latencyMillis));
     dispatcher.setMaxRequestsPerHost(1);
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().dispatcher(dispatcher).addInterceptor(NUMBERED).addInterceptor(script).build());
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .dispatcher(dispatcher)
+                .addInterceptor(NUMBERED)
+                .addInterceptor(script)
+                .build());
     RetryPolicy policy = hedgingThenRetrying().retryBudget(budget).build();
     long start = time.nanoTime();
-    enqueue(call(known(RetryingCallFactory.create(client, policy, hedges, scheduler), get().url()), get()));
+    enqueue(
+        call(
+            known(RetryingCallFactory.create(client, policy, hedges, scheduler), get().url()),
+            get()));
     scheduler.runUntilIdle();
     Object outcome = delivered();
-    assertThat(events.lines()).containsExactly(
-        "start 1", "retry 1 ConnectException: refused", "start 2", "succeeded 2 HTTP 200");
+    assertThat(events.lines())
+        .containsExactly(
+            "start 1", "retry 1 ConnectException: refused", "start 2", "succeeded 2 HTTP 200");
     assertThat(attemptNumber(outcome)).isEqualTo(2);
-    assertThat(deliveredAt - start).as("the retry's own hedge queued behind it too").isEqualTo((70 + 100 + 1000) * MS);
-    assertThat(budget.availableTokens()).as("the retry's token only, given back when it succeeded").isEqualTo(10);
+    assertThat(deliveredAt - start)
+        .as("the retry's own hedge queued behind it too")
+        .isEqualTo((70 + 100 + 1000) * MS);
+    assertThat(budget.availableTokens())
+        .as("the retry's token only, given back when it succeeded")
+        .isEqualTo(10);
     assertThat(script.attempts()).isEqualTo(2);
     assertThat(scheduler.pending()).isZero();
   }
 
   static Request post() {
-    return new Request.Builder().url("http://example.test/pay").post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+    return new Request.Builder()
+        .url("http://example.test/pay")
+        .post(RequestBody.create("{}", MediaType.get("application/json")))
+        .build();
   }
 
   // Several hedges, rounds that all fail, a closed factory, cancel, and execute() under hedging.
@@ -395,7 +457,9 @@ class HedgingDriverTest extends ScriptedTest {
     assertThat(time.sleepMillis()).as("two timers, no third").containsExactly(50L, 50L);
     assertThat(canceledAttempts.get()).as("both losers").isEqualTo(2);
     assertThat(events.lines("succeeded")).containsExactly("succeeded 3 HTTP 200");
-    assertThat(deliveredAt - start).as("hedge 3 answered 5 ms after its send at 100 ms").isEqualTo(105 * MS);
+    assertThat(deliveredAt - start)
+        .as("hedge 3 answered 5 ms after its send at 100 ms")
+        .isEqualTo(105 * MS);
     assertThat(scheduler.pending()).isZero();
   }
 
@@ -405,15 +469,27 @@ class HedgingDriverTest extends ScriptedTest {
     latencyMillis.put(2, 30L); // sent at 50 ms, fails at 80 ms: the last of the round
     latencyMillis.put(3, 1000L); // the retry, sent after the 200 ms backoff (retry 2)
     latencyMillis.put(4, 5L); // its hedge answers
-    script.fail(new java.net.ConnectException("refused 1")).fail(new java.net.ConnectException("refused 2")).thenAlways(200);
+    script
+        .fail(new java.net.ConnectException("refused 1"))
+        .fail(new java.net.ConnectException("refused 2"))
+        .thenAlways(200);
     long start = time.nanoTime();
     enqueue(call(hedgingThenRetrying().maxRetries(3), new SlowDispatch(scheduler, latencyMillis)));
     scheduler.runUntilIdle();
     assertThat(attemptNumber(delivered())).isEqualTo(4);
-    assertThat(events.lines()).containsExactly(
-        "start 1", "hedge 2 after 50 ms", "start 2", "retry 2 ConnectException: refused 2",
-        "start 3", "hedge 4 after 50 ms", "start 4", "succeeded 4 HTTP 200");
-    assertThat(time.sleepMillis()).as("hedge timer, backoff, hedge timer").containsExactly(50L, 200L, 50L);
+    assertThat(events.lines())
+        .containsExactly(
+            "start 1",
+            "hedge 2 after 50 ms",
+            "start 2",
+            "retry 2 ConnectException: refused 2",
+            "start 3",
+            "hedge 4 after 50 ms",
+            "start 4",
+            "succeeded 4 HTTP 200");
+    assertThat(time.sleepMillis())
+        .as("hedge timer, backoff, hedge timer")
+        .containsExactly(50L, 200L, 50L);
     assertThat(deliveredAt - start).isEqualTo((80 + 200 + 55) * MS);
     assertThat(canceledAttempts.get()).as("the retry, beaten by its hedge").isEqualTo(1);
     assertThat(scheduler.pending()).isZero();
@@ -423,7 +499,8 @@ class HedgingDriverTest extends ScriptedTest {
   void noHedgeOnceTheFactoryIsClosedAndTheAttemptInFlightAnswersAlone() {
     latencyMillis.put(1, 1000L);
     script.thenAlways(200);
-    RetryingCallFactory factory = factory(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis), get().url());
+    RetryingCallFactory factory =
+        factory(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis), get().url());
     enqueue(call(factory, get()));
     scheduler.runFor(Duration.ofMillis(10));
     factory.close();
@@ -470,11 +547,17 @@ class HedgingDriverTest extends ScriptedTest {
     Call call = call(hedgingThenRetrying(), new InlineDispatch());
     try (Response response = call.execute()) {
       assertThat(response.code()).isEqualTo(200);
-      assertThat(response.header("X-Attempt")).as("sent as its own OkHttp call, as enqueue() sends it").isEqualTo("1");
-      assertThat(response.request().tag(Attempt.class)).as("the caller's request carries nothing of okretry's").isNull();
+      assertThat(response.header("X-Attempt"))
+          .as("sent as its own OkHttp call, as enqueue() sends it")
+          .isEqualTo("1");
+      assertThat(response.request().tag(Attempt.class))
+          .as("the caller's request carries nothing of okretry's")
+          .isNull();
     }
     assertThat(call.isExecuted()).isTrue();
-    assertThatThrownBy(call::execute).isInstanceOf(IllegalStateException.class).hasMessage("Already Executed");
+    assertThatThrownBy(call::execute)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already Executed");
     assertThat(events.lines()).containsExactly("start 1", "succeeded 1 HTTP 200");
   }
 
@@ -489,10 +572,15 @@ class HedgingDriverTest extends ScriptedTest {
   @Test
   void anInterruptedExecuteUnderAPolicyThatHedgesCancelsTheCall() {
     script.thenAlways(200);
-    Call call = call(hedgingThenRetrying(), new SlowDispatch(scheduler, latencyMillis)); // the attempt waits for the scheduler
+    Call call =
+        call(
+            hedgingThenRetrying(),
+            new SlowDispatch(scheduler, latencyMillis)); // the attempt waits for the scheduler
     Thread.currentThread().interrupt();
     try {
-      assertThatThrownBy(call::execute).isInstanceOf(InterruptedIOException.class).hasMessage("interrupted")
+      assertThatThrownBy(call::execute)
+          .isInstanceOf(InterruptedIOException.class)
+          .hasMessage("interrupted")
           .hasCauseInstanceOf(InterruptedException.class);
       assertThat(Thread.currentThread().isInterrupted()).as("the flag restored").isTrue();
     } finally {

@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -30,29 +30,37 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Hedges over real sockets, where the point is real cancellation: the slow attempt's OkHttp call
- * is canceled once the hedge answers, its connection is closed rather than left allocated, no
- * hedge timer stays queued on the factory's scheduler, and a cancel at a random moment of a
- * hedged call leaves nothing behind ({@link LeakCheck}). The decisions are tested on fake time
- * ({@link HedgingTest}, {@link HedgingDriverTest}).
+ * Hedges over real sockets, where the point is real cancellation: the slow attempt's OkHttp call is
+ * canceled once the hedge answers, its connection is closed rather than left allocated, no hedge
+ * timer stays queued on the factory's scheduler, and a cancel at a random moment of a hedged call
+ * leaves nothing behind ({@link LeakCheck}). The decisions are tested on fake time ({@link
+ * HedgingTest}, {@link HedgingDriverTest}).
  */
 @Tag("integration")
 @ExtendWith(LeakCheck.class)
 class HedgingIntegrationTest {
 
   static OkHttpClient client() {
-    return LeakCheck.track(new OkHttpClient.Builder().connectionPool(new ConnectionPool()).readTimeout(Duration.ofSeconds(10)).build());
+    return LeakCheck.track(
+        new OkHttpClient.Builder()
+            .connectionPool(new ConnectionPool())
+            .readTimeout(Duration.ofSeconds(10))
+            .build());
   }
 
   static final HedgingPolicy AFTER_100_MS = HedgingPolicy.after(100, TimeUnit.MILLISECONDS);
 
-  /** Answers {@code /warm} at once; of the others, the first after {@code slowMillis}, the rest at once. */
+  /**
+   * Answers {@code /warm} at once; of the others, the first after {@code slowMillis}, the rest at
+   * once.
+   */
   static Dispatcher firstSlow(long slowMillis) {
     AtomicInteger n = new AtomicInteger();
     return new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
-        if (request.getUrl().encodedPath().equals("/warm")) return new MockResponse.Builder().body("warm").build();
+        if (request.getUrl().encodedPath().equals("/warm"))
+          return new MockResponse.Builder().body("warm").build();
         int i = n.incrementAndGet();
         MockResponse.Builder r = new MockResponse.Builder().body("request " + i);
         if (i == 1) r.headersDelay(slowMillis, TimeUnit.MILLISECONDS);
@@ -61,9 +69,13 @@ class HedgingIntegrationTest {
     };
   }
 
-  /** One call that the origin answers, so that a fixed delay may hedge it (it never hedges an origin that has not answered). */
+  /**
+   * One call that the origin answers, so that a fixed delay may hedge it (it never hedges an origin
+   * that has not answered).
+   */
   static void warm(Call.Factory calls, MockWebServer server) throws IOException {
-    try (Response r = calls.newCall(new Request.Builder().url(server.url("/warm")).build()).execute()) {
+    try (Response r =
+        calls.newCall(new Request.Builder().url(server.url("/warm")).build()).execute()) {
       r.body().string();
     }
   }
@@ -72,12 +84,14 @@ class HedgingIntegrationTest {
   void theHedgeAnswersTheLoserIsCanceledAndNoConnectionOrTimerIsLeft() throws Exception {
     OkHttpClient client = client();
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls = RetryingCallFactory.create(client, RetryPolicy.builder().build(), AFTER_100_MS)) {
+        RetryingCallFactory calls =
+            RetryingCallFactory.create(client, RetryPolicy.builder().build(), AFTER_100_MS)) {
       server.setDispatcher(firstSlow(3_000));
       server.start();
       warm(calls, server);
       long start = System.nanoTime();
-      try (Response response = calls.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      try (Response response =
+          calls.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertThat(response.body().string()).isEqualTo("request 2");
         assertThat(ms).as("hedged at 100 ms, not the slow 3 s").isBetween(100L, 2_000L);
@@ -87,7 +101,8 @@ class HedgingIntegrationTest {
       assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
       // The loser's connection was closed by its cancel, not returned to the pool mid-response.
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-      while (client.connectionPool().connectionCount() > 1 && System.nanoTime() < until) Thread.sleep(10);
+      while (client.connectionPool().connectionCount() > 1 && System.nanoTime() < until)
+        Thread.sleep(10);
       assertThat(client.connectionPool().connectionCount()).isLessThanOrEqualTo(1);
     }
   }
@@ -96,15 +111,20 @@ class HedgingIntegrationTest {
   void theDeadlineHoldsWithAHedgeInFlight() throws Exception {
     OkHttpClient client = client();
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls = RetryingCallFactory.create(client,
-            RetryPolicy.builder().deadline(300, TimeUnit.MILLISECONDS).build(), AFTER_100_MS)) {
-      server.setDispatcher(new Dispatcher() {
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-          if (request.getUrl().encodedPath().equals("/warm")) return new MockResponse.Builder().build();
-          return new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build();
-        }
-      });
+        RetryingCallFactory calls =
+            RetryingCallFactory.create(
+                client,
+                RetryPolicy.builder().deadline(300, TimeUnit.MILLISECONDS).build(),
+                AFTER_100_MS)) {
+      server.setDispatcher(
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              if (request.getUrl().encodedPath().equals("/warm"))
+                return new MockResponse.Builder().build();
+              return new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build();
+            }
+          });
       server.start();
       warm(calls, server);
       long start = System.nanoTime();
@@ -131,24 +151,34 @@ class HedgingIntegrationTest {
     OkHttpClient client = client();
     SplittableRandom random = new SplittableRandom(21);
     AtomicInteger hedges = new AtomicInteger();
-    RetryPolicy policy = RetryPolicy.builder().retryBudget(RetryBudget.unlimited())
-        .listener(new RetryListener() {
-          @Override
-          public void onHedgeStarted(Request request, int attempt, long afterNanos) {
-            hedges.incrementAndGet();
-          }
-        }).build();
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .retryBudget(RetryBudget.unlimited())
+            .listener(
+                new RetryListener() {
+                  @Override
+                  public void onHedgeStarted(Request request, int attempt, long afterNanos) {
+                    hedges.incrementAndGet();
+                  }
+                })
+            .build();
     try (MockWebServer server = new MockWebServer();
-        RetryingCallFactory calls = RetryingCallFactory.create(client, policy, HedgingPolicy.after(5, TimeUnit.MILLISECONDS))) {
-      server.setDispatcher(new Dispatcher() {
-        final AtomicInteger n = new AtomicInteger();
+        RetryingCallFactory calls =
+            RetryingCallFactory.create(
+                client, policy, HedgingPolicy.after(5, TimeUnit.MILLISECONDS))) {
+      server.setDispatcher(
+          new Dispatcher() {
+            final AtomicInteger n = new AtomicInteger();
 
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-          long delayMs = n.incrementAndGet() % 3 == 0 ? 40 : 2;
-          return new MockResponse.Builder().headersDelay(delayMs, TimeUnit.MILLISECONDS).body("x").build();
-        }
-      });
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              long delayMs = n.incrementAndGet() % 3 == 0 ? 40 : 2;
+              return new MockResponse.Builder()
+                  .headersDelay(delayMs, TimeUnit.MILLISECONDS)
+                  .body("x")
+                  .build();
+            }
+          });
       server.start();
       // -Dokretry.hedgedCalls=10000 for the soak figure; 200 in every build.
       int total = Integer.getInteger("okretry.hedgedCalls", 200);
@@ -156,20 +186,21 @@ class HedgingIntegrationTest {
       AtomicInteger callbacks = new AtomicInteger();
       for (int i = 0; i < total; i++) {
         Call call = calls.newCall(new Request.Builder().url(server.url("/" + i)).build());
-        call.enqueue(new Callback() {
-          @Override
-          public void onResponse(Call c, Response response) {
-            response.close();
-            callbacks.incrementAndGet();
-            done.countDown();
-          }
+        call.enqueue(
+            new Callback() {
+              @Override
+              public void onResponse(Call c, Response response) {
+                response.close();
+                callbacks.incrementAndGet();
+                done.countDown();
+              }
 
-          @Override
-          public void onFailure(Call c, IOException e) {
-            callbacks.incrementAndGet();
-            done.countDown();
-          }
-        });
+              @Override
+              public void onFailure(Call c, IOException e) {
+                callbacks.incrementAndGet();
+                done.countDown();
+              }
+            });
         Thread.sleep(random.nextInt(3));
         if (random.nextBoolean()) {
           Thread.sleep(random.nextInt(12)); // before, around or after the 5 ms hedge
@@ -179,7 +210,9 @@ class HedgingIntegrationTest {
       assertThat(done.await(30 + total / 50, TimeUnit.SECONDS)).isTrue();
       Thread.sleep(100); // a callback counted twice would show by now
       assertThat(callbacks.get()).as("exactly one outcome per call").isEqualTo(total);
-      assertThat(hedges.get()).as("hedges were sent, and canceled with their calls").isGreaterThan(total / 10);
+      assertThat(hedges.get())
+          .as("hedges were sent, and canceled with their calls")
+          .isGreaterThan(total / 10);
       ScheduledThreadPoolExecutor scheduler = (ScheduledThreadPoolExecutor) calls.scheduler;
       assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
     }
@@ -190,55 +223,69 @@ class HedgingIntegrationTest {
    * a server slower than the hedge delay. Every hedge queues behind the attempts it hedges, and
    * most never leave the client before their call is answered: those are neither paid for nor
    * reported. Counted: the hedges reported ({@code onHedgeStarted}) against those whose headers
-   * OkHttp wrote ({@code onNetworkRequest}) and those the server received; the budget spent
-   * against the hedges that went. Over HTTP/2 with {@code maxHedges(3)} too. {@code
+   * OkHttp wrote ({@code onNetworkRequest}) and those the server received; the budget spent against
+   * the hedges that went. Over HTTP/2 with {@code maxHedges(3)} too. {@code
    * -Dokretry.burstCalls=100 -Dokretry.burstSlowMillis=300 -Dokretry.printTables=true} for the
    * issue's shape; 40 calls of 150 ms in every build.
    */
   @ParameterizedTest(name = "http2={0}")
   @ValueSource(booleans = {false, true})
-  void aHedgeThatNeverLeavesTheDispatcherIsNeitherPaidForNorReported(boolean http2) throws Exception {
+  void aHedgeThatNeverLeavesTheDispatcherIsNeitherPaidForNorReported(boolean http2)
+      throws Exception {
     int total = Integer.getInteger("okretry.burstCalls", 40);
     long slowMillis = Long.getLong("okretry.burstSlowMillis", 150);
     AtomicInteger hedgesStarted = new AtomicInteger();
     AtomicInteger hedgesOnTheNetwork = new AtomicInteger();
     Set<String> hedgeAttempts = ConcurrentHashMap.newKeySet();
     HedgingPolicy hedging = HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(http2 ? 3 : 1);
-    RetryPolicy policy = RetryPolicy.builder()
-        .listener(new RetryListener() {
-          @Override
-          public void onHedgeStarted(Request request, int attempt, long afterNanos) {
-            hedgesStarted.incrementAndGet();
-            hedgeAttempts.add(System.identityHashCode(request) + "/" + attempt);
-          }
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .listener(
+                new RetryListener() {
+                  @Override
+                  public void onHedgeStarted(Request request, int attempt, long afterNanos) {
+                    hedgesStarted.incrementAndGet();
+                    hedgeAttempts.add(System.identityHashCode(request) + "/" + attempt);
+                  }
 
-          @Override
-          public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
-            if (requestInAttempt == 1 && hedgeAttempts.contains(System.identityHashCode(request) + "/" + attempt)) {
-              hedgesOnTheNetwork.incrementAndGet();
-            }
-          }
-        }).build();
-    OkHttpClient.Builder builder = new OkHttpClient.Builder().connectionPool(new ConnectionPool())
-        .readTimeout(Duration.ofSeconds(10));
+                  @Override
+                  public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
+                    if (requestInAttempt == 1
+                        && hedgeAttempts.contains(
+                            System.identityHashCode(request) + "/" + attempt)) {
+                      hedgesOnTheNetwork.incrementAndGet();
+                    }
+                  }
+                })
+            .build();
+    OkHttpClient.Builder builder =
+        new OkHttpClient.Builder()
+            .connectionPool(new ConnectionPool())
+            .readTimeout(Duration.ofSeconds(10));
     if (http2) builder.protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
     OkHttpClient client = LeakCheck.track(builder.build());
     AtomicInteger arrivals = new AtomicInteger();
     // MockWebServer logs each stream a loser's cancel resets at INFO, through OkHttp's logger.
-    java.util.logging.Logger okhttp = java.util.logging.Logger.getLogger(OkHttpClient.class.getName());
+    java.util.logging.Logger okhttp =
+        java.util.logging.Logger.getLogger(OkHttpClient.class.getName());
     java.util.logging.Level level = okhttp.getLevel();
     okhttp.setLevel(java.util.logging.Level.WARNING);
     try (MockWebServer server = new MockWebServer();
         RetryingCallFactory calls = RetryingCallFactory.create(client, policy, hedging)) {
       if (http2) server.setProtocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
-      server.setDispatcher(new Dispatcher() {
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-          if (request.getUrl().encodedPath().equals("/warm")) return new MockResponse.Builder().body("warm").build();
-          arrivals.incrementAndGet();
-          return new MockResponse.Builder().headersDelay(slowMillis, TimeUnit.MILLISECONDS).body("x").build();
-        }
-      });
+      server.setDispatcher(
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              if (request.getUrl().encodedPath().equals("/warm"))
+                return new MockResponse.Builder().body("warm").build();
+              arrivals.incrementAndGet();
+              return new MockResponse.Builder()
+                  .headersDelay(slowMillis, TimeUnit.MILLISECONDS)
+                  .body("x")
+                  .build();
+            }
+          });
       server.start();
       warm(calls, server);
       double tokensBefore = policy.budget.availableTokens();
@@ -246,27 +293,40 @@ class HedgingIntegrationTest {
       AtomicInteger ok = new AtomicInteger();
       long start = System.nanoTime();
       for (int i = 0; i < total; i++) {
-        calls.newCall(new Request.Builder().url(server.url("/" + i)).build()).enqueue(new Callback() {
-          @Override
-          public void onResponse(Call c, Response response) {
-            if (response.isSuccessful()) ok.incrementAndGet();
-            response.close();
-            done.countDown();
-          }
+        calls
+            .newCall(new Request.Builder().url(server.url("/" + i)).build())
+            .enqueue(
+                new Callback() {
+                  @Override
+                  public void onResponse(Call c, Response response) {
+                    if (response.isSuccessful()) ok.incrementAndGet();
+                    response.close();
+                    done.countDown();
+                  }
 
-          @Override
-          public void onFailure(Call c, IOException e) {
-            done.countDown();
-          }
-        });
+                  @Override
+                  public void onFailure(Call c, IOException e) {
+                    done.countDown();
+                  }
+                });
       }
       assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
       long ms = (System.nanoTime() - start) / 1_000_000;
       double spent = tokensBefore - policy.budget.availableTokens();
       int hedgesAtTheServer = arrivals.get() - total;
-      String line = String.format("http2=%s: %d calls (%d ok) in %d ms; hedges started %d, on the network %d, at the server %d;"
-          + " budget %.1f -> %.1f", http2, total, ok.get(), ms, hedgesStarted.get(), hedgesOnTheNetwork.get(),
-          hedgesAtTheServer, tokensBefore, policy.budget.availableTokens());
+      String line =
+          String.format(
+              "http2=%s: %d calls (%d ok) in %d ms; hedges started %d, on the network %d, at the"
+                  + " server %d; budget %.1f -> %.1f",
+              http2,
+              total,
+              ok.get(),
+              ms,
+              hedgesStarted.get(),
+              hedgesOnTheNetwork.get(),
+              hedgesAtTheServer,
+              tokensBefore,
+              policy.budget.availableTokens());
       Diagnostics.println(line);
       assertThat(ok.get()).as(line).isEqualTo(total);
       // Hedges started = hedges at the server. A hedge that left the dispatcher just as its call
@@ -274,12 +334,13 @@ class HedgingIntegrationTest {
       // arrived), or, over HTTP/2, after the server read them but before OkHttp reported them
       // written (one fewer on the network than arrived: about 1 run in 5).
       assertThat(hedgesStarted.get()).as(line).isBetween(hedgesAtTheServer, hedgesAtTheServer + 1);
-      assertThat(hedgesOnTheNetwork.get()).as(line).isBetween(hedgesStarted.get() - 1, hedgesStarted.get());
+      assertThat(hedgesOnTheNetwork.get())
+          .as(line)
+          .isBetween(hedgesStarted.get() - 1, hedgesStarted.get());
       // Successful first attempts pay in; the hedges that went are the only withdrawals.
       assertThat(spent).as(line).isLessThanOrEqualTo(hedgesStarted.get());
     } finally {
       okhttp.setLevel(level);
     }
   }
-
 }

@@ -16,10 +16,10 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 import okio.BufferedSink;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The per-call hedging decisions of {@link LogicalCall} ({@link Hedging}), driven by hand on fake
@@ -36,22 +36,36 @@ class HedgingTest {
   final Request get = new Request.Builder().url("https://a.test/x").build();
 
   RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
-        .random(() -> 0L).keyGenerator(() -> "k1").listener(events);
+    return RetryPolicy.builder()
+        .timeSource(time)
+        .jitter(Jitter.NONE)
+        .baseDelay(Duration.ofMillis(100))
+        .random(() -> 0L)
+        .keyGenerator(() -> "k1")
+        .listener(events);
   }
 
   /** What a factory's calls share for hedging, one factory per policy here. */
   final Map<RetryPolicy, Hedging.Shared> factories = new IdentityHashMap<>();
 
-  /** The hedging of {@code policy}'s factory: after 50 ms, unless {@link #known} was given another. */
+  /**
+   * The hedging of {@code policy}'s factory: after 50 ms, unless {@link #known} was given another.
+   */
   Hedging.@Nullable Shared factory(RetryPolicy policy) {
-    if (!factories.containsKey(policy)) factories.put(policy, new Hedging.Shared(HedgingPolicy.after(50, TimeUnit.MILLISECONDS)));
+    if (!factories.containsKey(policy))
+      factories.put(policy, new Hedging.Shared(HedgingPolicy.after(50, TimeUnit.MILLISECONDS)));
     return factories.get(policy);
   }
 
   Response response(Request request, int code, String... headers) {
-    return new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("x")
-        .headers(okhttp3.Headers.of(headers)).body(ResponseBody.create("", (MediaType) null)).build();
+    return new Response.Builder()
+        .request(request)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("x")
+        .headers(okhttp3.Headers.of(headers))
+        .body(ResponseBody.create("", (MediaType) null))
+        .build();
   }
 
   void advanceMillis(long ms) {
@@ -66,7 +80,9 @@ class HedgingTest {
     return known(builder, HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
   }
 
-  /** As {@link #known(RetryPolicy.Builder)}, its factory hedging by {@code hedging} (null: none). */
+  /**
+   * As {@link #known(RetryPolicy.Builder)}, its factory hedging by {@code hedging} (null: none).
+   */
   RetryPolicy known(RetryPolicy.Builder builder, @Nullable HedgingPolicy hedging) {
     RetryPolicy p = builder.build();
     Hedging.Shared shared = hedging != null ? new Hedging.Shared(hedging) : null;
@@ -87,7 +103,9 @@ class HedgingTest {
     return call;
   }
 
-  /** The delay of the first hedge armed on {@code call}'s first attempt ({@link #sent}), 0 for none. */
+  /**
+   * The delay of the first hedge armed on {@code call}'s first attempt ({@link #sent}), 0 for none.
+   */
   long hedgeAfter(LogicalCall call) {
     return first(call).hedgeAfterNanos;
   }
@@ -98,7 +116,9 @@ class HedgingTest {
    */
   static @Nullable Attempt due(LogicalCall call) {
     Step step = call.next(null);
-    assertThat(step.kind()).as("with attempts in flight: a hedge or none").isIn(Step.Kind.SEND, Step.Kind.DROP);
+    assertThat(step.kind())
+        .as("with attempts in flight: a hedge or none")
+        .isIn(Step.Kind.SEND, Step.Kind.DROP);
     return step.kind() == Step.Kind.SEND ? Attempt.of(step) : null;
   }
 
@@ -134,8 +154,11 @@ class HedgingTest {
     assertThat(hedge).isNotNull();
     assertThat(hedge.number).isEqualTo(2);
     assertThat(hedge.hedge).isTrue();
-    assertThat(hedge.request().tag(RetryOutcome.Mark.class)).as("marked: it may answer for the call").isNotNull();
-    assertThat(hedge.request().headers()).isEqualTo(call.request.headers()); // the same request, the same key
+    assertThat(hedge.request().tag(RetryOutcome.Mark.class))
+        .as("marked: it may answer for the call")
+        .isNotNull();
+    assertThat(hedge.request().headers())
+        .isEqualTo(call.request.headers()); // the same request, the same key
     assertThat(hedge.hedgeAfterNanos).as("maxHedges 1: no second hedge").isZero();
     assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 50 ms", "start 2");
   }
@@ -170,20 +193,26 @@ class HedgingTest {
     advanceMillis(50);
     Attempt hedge = hedged(call);
     assertThat(call.ended(first, null, new SocketTimeoutException("first"), 0)).isSameAs(Step.DROP);
-    assertThat(hedged(call)).as("the hedge is the only attempt left, and maxHedges is spent").isNull();
+    assertThat(hedged(call))
+        .as("the hedge is the only attempt left, and maxHedges is spent")
+        .isNull();
     Step step = call.ended(hedge, null, new SocketTimeoutException("hedge"), 0);
     assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
     advanceMillis(step.waitNanos() / MS);
     Step retry = call.next(null);
     assertThat(Attempt.of(retry).number).isEqualTo(3);
-    assertThat(Attempt.of(retry).hedgeAfterNanos).as("the retry's round may be hedged again").isEqualTo(50 * MS);
+    assertThat(Attempt.of(retry).hedgeAfterNanos)
+        .as("the retry's round may be hedged again")
+        .isEqualTo(50 * MS);
     Step last = call.ended(Attempt.of(retry), null, new SocketTimeoutException("third"), 0);
     assertThat(last.kind()).isEqualTo(Step.Kind.WAIT);
     advanceMillis(last.waitNanos() / MS);
     Step fourth = call.next(null);
     Step end = call.ended(Attempt.of(fourth), null, new SocketTimeoutException("fourth"), 0);
     assertThat(end.kind()).isEqualTo(Step.Kind.THROW);
-    assertThat(EarlierFailures.of(end.failure())).extracting(Throwable::getMessage).containsExactly("first", "hedge", "third");
+    assertThat(EarlierFailures.of(end.failure()))
+        .extracting(Throwable::getMessage)
+        .containsExactly("first", "hedge", "third");
   }
 
   @Test
@@ -192,7 +221,9 @@ class HedgingTest {
     Attempt first = first(call);
     advanceMillis(50);
     hedged(call);
-    Step step = call.ended(first, null, new IOException("Canceled"), Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED);
+    Step step =
+        call.ended(
+            first, null, new IOException("Canceled"), Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED);
     assertThat(step.kind()).isEqualTo(Step.Kind.THROW);
     assertThat(call.gaveUpFor()).isEqualTo(GiveUpReason.CANCELED);
   }
@@ -216,7 +247,9 @@ class HedgingTest {
     advanceMillis(50);
     assertThat(hedged(call)).isNull();
     assertThat(call.ended(first(call), response(get, 200), null, 0)).isSameAs(Step.RETURN);
-    assertThat(hedgeAfter(sent(policy().build(), get))).as("another factory: its own table").isZero();
+    assertThat(hedgeAfter(sent(policy().build(), get)))
+        .as("another factory: its own table")
+        .isZero();
   }
 
   @Test
@@ -227,7 +260,8 @@ class HedgingTest {
 
   @Test
   void maxHedgesInFlightEachADelayAfterTheLast() {
-    LogicalCall call = sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
+    LogicalCall call =
+        sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
     advanceMillis(50);
     Attempt second = hedged(call);
     assertThat(second.number).isEqualTo(2);
@@ -242,15 +276,20 @@ class HedgingTest {
 
   /**
    * Issue 30.3: a driver may queue a hedge (OkHttp's dispatcher runs only so many calls per host)
-   * between {@code next()}, when it is due, and {@code departs}, when it leaves the queue.
-   * Only a hedge that leaves is paid for, counted and reported.
+   * between {@code next()}, when it is due, and {@code departs}, when it leaves the queue. Only a
+   * hedge that leaves is paid for, counted and reported.
    */
   @Nested
   class AHedgeCountsOnlyOnceItLeavesTheQueue {
     @Test
     void dueItIsNothingYetLeavingItIsPaidCountedAndReported() {
       RetryBudget budget = RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).build();
-      LogicalCall call = sent(known(policy().retryBudget(budget), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
+      LogicalCall call =
+          sent(
+              known(
+                  policy().retryBudget(budget),
+                  HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)),
+              get);
       double tokens = budget.availableTokens();
       advanceMillis(50);
       Attempt hedge = due(call);
@@ -265,12 +304,15 @@ class HedgingTest {
       assertThat(departs(call, hedge)).as("only once").isFalse();
       assertThat(events.lines()).containsExactly("start 1", "hedge 2 after 130 ms", "start 2");
       assertThat(budget.availableTokens()).isEqualTo(tokens - 1);
-      assertThat(hedge.hedgeAfterNanos).as("the next, a delay after this one went").isEqualTo(50 * MS);
+      assertThat(hedge.hedgeAfterNanos)
+          .as("the next, a delay after this one went")
+          .isEqualTo(50 * MS);
     }
 
     @Test
     void stillQueuedWhenTheCallIsAnsweredItNeverGoesAndCostsNothing() {
-      RetryBudget budget = RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).percentCanRetry(0).build();
+      RetryBudget budget =
+          RetryBudget.builder().maxTokens(10).minRetriesPerSecond(0).percentCanRetry(0).build();
       LogicalCall call = sent(known(policy().retryBudget(budget)), get);
       advanceMillis(50);
       Attempt hedge = due(call);
@@ -287,7 +329,9 @@ class HedgingTest {
       advanceMillis(50);
       Attempt stale = due(call);
       Step step = call.ended(first(call), null, new SocketTimeoutException("first"), 0);
-      assertThat(step.kind()).as("not dropped: a queued hedge is not in flight").isEqualTo(Step.Kind.WAIT);
+      assertThat(step.kind())
+          .as("not dropped: a queued hedge is not in flight")
+          .isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
       Step retry = call.next(null);
       assertThat(Attempt.of(retry).number).isEqualTo(2);
@@ -297,13 +341,19 @@ class HedgingTest {
       Attempt hedge = hedged(call);
       assertThat(hedge).isNotSameAs(stale);
       assertThat(hedge.number).isEqualTo(3);
-      assertThat(events.lines()).containsExactly(
-          "start 1", "retry 1 SocketTimeoutException: first", "start 2", "hedge 3 after 50 ms", "start 3");
+      assertThat(events.lines())
+          .containsExactly(
+              "start 1",
+              "retry 1 SocketTimeoutException: first",
+              "start 2",
+              "hedge 3 after 50 ms",
+              "start 3");
     }
 
     @Test
     void theBudgetIsAskedWhenItLeaves() {
-      RetryBudget budget = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
+      RetryBudget budget =
+          RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
       RetryPolicy p = known(policy().retryBudget(budget));
       LogicalCall a = sent(p, get);
       LogicalCall b = sent(p, get);
@@ -345,17 +395,25 @@ class HedgingTest {
     void idempotentMethodsAndKeyedRequests() {
       RetryPolicy p = known(policy());
       assertThat(hedgeAfter(sent(p, get))).isPositive();
-      assertThat(hedgeAfter(sent(p, request("PUT", RequestBody.create("{}", MediaType.get("application/json"))))))
+      assertThat(
+              hedgeAfter(
+                  sent(
+                      p,
+                      request("PUT", RequestBody.create("{}", MediaType.get("application/json"))))))
           .isPositive();
       // A POST is stamped with a generated key before the call starts: keyed, so hedged.
-      Request keyed = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
+      Request keyed =
+          p.keys.stamp(
+              request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
       assertThat(hedgeAfter(sent(p, keyed))).isPositive();
     }
 
     @Test
     void neverAKeylessPost() {
       RetryPolicy p = known(policy().generateIdempotencyKeys(false));
-      Request post = p.keys.stamp(request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
+      Request post =
+          p.keys.stamp(
+              request("POST", RequestBody.create("{}", MediaType.get("application/json"))));
       assertThat(hedgeAfter(sent(p, post))).isZero();
     }
 
@@ -402,7 +460,8 @@ class HedgingTest {
   class NeverWhileTheOriginPushesBack {
     @Test
     void notAfterThisCallSawA503() {
-      LogicalCall call = sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
+      LogicalCall call =
+          sent(known(policy(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS).maxHedges(2)), get);
       Attempt first = first(call);
       advanceMillis(50);
       Attempt hedge = hedged(call);
@@ -412,7 +471,9 @@ class HedgingTest {
       Step step = call.ended(first, response(get, 503), null, 0);
       assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
       advanceMillis(step.waitNanos() / MS);
-      assertThat(Attempt.of(call.next(null)).hedgeAfterNanos).as("nor in the retries after it").isZero();
+      assertThat(Attempt.of(call.next(null)).hedgeAfterNanos)
+          .as("nor in the retries after it")
+          .isZero();
     }
 
     @Test
@@ -457,7 +518,8 @@ class HedgingTest {
 
   @Test
   void theBudgetPaysForAHedgeOrThereIsNone() {
-    RetryBudget budget = RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
+    RetryBudget budget =
+        RetryBudget.builder().maxTokens(1).minRetriesPerSecond(0).percentCanRetry(0).build();
     RetryPolicy p = known(policy().retryBudget(budget));
     LogicalCall a = sent(p, get);
     LogicalCall b = sent(p, get);
@@ -481,8 +543,12 @@ class HedgingTest {
   @Test
   void aConflictFromTheServerToTheHedgeOfAKeyedRequestIsNotTheAnswer() {
     RetryPolicy p = known(policy());
-    Request keyed = p.keys.stamp(new Request.Builder().url("https://a.test/x")
-        .post(RequestBody.create("{}", MediaType.get("application/json"))).build());
+    Request keyed =
+        p.keys.stamp(
+            new Request.Builder()
+                .url("https://a.test/x")
+                .post(RequestBody.create("{}", MediaType.get("application/json")))
+                .build());
     LogicalCall call = sent(p, keyed);
     Attempt first = first(call);
     advanceMillis(50);
@@ -560,7 +626,8 @@ class HedgingTest {
     @Test
     void fixedAndAdaptiveWithTheirDefaults() {
       HedgingPolicy fixed = HedgingPolicy.after(Duration.ofMillis(50));
-      assertThat(fixed).isEqualTo(HedgingPolicy.after(50, TimeUnit.MILLISECONDS))
+      assertThat(fixed)
+          .isEqualTo(HedgingPolicy.after(50, TimeUnit.MILLISECONDS))
           .hasSameHashCodeAs(HedgingPolicy.after(50_000, TimeUnit.MICROSECONDS));
       assertThat(fixed.delayNanos()).isEqualTo(50 * MS);
       assertThat(fixed.percentile()).isZero();
@@ -571,8 +638,11 @@ class HedgingTest {
       assertThat(adaptive.delayNanos()).isZero();
       assertThat(adaptive.percentile()).isEqualTo(0.9);
       assertThat(adaptive.floorNanos()).isEqualTo(10 * MS);
-      assertThat(adaptive.toString()).isEqualTo("HedgingPolicy{percentile=0.9, floorNanos=10000000, maxHedges=1}");
-      assertThat(adaptive).isNotEqualTo(fixed).isNotEqualTo(HedgingPolicy.adaptive(0.5, 10, TimeUnit.MILLISECONDS));
+      assertThat(adaptive.toString())
+          .isEqualTo("HedgingPolicy{percentile=0.9, floorNanos=10000000, maxHedges=1}");
+      assertThat(adaptive)
+          .isNotEqualTo(fixed)
+          .isNotEqualTo(HedgingPolicy.adaptive(0.5, 10, TimeUnit.MILLISECONDS));
     }
 
     @Test
@@ -589,14 +659,22 @@ class HedgingTest {
     @Test
     void badValuesAreRefusedNamingTheSetting() {
       HedgingPolicy h = HedgingPolicy.after(50, TimeUnit.MILLISECONDS);
-      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.after(0, TimeUnit.MILLISECONDS), "hedge delay", "0 MILLISECONDS");
-      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.after(Duration.ofHours(25)), "hedge delay", "PT25H");
-      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.adaptive(1.0, 10, TimeUnit.MILLISECONDS), "hedge percentile", "1.0");
-      ScriptedTest.assertRejectedNaming(() -> HedgingPolicy.adaptive(0.9, Duration.ZERO), "hedge floor", "PT0S");
+      ScriptedTest.assertRejectedNaming(
+          () -> HedgingPolicy.after(0, TimeUnit.MILLISECONDS), "hedge delay", "0 MILLISECONDS");
+      ScriptedTest.assertRejectedNaming(
+          () -> HedgingPolicy.after(Duration.ofHours(25)), "hedge delay", "PT25H");
+      ScriptedTest.assertRejectedNaming(
+          () -> HedgingPolicy.adaptive(1.0, 10, TimeUnit.MILLISECONDS), "hedge percentile", "1.0");
+      ScriptedTest.assertRejectedNaming(
+          () -> HedgingPolicy.adaptive(0.9, Duration.ZERO), "hedge floor", "PT0S");
       ScriptedTest.assertRejectedNaming(() -> h.maxHedges(0), "maxHedges", "0");
       ScriptedTest.assertRejectedNaming(() -> h.maxHedges(6), "maxHedges", "6");
-      assertThatThrownBy(() -> HedgingPolicy.after(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("hedge delay");
-      assertThatThrownBy(() -> HedgingPolicy.after(1, null)).isInstanceOf(NullPointerException.class).hasMessageContaining("hedge delay");
+      assertThatThrownBy(() -> HedgingPolicy.after(null))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("hedge delay");
+      assertThatThrownBy(() -> HedgingPolicy.after(1, null))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("hedge delay");
     }
   }
 }

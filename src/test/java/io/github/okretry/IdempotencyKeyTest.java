@@ -8,17 +8,16 @@ import java.net.SocketTimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import okhttp3.Call;
-import okhttp3.OkHttpClient;
 import okhttp3.Request;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -43,7 +42,8 @@ class IdempotencyKeyTest extends ScriptedTest {
   @Nested
   class WhichRequestsGetAKey {
     @Test
-    void nonIdempotentMethodsAndRequestsAskingForOneGetAKeyAndTheCallersKeyWins() throws IOException {
+    void nonIdempotentMethodsAndRequestsAskingForOneGetAKeyAndTheCallersKeyWins()
+        throws IOException {
       script.thenAlways(200);
       Call.Factory client = client(quietRetry());
       code(client, post());
@@ -52,9 +52,14 @@ class IdempotencyKeyTest extends ScriptedTest {
       code(client, get());
       code(client, tagged(get(), IdempotencyKey.generate()));
       code(client, tagged(post(), IdempotencyKey.of("mine")));
-      code(client, tagged(post().newBuilder().header("Idempotency-Key", "header-wins").build(), IdempotencyKey.of("tag")));
+      code(
+          client,
+          tagged(
+              post().newBuilder().header("Idempotency-Key", "header-wins").build(),
+              IdempotencyKey.of("tag")));
       code(client, tagged(post(), IdempotencyKey.none()));
-      assertThat(script.requests()).extracting(r -> r.header("Idempotency-Key"))
+      assertThat(script.requests())
+          .extracting(r -> r.header("Idempotency-Key"))
           .containsExactly("k1", "k1", null, null, "k1", "mine", "header-wins", null);
     }
 
@@ -68,15 +73,30 @@ class IdempotencyKeyTest extends ScriptedTest {
     @Test
     void headerNameAndQuotingAreConfigurable() throws IOException {
       script.status(200);
-      RetryPolicy.Builder b = retry().idempotencyKeyHeader("X-Request-Key").quoteIdempotencyKey(true).keyGenerator(() -> "k1");
+      RetryPolicy.Builder b =
+          retry()
+              .idempotencyKeyHeader("X-Request-Key")
+              .quoteIdempotencyKey(true)
+              .keyGenerator(() -> "k1");
       client(b).newCall(tagged(get(), IdempotencyKey.generate())).execute().close();
       assertThat(script.requests().get(0).header("X-Request-Key")).isEqualTo("\"k1\"");
       assertThat(script.requests().get(0).header("Idempotency-Key")).isNull();
 
       Script quoted = new Script().status(200);
-      code(quoted.client(quietRetry().keyGenerator(() -> "a\"b\\c").quoteIdempotencyKey(true).idempotencyKeyHeader("X-Key").build()), post());
-      assertThat(quoted.requests().get(0).header("X-Key")).as("quotes and backslashes escaped").isEqualTo("\"a\\\"b\\\\c\"");
-      assertThat(IdempotencyKeys.structuredFieldString("k")).as("a one-character key").isEqualTo("\"k\"");
+      code(
+          quoted.client(
+              quietRetry()
+                  .keyGenerator(() -> "a\"b\\c")
+                  .quoteIdempotencyKey(true)
+                  .idempotencyKeyHeader("X-Key")
+                  .build()),
+          post());
+      assertThat(quoted.requests().get(0).header("X-Key"))
+          .as("quotes and backslashes escaped")
+          .isEqualTo("\"a\\\"b\\\\c\"");
+      assertThat(IdempotencyKeys.structuredFieldString("k"))
+          .as("a one-character key")
+          .isEqualTo("\"k\"");
     }
   }
 
@@ -86,8 +106,13 @@ class IdempotencyKeyTest extends ScriptedTest {
     void aPostGetsOneGeneratedKeyReusedOnEveryAttempt() throws IOException {
       AtomicInteger generated = new AtomicInteger();
       script.status(503).fail(new SocketTimeoutException("timeout")).status(200);
-      client(retry().keyGenerator(() -> "key-" + generated.incrementAndGet())).newCall(post()).execute().close();
-      assertThat(script.requests()).extracting(r -> r.header("Idempotency-Key")).containsExactly("key-1", "key-1", "key-1");
+      client(retry().keyGenerator(() -> "key-" + generated.incrementAndGet()))
+          .newCall(post())
+          .execute()
+          .close();
+      assertThat(script.requests())
+          .extracting(r -> r.header("Idempotency-Key"))
+          .containsExactly("key-1", "key-1", "key-1");
       assertThat(generated).hasValue(1);
     }
 
@@ -96,8 +121,15 @@ class IdempotencyKeyTest extends ScriptedTest {
       script.status(503).status(200).status(200);
       Call.Factory c = client(retry());
       c.newCall(tagged(post(), IdempotencyKey.of("order-42"))).execute().close();
-      c.newCall(tagged(post().newBuilder().header("Idempotency-Key", "mine").build(), IdempotencyKey.of("tag"))).execute().close();
-      assertThat(script.requests()).extracting(r -> r.header("Idempotency-Key")).containsExactly("order-42", "order-42", "mine");
+      c.newCall(
+              tagged(
+                  post().newBuilder().header("Idempotency-Key", "mine").build(),
+                  IdempotencyKey.of("tag")))
+          .execute()
+          .close();
+      assertThat(script.requests())
+          .extracting(r -> r.header("Idempotency-Key"))
+          .containsExactly("order-42", "order-42", "mine");
     }
   }
 
@@ -105,19 +137,21 @@ class IdempotencyKeyTest extends ScriptedTest {
   @Nested
   class BlankKeys {
     @ParameterizedTest(name = "[{0}] blank: {1}")
-    @CsvSource(delimiter = '|', value = {
-      "''         | true",
-      "' '        | true",
-      "'\t \t'    | true",
-      "'\"\"'     | true",
-      "'\" \t\"'  | true",
-      "' \"\" '   | true",
-      "'\"'       | false",
-      "'a'        | false",
-      "' a '      | false",
-      "'\"a\"'    | false",
-      "'\"\"\"\"' | false",
-    })
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          "''         | true",
+          "' '        | true",
+          "'\t \t'    | true",
+          "'\"\"'     | true",
+          "'\" \t\"'  | true",
+          "' \"\" '   | true",
+          "'\"'       | false",
+          "'a'        | false",
+          "' a '      | false",
+          "'\"a\"'    | false",
+          "'\"\"\"\"' | false",
+        })
     void blankKeys(String value, boolean blank) {
       assertThat(IdempotencyKeys.isBlank(value)).isEqualTo(blank);
     }
@@ -125,12 +159,19 @@ class IdempotencyKeyTest extends ScriptedTest {
     @Test
     void aBlankHeaderIsNoKeyAndIsLeftAsTheCallerSetIt() {
       IdempotencyKeys keys = new IdempotencyKeys("Idempotency-Key", false, true, () -> "generated");
-      Request blank = new Request.Builder().url("http://example.test/").header("Idempotency-Key", "").post(okhttp3.RequestBody.create(new byte[0])).build();
+      Request blank =
+          new Request.Builder()
+              .url("http://example.test/")
+              .header("Idempotency-Key", "")
+              .post(okhttp3.RequestBody.create(new byte[0]))
+              .build();
       assertThat(keys.hasKey(blank)).isFalse();
       assertThat(keys.stamp(blank)).isSameAs(blank);
       Request keyed = blank.newBuilder().header("Idempotency-Key", "k").build();
       assertThat(keys.hasKey(keyed)).isTrue();
-      assertThat(keys.hasKey(keys.stamp(blank.newBuilder().removeHeader("Idempotency-Key").build()))).isTrue();
+      assertThat(
+              keys.hasKey(keys.stamp(blank.newBuilder().removeHeader("Idempotency-Key").build())))
+          .isTrue();
     }
   }
 
@@ -139,8 +180,12 @@ class IdempotencyKeyTest extends ScriptedTest {
     @Test
     void ofGenerateAndNone() {
       assertThat(IdempotencyKey.of("a").hashCode()).isNotEqualTo(IdempotencyKey.of("b").hashCode());
-      assertThat(IdempotencyKey.of("k")).isEqualTo(IdempotencyKey.of("k")).hasSameHashCodeAs(IdempotencyKey.of("k"))
-          .isNotEqualTo(IdempotencyKey.of("j")).isNotEqualTo(IdempotencyKey.generate()).isNotEqualTo("k");
+      assertThat(IdempotencyKey.of("k"))
+          .isEqualTo(IdempotencyKey.of("k"))
+          .hasSameHashCodeAs(IdempotencyKey.of("k"))
+          .isNotEqualTo(IdempotencyKey.of("j"))
+          .isNotEqualTo(IdempotencyKey.generate())
+          .isNotEqualTo("k");
       assertThat(IdempotencyKey.none().equals(IdempotencyKey.none())).isTrue();
       assertThat(IdempotencyKey.generate().equals(IdempotencyKey.generate())).isTrue();
       assertThat(IdempotencyKey.none().equals(IdempotencyKey.generate())).isFalse();
@@ -155,17 +200,28 @@ class IdempotencyKeyTest extends ScriptedTest {
       assertThat(IdempotencyKey.of("k").value).isEqualTo("k");
       assertThat(IdempotencyKey.none().value).isNull();
       assertThat(IdempotencyKey.of("!~")).isNotNull();
-      assertThatThrownBy(() -> IdempotencyKey.of("a b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 1: U+0020");
-      assertThatThrownBy(() -> IdempotencyKey.of("a\u007f")).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> IdempotencyKey.of("a b"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("index 1: U+0020");
+      assertThatThrownBy(() -> IdempotencyKey.of("a\u007f"))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> IdempotencyKey.of(null)).isInstanceOf(NullPointerException.class);
     }
 
     static Stream<Arguments> badKeys() {
       return Stream.of(
           bad("empty key", () -> IdempotencyKey.of(""), "empty", ""),
-          bad("key with CR LF", () -> IdempotencyKey.of("a\r\nX-Evil: 1"), "not visible ASCII", "U+000D"),
+          bad(
+              "key with CR LF",
+              () -> IdempotencyKey.of("a\r\nX-Evil: 1"),
+              "not visible ASCII",
+              "U+000D"),
           bad("key with space", () -> IdempotencyKey.of("a b"), "not visible ASCII", "U+0020"),
-          bad("key with non-ASCII", () -> IdempotencyKey.of("ключ"), "not visible ASCII", "U+043A"));
+          bad(
+              "key with non-ASCII",
+              () -> IdempotencyKey.of("ключ"),
+              "not visible ASCII",
+              "U+043A"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -92,8 +92,8 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
   }
 
   /**
-   * Checks {@code clients} and the threads started since {@code threadsBefore}; returns what leaked,
-   * empty if nothing. Shuts the clients down either way.
+   * Checks {@code clients} and the threads started since {@code threadsBefore}; returns what
+   * leaked, empty if nothing. Shuts the clients down either way.
    */
   static List<String> check(
       List<OkHttpClient> clients, Set<Thread> threadsBefore, List<LogRecord> warnings)
@@ -102,13 +102,17 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
   }
 
   static List<String> check(
-      List<OkHttpClient> clients, Set<Thread> threadsBefore, List<LogRecord> warnings, Duration grace)
+      List<OkHttpClient> clients,
+      Set<Thread> threadsBefore,
+      List<LogRecord> warnings,
+      Duration grace)
       throws InterruptedException {
     List<String> problems = new ArrayList<>();
     long deadline = System.nanoTime() + grace.toNanos();
     for (OkHttpClient client : clients) {
       // A response closed on another thread a moment ago releases its connection asynchronously.
-      while (System.nanoTime() < deadline && (allocated(client) > 0 || client.dispatcher().runningCallsCount() > 0)) {
+      while (System.nanoTime() < deadline
+          && (allocated(client) > 0 || client.dispatcher().runningCallsCount() > 0)) {
         Thread.sleep(10);
       }
       if (allocated(client) > 0) {
@@ -146,7 +150,8 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
   }
 
   static int allocated(OkHttpClient client) {
-    return client.connectionPool().connectionCount() - client.connectionPool().idleConnectionCount();
+    return client.connectionPool().connectionCount()
+        - client.connectionPool().idleConnectionCount();
   }
 
   private static List<String> newThreads(Set<Thread> before) {

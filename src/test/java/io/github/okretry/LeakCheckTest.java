@@ -17,7 +17,10 @@ import okhttp3.Response;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The leak checker itself ({@link LeakCheck}): silent on a clean call, and it does catch each kind of leak. */
+/**
+ * The leak checker itself ({@link LeakCheck}): silent on a clean call, and it does catch each kind
+ * of leak.
+ */
 @Tag("integration")
 class LeakCheckTest {
 
@@ -32,11 +35,13 @@ class LeakCheckTest {
       server.enqueue(new MockResponse.Builder().code(503).body("busy").build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
       server.start();
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.body().string()).isEqualTo("ok");
       }
     }
-    List<String> problems = LeakCheck.check(List.of(client), before, new ArrayList<>(), SHORT_GRACE);
+    List<String> problems =
+        LeakCheck.check(List.of(client), before, new ArrayList<>(), SHORT_GRACE);
     Diagnostics.println("LeakCheck: clean call -> " + problems);
     assertThat(problems).isEmpty();
   }
@@ -51,7 +56,8 @@ class LeakCheckTest {
       server.start();
       leaked = client.newCall(new Request.Builder().url(server.url("/")).build()).execute();
     }
-    List<String> problems = LeakCheck.check(List.of(client), before, new ArrayList<>(), SHORT_GRACE);
+    List<String> problems =
+        LeakCheck.check(List.of(client), before, new ArrayList<>(), SHORT_GRACE);
     Diagnostics.println("LeakCheck: unclosed response -> " + problems);
     leaked.close();
     assertThat(problems).anyMatch(p -> p.contains("1 connection(s) still allocated"));
@@ -61,13 +67,16 @@ class LeakCheckTest {
   void leftoverThreadIsCaught() throws Exception {
     Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
     CountDownLatch release = new CountDownLatch(1);
-    Thread straggler = new Thread(() -> {
-      try {
-        release.await();
-      } catch (InterruptedException ignored) {
-        Thread.currentThread().interrupt();
-      }
-    }, "straggler");
+    Thread straggler =
+        new Thread(
+            () -> {
+              try {
+                release.await();
+              } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "straggler");
     straggler.start();
     List<String> problems = LeakCheck.check(List.of(), before, new ArrayList<>(), SHORT_GRACE);
     Diagnostics.println("LeakCheck: leftover thread -> " + problems);
@@ -79,14 +88,21 @@ class LeakCheckTest {
   @Test
   void okhttpLeakWarningIsCaught() throws Exception {
     List<LogRecord> warnings = new ArrayList<>();
-    warnings.add(new LogRecord(java.util.logging.Level.WARNING,
-        "A connection to http://localhost/ was leaked. Did you forget to close a response body?"));
-    List<String> problems = LeakCheck.check(List.of(), new HashSet<>(Thread.getAllStackTraces().keySet()), warnings, SHORT_GRACE);
+    warnings.add(
+        new LogRecord(
+            java.util.logging.Level.WARNING,
+            "A connection to http://localhost/ was leaked. Did you forget to close a response"
+                + " body?"));
+    List<String> problems =
+        LeakCheck.check(
+            List.of(), new HashSet<>(Thread.getAllStackTraces().keySet()), warnings, SHORT_GRACE);
     Diagnostics.println("LeakCheck: OkHttp warning -> " + problems);
     assertThat(problems).anyMatch(p -> p.contains("was leaked"));
   }
 
   static OkHttpClient client(FakeTime time) {
-    return new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(time).build())).build();
+    return new OkHttpClient.Builder()
+        .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(time).build()))
+        .build();
   }
 }

@@ -75,7 +75,9 @@ final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     synchronized (appender) { // ListAppender appends under its own lock
       for (ILoggingEvent e : appender.list) {
         if (!e.getLevel().isGreaterOrEqual(Level.WARN)) continue;
-        events.add(new Event(e.getLevel().toString(), e.getLoggerName(), e.getFormattedMessage(), thrown(e)));
+        events.add(
+            new Event(
+                e.getLevel().toString(), e.getLoggerName(), e.getFormattedMessage(), thrown(e)));
       }
     }
     return events;

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Decisions of one {@link LogicalCall} driven by hand on fake time, as a driver would, that the
  * scripted tests do not reach: which retryable responses end hedging for the call
- * (docs/semantics.md, "Hedging", Refused), and a retry without evidence whose Full Jitter wait
- * drew 0.
+ * (docs/semantics.md, "Hedging", Refused), and a retry without evidence whose Full Jitter wait drew
+ * 0.
  */
 @Tag("unit")
 class LogicalCallTest {
@@ -27,14 +27,26 @@ class LogicalCallTest {
   final Request get = new Request.Builder().url("https://a.test/x").build();
 
   Response response(int code, String... headers) {
-    return new Response.Builder().request(get).protocol(Protocol.HTTP_1_1).code(code).message("x")
-        .headers(Headers.of(headers)).body(ResponseBody.create("", (MediaType) null)).build();
+    return new Response.Builder()
+        .request(get)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("x")
+        .headers(Headers.of(headers))
+        .body(ResponseBody.create("", (MediaType) null))
+        .build();
   }
 
   /** Retries a 500 too; its origin has answered once, and a call succeeded. */
   RetryPolicy policy() {
-    RetryPolicy p = RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
-        .random(() -> 0L).retryOnStatus(500).build();
+    RetryPolicy p =
+        RetryPolicy.builder()
+            .timeSource(time)
+            .jitter(Jitter.NONE)
+            .baseDelay(Duration.ofMillis(100))
+            .random(() -> 0L)
+            .retryOnStatus(500)
+            .build();
     RetryBudgetTest.returned(p.budget, 200, 1);
     return p;
   }
@@ -46,11 +58,16 @@ class LogicalCallTest {
     return h;
   }
 
-  /** The call's first attempt answered {@code first}; after the retry's wait, may its retry be hedged? */
+  /**
+   * The call's first attempt answered {@code first}; after the retry's wait, may its retry be
+   * hedged?
+   */
   long hedgeDelayOfTheRetryAfter(Response first) {
     LogicalCall call = LogicalCall.start(policy(), get, 0, hedging());
     Step send = call.next(null);
-    assertThat(Attempt.of(send).hedgeAfterNanos).as("the first round may be hedged").isEqualTo(50 * MS);
+    assertThat(Attempt.of(send).hedgeAfterNanos)
+        .as("the first round may be hedged")
+        .isEqualTo(50 * MS);
     Step wait = call.ended(Attempt.of(send), first, null, 0);
     assertThat(wait.kind()).isEqualTo(Step.Kind.WAIT);
     time.advance(Duration.ofNanos(wait.waitNanos()));
@@ -60,11 +77,14 @@ class LogicalCallTest {
   @Test
   void aRetryableResponseWithRetryAfterEndsHedgingForTheCall() {
     assertThat(hedgeDelayOfTheRetryAfter(response(500, "Retry-After", "1")))
-        .as("a Retry-After pushes back: no hedge in the retries").isZero();
+        .as("a Retry-After pushes back: no hedge in the retries")
+        .isZero();
   }
 
   @Test
   void aRetryableResponseThatDoesNotPushBackLeavesHedgingOn() {
-    assertThat(hedgeDelayOfTheRetryAfter(response(500))).as("the retry's round may be hedged").isEqualTo(50 * MS);
+    assertThat(hedgeDelayOfTheRetryAfter(response(500)))
+        .as("the retry's round may be hedged")
+        .isEqualTo(50 * MS);
   }
 }

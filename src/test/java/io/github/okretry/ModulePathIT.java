@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packaged jar as a named module: a small program, itself a module, runs on the module path
- * (okretry's jar with its dependencies, nothing on the class path) through a refused connection,
- * a 503 that is retried, and a success. Run by failsafe after {@code package}: {@code mvn verify}.
+ * (okretry's jar with its dependencies, nothing on the class path) through a refused connection, a
+ * 503 that is retried, and a success. Run by failsafe after {@code package}: {@code mvn verify}.
  *
- * <p>On the class path every package is open to every class; on the module path okhttp3 exports
- * its internal packages only to OkHttp's own modules, so a reference from okretry to {@code
+ * <p>On the class path every package is open to every class; on the module path okhttp3 exports its
+ * internal packages only to OkHttp's own modules, so a reference from okretry to {@code
  * okhttp3.internal.*} fails here with IllegalAccessError and nowhere else.
  */
 @Tag("integration")
@@ -54,7 +54,8 @@ class ModulePathIT {
             .collect(Collectors.joining(File.pathSeparator));
 
     Path classes = work.resolve("classes");
-    List<String> javacArgs = new ArrayList<>(List.of("-d", classes.toString(), "--module-path", modulePath));
+    List<String> javacArgs =
+        new ArrayList<>(List.of("-d", classes.toString(), "--module-path", modulePath));
     try (Stream<Path> sources = Files.walk(program)) {
       sources.filter(p -> p.toString().endsWith(".java")).forEach(p -> javacArgs.add(p.toString()));
     }

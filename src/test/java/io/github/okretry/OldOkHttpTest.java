@@ -16,10 +16,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * okretry beside an OkHttp older than it supports, as when Retrofit 3 brings okhttp 4.12.0 to a
- * Maven build: {@code build()} fails with a message naming both versions, not a
- * NoSuchMethodError on the first retry. Each case loads okretry's classes, that OkHttp jar (copied
- * to target/okhttp-versions by the build) and the same okio, Kotlin and SLF4J as the tests in a
- * class loader of their own.
+ * Maven build: {@code build()} fails with a message naming both versions, not a NoSuchMethodError
+ * on the first retry. Each case loads okretry's classes, that OkHttp jar (copied to
+ * target/okhttp-versions by the build) and the same okio, Kotlin and SLF4J as the tests in a class
+ * loader of their own.
  */
 @Tag("unit")
 class OldOkHttpTest {
@@ -38,7 +38,9 @@ class OldOkHttpTest {
       assertThat(thrown)
           .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith(
-              "okretry needs OkHttp 5.4.0 or newer, but found OkHttp " + version + " on the classpath.");
+              "okretry needs OkHttp 5.4.0 or newer, but found OkHttp "
+                  + version
+                  + " on the classpath.");
     }
   }
 

@@ -31,21 +31,21 @@ import org.junit.jupiter.params.provider.CsvSource;
  * One layer of retries: how okretry coexists with OkHttp's own hidden retries, below every
  * application interceptor. OkHttp's follow-ups (a 408, a 503 with {@code Retry-After: 0}) and its
  * silent resend on a stale pooled connection stay on for safe requests, are reported as extra
- * network requests, and are turned off for a request okretry must not repeat; a {@code
- * Retry-After} OkHttp cannot parse cannot crash a call; okretry refuses to run as a network
- * interceptor.
+ * network requests, and are turned off for a request okretry must not repeat; a {@code Retry-After}
+ * OkHttp cannot parse cannot crash a call; okretry refuses to run as a network interceptor.
  */
 @Tag("integration")
 @ExtendWith(LeakCheck.class)
 class OneLayerOfRetriesTest {
   MockWebServer server;
   final List<String> network = new CopyOnWriteArrayList<>();
-  final RetryListener listener = new RetryListener() {
-    @Override
-    public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
-      network.add(attempt + "." + requestInAttempt);
-    }
-  };
+  final RetryListener listener =
+      new RetryListener() {
+        @Override
+        public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
+          network.add(attempt + "." + requestInAttempt);
+        }
+      };
 
   @BeforeEach
   void start() throws Exception {
@@ -70,8 +70,12 @@ class OneLayerOfRetriesTest {
     void okHttpsOwnRetryOfA503WithRetryAfterZeroIsReportedAsANetworkRequest() throws Exception {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()).install(new OkHttpClient.Builder()).build();
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      OkHttpClient client =
+          RetryInterceptor.create(RetryPolicy.builder().listener(listener).build())
+              .install(new OkHttpClient.Builder())
+              .build();
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.code()).isEqualTo(200);
       }
       Diagnostics.println("503 + Retry-After: 0, network requests (attempt.request): " + network);
@@ -86,9 +90,16 @@ class OneLayerOfRetriesTest {
       // first was not processed, so this repeats no side effect.
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()).install(new OkHttpClient.Builder()).build();
-      Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
-          .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
+      OkHttpClient client =
+          RetryInterceptor.create(RetryPolicy.builder().listener(listener).build())
+              .install(new OkHttpClient.Builder())
+              .build();
+      Request post =
+          new Request.Builder()
+              .url(server.url("/pay"))
+              .post(RequestBody.create("{}", MediaType.get("application/json")))
+              .tag(IdempotencyKey.class, IdempotencyKey.none())
+              .build();
       try (Response r = client.newCall(post).execute()) {
         assertThat(r.body().string()).isEqualTo("ok");
       }
@@ -101,14 +112,23 @@ class OneLayerOfRetriesTest {
     void a408IsNotRepeatedUnderneathForAPostWithoutKey() throws Exception {
       server.enqueue(new MockResponse.Builder().code(408).build());
       server.enqueue(new MockResponse.Builder().body("duplicate").build());
-      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).build()).install(new OkHttpClient.Builder()).build();
-      Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
-          .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
+      OkHttpClient client =
+          RetryInterceptor.create(RetryPolicy.builder().listener(listener).build())
+              .install(new OkHttpClient.Builder())
+              .build();
+      Request post =
+          new Request.Builder()
+              .url(server.url("/pay"))
+              .post(RequestBody.create("{}", MediaType.get("application/json")))
+              .tag(IdempotencyKey.class, IdempotencyKey.none())
+              .build();
       try (Response r = client.newCall(post).execute()) {
         assertThat(r.code()).isEqualTo(408);
       }
       assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
-      assertThat(server.takeRequest(300, TimeUnit.MILLISECONDS)).as("OkHttp did not resend the POST").isNull();
+      assertThat(server.takeRequest(300, TimeUnit.MILLISECONDS))
+          .as("OkHttp did not resend the POST")
+          .isNull();
       assertThat(network).containsExactly("1.1");
       close(client);
     }
@@ -119,7 +139,11 @@ class OneLayerOfRetriesTest {
       server.enqueue(new MockResponse.Builder().code(408).build());
       server.enqueue(new MockResponse.Builder().body("duplicate").build());
       OkHttpClient plain = new OkHttpClient();
-      Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+      Request post =
+          new Request.Builder()
+              .url(server.url("/pay"))
+              .post(RequestBody.create("{}", MediaType.get("application/json")))
+              .build();
       try (Response r = plain.newCall(post).execute()) {
         assertThat(r.body().string()).isEqualTo("duplicate");
       }
@@ -133,12 +157,19 @@ class OneLayerOfRetriesTest {
     @Test
     void okHttpsSilentRetryOfAStaleConnectionIsCountedForASafeRequest() throws Exception {
       server.enqueue(new MockResponse.Builder().body("warm").build());
-      server.enqueue(new MockResponse.Builder().onResponseStart(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build());
+      server.enqueue(
+          new MockResponse.Builder()
+              .onResponseStart(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE)
+              .build());
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      OkHttpClient client = RetryInterceptor.create(RetryPolicy.builder().listener(listener).baseDelay(Duration.ofMillis(1)).build())
-          .install(new OkHttpClient.Builder()).build();
+      OkHttpClient client =
+          RetryInterceptor.create(
+                  RetryPolicy.builder().listener(listener).baseDelay(Duration.ofMillis(1)).build())
+              .install(new OkHttpClient.Builder())
+              .build();
       client.newCall(new Request.Builder().url(server.url("/warm")).build()).execute().close();
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.body().string()).isEqualTo("ok");
       }
       Diagnostics.println("GET over a pooled connection that dropped: network requests " + network);
@@ -151,18 +182,35 @@ class OneLayerOfRetriesTest {
 
     @Test
     void aPostWithoutKeyIsNotResentWhenTheResponseIsLost() throws Exception {
-      // The server processes the POST and drops the connection: OkHttp's own retryOnConnectionFailure
+      // The server processes the POST and drops the connection: OkHttp's own
+      // retryOnConnectionFailure
       // would resend it silently; okretry turns that off for this attempt.
       server.enqueue(new MockResponse.Builder().body("warm-up").build());
-      server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.ShutdownConnection.INSTANCE).build());
+      server.enqueue(
+          new MockResponse.Builder()
+              .onResponseStart(SocketEffect.ShutdownConnection.INSTANCE)
+              .build());
       server.enqueue(new MockResponse.Builder().body("duplicate").build());
-      OkHttpClient c = LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofSeconds(5))
-          .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build())).build());
-      c.newCall(new Request.Builder().url(server.url("/warm")).build()).execute().close(); // pools a connection
-      Request request = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json")))
-          .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
+      OkHttpClient c =
+          LeakCheck.track(
+              new OkHttpClient.Builder()
+                  .readTimeout(Duration.ofSeconds(5))
+                  .addInterceptor(
+                      RetryInterceptor.create(
+                          RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build()))
+                  .build());
+      c.newCall(new Request.Builder().url(server.url("/warm")).build())
+          .execute()
+          .close(); // pools a connection
+      Request request =
+          new Request.Builder()
+              .url(server.url("/pay"))
+              .post(RequestBody.create("{}", MediaType.get("application/json")))
+              .tag(IdempotencyKey.class, IdempotencyKey.none())
+              .build();
       assertThatThrownBy(() -> c.newCall(request).execute()).isInstanceOf(IOException.class);
-      for (int i = 1; i <= 2; i++) assertThat(server.takeRequest(10, TimeUnit.SECONDS)).as("request %d", i).isNotNull();
+      for (int i = 1; i <= 2; i++)
+        assertThat(server.takeRequest(10, TimeUnit.SECONDS)).as("request %d", i).isNotNull();
       assertThat(server.takeRequest(300, TimeUnit.MILLISECONDS)).as("no request 3").isNull();
     }
   }
@@ -184,7 +232,8 @@ class OneLayerOfRetriesTest {
 
     @AfterAll
     static void print() {
-      Diagnostics.println("Pooled connection (warm-up GET, then the request on the reused connection):");
+      Diagnostics.println(
+          "Pooled connection (warm-up GET, then the request on the reused connection):");
       PRINTED.forEach(Diagnostics::println);
     }
 
@@ -197,8 +246,15 @@ class OneLayerOfRetriesTest {
       "okretry,    POST_KEY,     3, 200",
       "okretry,    POST_NO_KEY,  2, IOException", // okretry forbids the resend: sent once, error
     })
-    void droppedAfterTheRequestWasSent(String client, String method, int arrivals, String caller) throws Exception {
-      run(client, method, SocketEffect.ShutdownConnection.INSTANCE, arrivals, caller, "response-start drop");
+    void droppedAfterTheRequestWasSent(String client, String method, int arrivals, String caller)
+        throws Exception {
+      run(
+          client,
+          method,
+          SocketEffect.ShutdownConnection.INSTANCE,
+          arrivals,
+          caller,
+          "response-start drop");
     }
 
     /**
@@ -206,8 +262,9 @@ class OneLayerOfRetriesTest {
      * socket for health only after 10 s idle, so it reuses the dead one and the write or the read
      * fails; the server never saw the request. Plain OkHttp resends it (safely here, but it cannot
      * know that). okretry resends a GET, but for a keyless POST the request headers had been
-     * written, which does not prove the server ignored it, so it is not repeated: the price of never
-     * duplicating is an IOException the caller must handle (or a key, which makes it retryable).
+     * written, which does not prove the server ignored it, so it is not repeated: the price of
+     * never duplicating is an IOException the caller must handle (or a key, which makes it
+     * retryable).
      */
     @ParameterizedTest(name = "{0} {1} after idle close: arrivals={2} caller={3}")
     @CsvSource({
@@ -216,23 +273,36 @@ class OneLayerOfRetriesTest {
       "okretry, POST_KEY,    2, 200",
       "okretry, POST_NO_KEY, 1, IOException",
     })
-    void idleConnectionClosedByTheServer(String client, String method, int arrivals, String caller) throws Exception {
+    void idleConnectionClosedByTheServer(String client, String method, int arrivals, String caller)
+        throws Exception {
       run(client, method, null, arrivals, caller, "idle close");
     }
 
-    static void run(String clientKind, String method, SocketEffect atResponseStart, int arrivals, String caller, String fault)
+    static void run(
+        String clientKind,
+        String method,
+        SocketEffect atResponseStart,
+        int arrivals,
+        String caller,
+        String fault)
         throws Exception {
       try (MockWebServer server = new MockWebServer()) {
         MockResponse.Builder warmUp = new MockResponse.Builder().body("warm");
-        if (atResponseStart == null) warmUp.onResponseEnd(new SocketEffect.CloseSocket(true, false, false));
+        if (atResponseStart == null)
+          warmUp.onResponseEnd(new SocketEffect.CloseSocket(true, false, false));
         server.enqueue(warmUp.build());
-        if (atResponseStart != null) server.enqueue(new MockResponse.Builder().body("x").onResponseStart(atResponseStart).build());
+        if (atResponseStart != null)
+          server.enqueue(
+              new MockResponse.Builder().body("x").onResponseStart(atResponseStart).build());
         for (int i = 0; i < 4; i++) server.enqueue(new MockResponse.Builder().body("ok").build());
         server.start();
         OkHttpClient.Builder b = new OkHttpClient.Builder();
-        if (clientKind.equals("okretry")) b.addInterceptor(RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).build()));
+        if (clientKind.equals("okretry"))
+          b.addInterceptor(
+              RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).build()));
         OkHttpClient client = LeakCheck.track(b.build());
-        try (Response r = client.newCall(new Request.Builder().url(server.url("/warm")).build()).execute()) {
+        try (Response r =
+            client.newCall(new Request.Builder().url(server.url("/warm")).build()).execute()) {
           assertThat(r.body().string()).isEqualTo("warm");
         }
         if (atResponseStart == null) TimeUnit.MILLISECONDS.sleep(100); // let the FIN arrive
@@ -251,7 +321,10 @@ class OneLayerOfRetriesTest {
         } catch (IOException e) {
           got = "IOException";
         }
-        String line = String.format("  %-26s %-8s %-12s arrivals=%d caller=%s", fault, clientKind, method, server.getRequestCount(), got);
+        String line =
+            String.format(
+                "  %-26s %-8s %-12s arrivals=%d caller=%s",
+                fault, clientKind, method, server.getRequestCount(), got);
         PRINTED.add(line);
         assertThat(server.getRequestCount()).as(line).isEqualTo(arrivals);
         assertThat(got).as(line).isEqualTo(caller);
@@ -259,28 +332,44 @@ class OneLayerOfRetriesTest {
     }
   }
 
-  /** install() adds {@link RetryAfterGuard}, which saturates a numeric Retry-After OkHttp 5.5.1 would throw on. */
+  /**
+   * install() adds {@link RetryAfterGuard}, which saturates a numeric Retry-After OkHttp 5.5.1
+   * would throw on.
+   */
   @Nested
   class RetryAfterGuards {
     @Test
     void aRetryAfterBeyondIntCrashesPlainOkHttpButNotAnInstalledOkretry() throws Exception {
       String hostile = "99999999999";
-      server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", hostile).build());
+      server.enqueue(
+          new MockResponse.Builder().code(503).addHeader("Retry-After", hostile).build());
       OkHttpClient plain = new OkHttpClient();
-      assertThatThrownBy(() -> plain.newCall(new Request.Builder().url(server.url("/")).build()).execute())
+      assertThatThrownBy(
+              () -> plain.newCall(new Request.Builder().url(server.url("/")).build()).execute())
           .isInstanceOf(NumberFormatException.class);
       close(plain);
 
-      server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", hostile).build());
+      server.enqueue(
+          new MockResponse.Builder().code(503).addHeader("Retry-After", hostile).build());
       List<GiveUpReason> reasons = new CopyOnWriteArrayList<>();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().listener(new RetryListener() {
-        @Override
-        public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-          reasons.add(reason);
-        }
-      }).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .listener(
+                      new RetryListener() {
+                        @Override
+                        public void onGaveUp(
+                            Request request,
+                            int attempts,
+                            GiveUpReason reason,
+                            String lastFailure) {
+                          reasons.add(reason);
+                        }
+                      })
+                  .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(r.header("Retry-After")).isEqualTo("2147483647");
       }
@@ -299,7 +388,8 @@ class OneLayerOfRetriesTest {
       assertThat(RetryAfterGuard.overflowsInt("99999999999999999999999")).isTrue();
       assertThat(RetryAfterGuard.overflowsInt("120")).isFalse();
       assertThat(RetryAfterGuard.overflowsInt("Wed, 21 Oct 2015 07:28:00 GMT")).isFalse();
-      assertThat(RetryAfterGuard.overflowsInt(" 99999999999")).isFalse(); // OkHttp's \\d+ does not match it either
+      assertThat(RetryAfterGuard.overflowsInt(" 99999999999"))
+          .isFalse(); // OkHttp's \\d+ does not match it either
     }
   }
 
@@ -308,8 +398,11 @@ class OneLayerOfRetriesTest {
     @Test
     void rejectedAsANetworkInterceptor() {
       server.enqueue(new MockResponse.Builder().build());
-      OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().addNetworkInterceptor(RetryInterceptor.create()).build());
-      assertThatThrownBy(() -> client.newCall(new Request.Builder().url(server.url("/")).build()).execute())
+      OkHttpClient client =
+          LeakCheck.track(
+              new OkHttpClient.Builder().addNetworkInterceptor(RetryInterceptor.create()).build());
+      assertThatThrownBy(
+              () -> client.newCall(new Request.Builder().url(server.url("/")).build()).execute())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("addInterceptor");
     }

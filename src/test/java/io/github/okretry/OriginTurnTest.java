@@ -32,17 +32,27 @@ class OriginTurnTest {
 
   /** Spread 0 (waits are exact), a 3 s ceiling on Retry-After, {@code deadline}. */
   RetryPolicy.Builder policy(Duration deadline) {
-    return RetryPolicy.builder().timeSource(time).retryAfterSpread(0).maxRetries(5)
-        .maxRetryAfter(Duration.ofSeconds(3)).deadline(deadline);
+    return RetryPolicy.builder()
+        .timeSource(time)
+        .retryAfterSpread(0)
+        .maxRetries(5)
+        .maxRetryAfter(Duration.ofSeconds(3))
+        .deadline(deadline);
   }
 
-  /** A call answered 429 with Retry-After: 1, waited that second, and asks behind a crowd with turns far apart. */
+  /**
+   * A call answered 429 with Retry-After: 1, waited that second, and asks behind a crowd with turns
+   * far apart.
+   */
   Step askBehindACrowd(RetryPolicy policy, LogicalCall call) {
     Step decision = call.ended(send(call), response(request, 429, "1"), null, 0);
     assertThat(decision.waitNanos()).as("the server's second, exactly").isEqualTo(1_000 * MS);
     time.advance(Duration.ofSeconds(1));
-    long interval = PacingHooksTest.paceOrigin(policy.originGate, ORIGIN, time.nanoTime(), 8_000, true);
-    assertThat(2 * interval).as("its own turn, after the other call's, past both limits below").isGreaterThan(3_000 * MS);
+    long interval =
+        PacingHooksTest.paceOrigin(policy.originGate, ORIGIN, time.nanoTime(), 8_000, true);
+    assertThat(2 * interval)
+        .as("its own turn, after the other call's, past both limits below")
+        .isGreaterThan(3_000 * MS);
     return call.next(null);
   }
 
@@ -75,8 +85,11 @@ class OriginTurnTest {
     LogicalCall call = LogicalCall.start(policy, request, 0);
     call.ended(send(call), response(request, 429, "1"), null, 0);
     time.advance(Duration.ofSeconds(1));
-    long interval = PacingHooksTest.paceOrigin(policy.originGate, ORIGIN, time.nanoTime(), 320, true);
-    assertThat(call.next(null).waitNanos()).as("its turn, after the other call's").isEqualTo(2 * interval);
+    long interval =
+        PacingHooksTest.paceOrigin(policy.originGate, ORIGIN, time.nanoTime(), 320, true);
+    assertThat(call.next(null).waitNanos())
+        .as("its turn, after the other call's")
+        .isEqualTo(2 * interval);
     // Meanwhile another call's answer closes the origin for 30 s, longer than this one may wait.
     long now = time.nanoTime();
     policy.originGate.close(request.url(), now, now + 30_000 * MS, 503);
@@ -93,17 +106,22 @@ class OriginTurnTest {
   @Test
   void theLocalResponseStandsForTheOriginsAnswer() throws IOException {
     for (long asked : new long[] {1_500_000_001L, 3_000 * MS}) {
-      RetryPolicy policy = policy(Duration.ofSeconds(1)).originWideRetryAfter(true).clock(() -> 1_234L).build();
+      RetryPolicy policy =
+          policy(Duration.ofSeconds(1)).originWideRetryAfter(true).clock(() -> 1_234L).build();
       long now = time.nanoTime();
       policy.originGate.close(request.url(), now, now + asked, 503);
       LogicalCall call = LogicalCall.start(policy, request, 0);
       Step step = call.next(null);
-      assertThat(step.kind()).as("a wait longer than the deadline: nothing is sent").isEqualTo(Step.Kind.RETURN);
+      assertThat(step.kind())
+          .as("a wait longer than the deadline: nothing is sent")
+          .isEqualTo(Step.Kind.RETURN);
       try (Response r = step.responseOr(null)) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(r.protocol()).isEqualTo(Protocol.HTTP_1_1);
         assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
-        assertThat(r.header("Retry-After")).as("whole seconds, rounded up").isEqualTo(asked == 3_000 * MS ? "3" : "2");
+        assertThat(r.header("Retry-After"))
+            .as("whole seconds, rounded up")
+            .isEqualTo(asked == 3_000 * MS ? "3" : "2");
         assertThat(r.request()).isSameAs(request);
         assertThat(r.body().string()).isEmpty();
         assertThat(r.sentRequestAtMillis()).isEqualTo(1_234L);
@@ -114,15 +132,24 @@ class OriginTurnTest {
 
   @Test
   void aProbeThatFailsFreesTheCrowdWhetherItsFailureIsAnExceptionOrABugBelow() {
-    for (Throwable failure : new Throwable[] {new SocketTimeoutException("timeout"), new IllegalStateException("bug")}) {
-      RetryPolicy policy = RetryPolicy.builder().timeSource(time).maxRetries(0).quotaPacing(QuotaPacing.PROBE)
-          .build();
+    for (Throwable failure :
+        new Throwable[] {new SocketTimeoutException("timeout"), new IllegalStateException("bug")}) {
+      RetryPolicy policy =
+          RetryPolicy.builder()
+              .timeSource(time)
+              .maxRetries(0)
+              .quotaPacing(QuotaPacing.PROBE)
+              .build();
       LogicalCall first = StatelessAttempt.open(policy, request, 0);
       Attempt probe = send(first);
       LogicalCall second = StatelessAttempt.open(policy, request, 0);
-      assertThat(second.next(null).kind()).as("held while the probe is in flight").isEqualTo(Step.Kind.WAIT);
+      assertThat(second.next(null).kind())
+          .as("held while the probe is in flight")
+          .isEqualTo(Step.Kind.WAIT);
       assertThat(first.ended(probe, null, failure, 0).kind()).isEqualTo(Step.Kind.THROW);
-      assertThat(second.next(null).kind()).as("after " + failure + ": nothing in flight holds it").isEqualTo(Step.Kind.SEND);
+      assertThat(second.next(null).kind())
+          .as("after " + failure + ": nothing in flight holds it")
+          .isEqualTo(Step.Kind.SEND);
     }
   }
 }

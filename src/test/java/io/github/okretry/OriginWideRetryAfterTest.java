@@ -35,20 +35,26 @@ class OriginWideRetryAfterTest {
     AtomicBoolean first = new AtomicBoolean(true);
     long[] rejectedAt = new long[1];
     try (MockWebServer server = new MockWebServer()) {
-      server.setDispatcher(new Dispatcher() {
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-          long now = System.nanoTime();
-          if (first.getAndSet(false)) {
-            rejectedAt[0] = now;
-            return new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build();
-          }
-          arrivals.add(now);
-          return new MockResponse.Builder().body("ok").build();
-        }
-      });
+      server.setDispatcher(
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              long now = System.nanoTime();
+              if (first.getAndSet(false)) {
+                rejectedAt[0] = now;
+                return new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build();
+              }
+              arrivals.add(now);
+              return new MockResponse.Builder().body("ok").build();
+            }
+          });
       server.start();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(10)).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .originWideRetryAfter(true)
+                  .deadline(Duration.ofSeconds(10))
+                  .build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       client.dispatcher().setMaxRequestsPerHost(64);
       client.dispatcher().setMaxRequests(64);
@@ -62,10 +68,12 @@ class OriginWideRetryAfterTest {
         Thread.sleep(20);
         CountDownLatch go = new CountDownLatch(1);
         for (int i = 0; i < 49; i++) {
-          results.add(pool.submit(() -> {
-            go.await();
-            return call(client, server);
-          }));
+          results.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    return call(client, server);
+                  }));
         }
         go.countDown();
         for (Future<Integer> f : results) assertThat(f.get(20, TimeUnit.SECONDS)).isEqualTo(200);
@@ -74,36 +82,51 @@ class OriginWideRetryAfterTest {
         client.dispatcher().executorService().shutdown();
         client.connectionPool().evictAll();
       }
-      long earliestMs = arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).min().orElseThrow();
-      long latestMs = arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).max().orElseThrow();
-      Diagnostics.printf("50 callers, Retry-After: 1 on the first: %d later requests arrived %d..%d ms after the 429%n",
+      long earliestMs =
+          arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).min().orElseThrow();
+      long latestMs =
+          arrivals.stream().mapToLong(t -> (t - rejectedAt[0]) / 1_000_000).max().orElseThrow();
+      Diagnostics.printf(
+          "50 callers, Retry-After: 1 on the first: %d later requests arrived %d..%d ms after the"
+              + " 429%n",
           arrivals.size(), earliestMs, latestMs);
       assertThat(arrivals).hasSize(50);
       assertThat(earliestMs).isGreaterThanOrEqualTo(1_000);
-      assertThat(latestMs).as("spread upward by at most half").isLessThan(1_500 + 1_000 /* slow machine */);
+      assertThat(latestMs)
+          .as("spread upward by at most half")
+          .isLessThan(1_500 + 1_000 /* slow machine */);
     }
   }
 
   @Test
   void afterARedirectTheOriginThatAnsweredIsClosedNotTheOneFirstAsked() throws Exception {
-    try (MockWebServer a = new MockWebServer(); MockWebServer b = new MockWebServer()) {
+    try (MockWebServer a = new MockWebServer();
+        MockWebServer b = new MockWebServer()) {
       startRedirectToThrottled(a, b);
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .originWideRetryAfter(true)
+                  .deadline(Duration.ofSeconds(5))
+                  .build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       try {
         // A → 302 → B → 503 Retry-After: 30, which does not fit 5 s: returned at once.
-        try (Response r = client.newCall(new Request.Builder().url(a.url("/start")).build()).execute()) {
+        try (Response r =
+            client.newCall(new Request.Builder().url(a.url("/start")).build()).execute()) {
           assertThat(r.code()).isEqualTo(503);
           assertThat(r.request().url().port()).isEqualTo(b.getPort());
         }
         // A did not ask anyone to wait: the next call reaches it.
-        try (Response r = client.newCall(new Request.Builder().url(a.url("/again")).build()).execute()) {
+        try (Response r =
+            client.newCall(new Request.Builder().url(a.url("/again")).build()).execute()) {
           assertThat(r.code()).isEqualTo(200);
           assertThat(r.body().string()).isEqualTo("a is fine");
         }
         assertThat(a.getRequestCount()).isEqualTo(2);
         // B did: a call to it gets the local 503 and B sees nothing more.
-        try (Response r = client.newCall(new Request.Builder().url(b.url("/direct")).build()).execute()) {
+        try (Response r =
+            client.newCall(new Request.Builder().url(b.url("/direct")).build()).execute()) {
           assertThat(r.code()).isEqualTo(503);
           assertThat(r.message()).contains("okretry");
         }
@@ -128,7 +151,8 @@ class OriginWideRetryAfterTest {
   }
 
   static int call(OkHttpClient client, MockWebServer server) throws Exception {
-    try (Response r = client.newCall(new Request.Builder().url(server.url("/any/path")).build()).execute()) {
+    try (Response r =
+        client.newCall(new Request.Builder().url(server.url("/any/path")).build()).execute()) {
       return r.code();
     }
   }
@@ -138,13 +162,20 @@ class OriginWideRetryAfterTest {
     try (MockWebServer server = new MockWebServer()) {
       server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30").build());
       server.start();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .originWideRetryAfter(true)
+                  .deadline(Duration.ofSeconds(5))
+                  .build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/a")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/a")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503); // 30 s does not fit 5 s: returned at once
       }
       long start = System.nanoTime();
-      try (Response r = client.newCall(new Request.Builder().url(server.url("/b")).build()).execute()) {
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/b")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(Long.parseLong(r.header("Retry-After"))).isBetween(25L, 30L);
         assertThat(r.message()).contains("okretry");
@@ -155,7 +186,8 @@ class OriginWideRetryAfterTest {
       try (MockWebServer other = new MockWebServer()) {
         other.enqueue(new MockResponse.Builder().body("fine").build());
         other.start();
-        try (Response r = client.newCall(new Request.Builder().url(other.url("/")).build()).execute()) {
+        try (Response r =
+            client.newCall(new Request.Builder().url(other.url("/")).build()).execute()) {
           assertThat(r.code()).isEqualTo(200);
         }
       }
@@ -164,14 +196,18 @@ class OriginWideRetryAfterTest {
     }
   }
 
-  /** The gate on fake time, through the interceptor and a {@link Script}: exact waits, no sockets. */
+  /**
+   * The gate on fake time, through the interceptor and a {@link Script}: exact waits, no sockets.
+   */
   @Nested
   class OnFakeTime extends ScriptedTest {
     @Test
     void aCallWhoseTimeLeftIsExactlyTheOriginsWaitGetsTheLocalResponseAtOnce() throws IOException {
       script.status(503, "Retry-After", "1");
       Call.Factory c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
-      assertThat(code(c, get())).as("1 s does not fit 1 s: returned, and the origin closed for 1 s").isEqualTo(503);
+      assertThat(code(c, get()))
+          .as("1 s does not fit 1 s: returned, and the origin closed for 1 s")
+          .isEqualTo(503);
       try (Response r = c.newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(r.message()).isEqualTo("Throttled locally by okretry: origin asked to wait");
@@ -179,15 +215,18 @@ class OriginWideRetryAfterTest {
       }
       assertThat(script.attempts()).as("nothing sent").isEqualTo(1);
       assertThat(time.sleeps()).isEmpty();
-      assertThat(events.lines("gaveUp")).containsExactly(
-          "gaveUp 1 DEADLINE_EXCEEDED HTTP 503", "gaveUp 0 ORIGIN_THROTTLED HTTP 503 (origin)");
+      assertThat(events.lines("gaveUp"))
+          .containsExactly(
+              "gaveUp 1 DEADLINE_EXCEEDED HTTP 503", "gaveUp 0 ORIGIN_THROTTLED HTTP 503 (origin)");
     }
 
     @Test
     void theLocalRetryAfterIsTheWaitLeftRoundedUpToWholeSeconds() throws IOException {
       script.status(429, "Retry-After", "3");
       Call.Factory c = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(1)));
-      assertThat(code(c, get())).as("3 s does not fit 1 s: returned, and the origin closed for 3 s").isEqualTo(429);
+      assertThat(code(c, get()))
+          .as("3 s does not fit 1 s: returned, and the origin closed for 3 s")
+          .isEqualTo(429);
       time.advance(Duration.ofMillis(1_500));
       try (Response r = c.newCall(get()).execute()) {
         assertThat(r.code()).as("the stored status").isEqualTo(429);
@@ -201,7 +240,8 @@ class OriginWideRetryAfterTest {
     @Test
     void aCallWithNoDeadlineAndNoListenerStillWaitsForAClosedOrigin() throws IOException {
       script.status(503, "Retry-After", "99999999").status(200);
-      Call.Factory c = client(quietRetry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
+      Call.Factory c =
+          client(quietRetry().originWideRetryAfter(true).maxRetryAfter(Duration.ofSeconds(2)));
       assertThat(code(c, get())).isEqualTo(503);
       assertThat(code(c, get())).isEqualTo(200);
       assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(2));

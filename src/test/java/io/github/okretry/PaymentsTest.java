@@ -54,7 +54,9 @@ class PaymentsTest {
     CHARGE_THEN_STALL // charged, but the answer never comes: the client times out
   }
 
-  /** A de-duplicating payment server whose faults are a pure function of (seed, payment, arrival). */
+  /**
+   * A de-duplicating payment server whose faults are a pure function of (seed, payment, arrival).
+   */
   static final class PaymentServer extends Dispatcher {
     final long seed;
     final Map<String, String> resultsByKey = new ConcurrentHashMap<>();
@@ -102,7 +104,8 @@ class PaymentsTest {
               });
       MockResponse.Builder response = new MockResponse.Builder().body(result);
       return switch (fate) {
-        case CHARGE_THEN_DROP -> response.onResponseStart(SocketEffect.ShutdownConnection.INSTANCE).build();
+        case CHARGE_THEN_DROP ->
+            response.onResponseStart(SocketEffect.ShutdownConnection.INSTANCE).build();
         case CHARGE_THEN_STALL -> response.onResponseStart(SocketEffect.Stall.INSTANCE).build();
         default -> response.build();
       };
@@ -125,21 +128,23 @@ class PaymentsTest {
           }
 
           @Override
-          public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+          public void onGaveUp(
+              Request request, int attempts, GiveUpReason reason, String lastFailure) {
             attemptsByKey.put(request.header("Idempotency-Key"), attempts);
           }
         };
     RetryInterceptor retry =
-        RetryInterceptor.create(RetryPolicy.builder()
-            .maxRetries(6)
-            // About keys, not the budget: a server stalling this often would spend the default
-            // budget's tokens on retries after timeouts (ten each; docs/semantics.md).
-            .retryBudget(RetryBudget.unlimited())
-            .baseDelay(Duration.ofMillis(2))
-            .maxDelay(Duration.ofMillis(10))
-            // Jitter from the default ThreadLocalRandom: the server's fates are what is seeded.
-            .listener(recordAttempts)
-            .build());
+        RetryInterceptor.create(
+            RetryPolicy.builder()
+                .maxRetries(6)
+                // About keys, not the budget: a server stalling this often would spend the default
+                // budget's tokens on retries after timeouts (ten each; docs/semantics.md).
+                .retryBudget(RetryBudget.unlimited())
+                .baseDelay(Duration.ofMillis(2))
+                .maxDelay(Duration.ofMillis(10))
+                // Jitter from the default ThreadLocalRandom: the server's fates are what is seeded.
+                .listener(recordAttempts)
+                .build());
     long started = System.nanoTime();
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(payments);
@@ -160,9 +165,13 @@ class PaymentsTest {
                   Request.Builder rb =
                       new Request.Builder()
                           .url(server.url("/pay"))
-                          .post(RequestBody.create("{\"payment\":" + payment + "}", MediaType.get("application/json")));
+                          .post(
+                              RequestBody.create(
+                                  "{\"payment\":" + payment + "}",
+                                  MediaType.get("application/json")));
                   // Even payments: the caller's own key; odd: okretry generates one.
-                  if (payment % 2 == 0) rb.tag(IdempotencyKey.class, IdempotencyKey.of("pay-" + payment));
+                  if (payment % 2 == 0)
+                    rb.tag(IdempotencyKey.class, IdempotencyKey.of("pay-" + payment));
                   try (Response response = client.newCall(rb.build()).execute()) {
                     return response.code() + " " + response.body().string();
                   } catch (IOException e) {
@@ -183,7 +192,8 @@ class PaymentsTest {
           // The stored result of this very payment, whichever attempt produced it.
           assertThat(outcome).as("payment %d", i).endsWith("-payment-" + i);
           assertThat(payments.chargesByPayment.get(i)).as("payment %d", i).isEqualTo(1);
-        } else if (outcome.startsWith("EXCEPTION java.io.") || outcome.startsWith("EXCEPTION java.net.")) {
+        } else if (outcome.startsWith("EXCEPTION java.io.")
+            || outcome.startsWith("EXCEPTION java.net.")) {
           failed++; // a clear IOException: may or may not have been charged, but at most once
         } else {
           otherStatus++; // 503 after the last retry: the server refused, so nothing was charged
@@ -192,7 +202,9 @@ class PaymentsTest {
       }
       int charged = 0;
       for (int i = 0; i < count; i++) {
-        assertThat(payments.chargesByPayment.get(i)).as("charges of payment %d", i).isLessThanOrEqualTo(1);
+        assertThat(payments.chargesByPayment.get(i))
+            .as("charges of payment %d", i)
+            .isLessThanOrEqualTo(1);
         charged += payments.chargesByPayment.get(i);
       }
       long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -200,19 +212,31 @@ class PaymentsTest {
       Map<Integer, Integer> attemptsHistogram = new TreeMap<>();
       attemptsByKey.values().forEach(a -> attemptsHistogram.merge(a, 1, Integer::sum));
       Map<Integer, Integer> arrivalsHistogram = new TreeMap<>();
-      for (int i = 0; i < count; i++) arrivalsHistogram.merge(payments.arrivalsByPayment.get(i), 1, Integer::sum);
+      for (int i = 0; i < count; i++)
+        arrivalsHistogram.merge(payments.arrivalsByPayment.get(i), 1, Integer::sum);
       Diagnostics.printf(
-          "Payments: %d payments from %d threads in %d ms: succeeded=%d, ended in IOException=%d, ended in 503=%d;"
-              + " charges=%d (distinct keys charged=%d), payments charged twice=0, keyless requests=%d%n",
-          count, threads, elapsedMs, succeeded, failed, otherStatus, charged,
-          payments.resultsByKey.size(), payments.keyless.get());
+          "Payments: %d payments from %d threads in %d ms: succeeded=%d, ended in IOException=%d,"
+              + " ended in 503=%d; charges=%d (distinct keys charged=%d), payments charged twice=0,"
+              + " keyless requests=%d%n",
+          count,
+          threads,
+          elapsedMs,
+          succeeded,
+          failed,
+          otherStatus,
+          charged,
+          payments.resultsByKey.size(),
+          payments.keyless.get());
       Diagnostics.println("Payments: server fates " + new TreeMap<>(payments.fates));
-      Diagnostics.println("Payments: okretry attempts per payment (attempts -> payments) " + attemptsHistogram);
-      Diagnostics.println("Payments: server arrivals per payment (arrivals -> payments) " + arrivalsHistogram);
+      Diagnostics.println(
+          "Payments: okretry attempts per payment (attempts -> payments) " + attemptsHistogram);
+      Diagnostics.println(
+          "Payments: server arrivals per payment (arrivals -> payments) " + arrivalsHistogram);
 
       assertThat(payments.keyless.get()).isZero();
       assertThat(succeeded + failed + otherStatus).isEqualTo(count);
-      assertThat(attemptsByKey).hasSize(count); // one key per payment, never a fresh one per attempt
+      assertThat(attemptsByKey)
+          .hasSize(count); // one key per payment, never a fresh one per attempt
       assertThat(charged).isEqualTo(payments.resultsByKey.size()).isEqualTo(payments.charges.get());
       assertThat(charged).isGreaterThanOrEqualTo(succeeded);
       // With 7 attempts and a 27% fault rate per arrival, all but a handful succeed.

@@ -25,12 +25,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fleet simulator's quiet fleets against a real server, in real time: 200 client instances in
- * one JVM (each its own {@link RetryInterceptor}, as 200 processes would have; their OkHttp
- * clients share one connection pool and dispatcher), each making one GET every 2 s (random phase),
- * against a MockWebServer answering 503 without {@code Retry-After} to everything (fresh fleets,
- * 20 s), or 200 for 8 s and then 503 for 20 s (the warm fleet). Requests per call over the calls
- * started while the server fails, counted per call on the client. About 80 s:
- * {@code mvn -B test -Dokretry.excludedGroups= -Dgroups=soak -Dtest=QuietFleetRealServerTest -Dokretry.printTables=true}.
+ * one JVM (each its own {@link RetryInterceptor}, as 200 processes would have; their OkHttp clients
+ * share one connection pool and dispatcher), each making one GET every 2 s (random phase), against
+ * a MockWebServer answering 503 without {@code Retry-After} to everything (fresh fleets, 20 s), or
+ * 200 for 8 s and then 503 for 20 s (the warm fleet). Requests per call over the calls started
+ * while the server fails, counted per call on the client. About 80 s: {@code mvn -B test
+ * -Dokretry.excludedGroups= -Dgroups=soak -Dtest=QuietFleetRealServerTest
+ * -Dokretry.printTables=true}.
  */
 @Tag("soak")
 class QuietFleetRealServerTest {
@@ -48,27 +49,37 @@ class QuietFleetRealServerTest {
    * The fleet of {@code budget}s for {@code runMillis}, its server answering 200 for {@code
    * healthyMillis} and then 503; counts the calls started after that and their requests.
    */
-  static Run fleet(Supplier<RetryBudget> budget, long healthyMillis, long runMillis) throws Exception {
+  static Run fleet(Supplier<RetryBudget> budget, long healthyMillis, long runMillis)
+      throws Exception {
     long[] start = {0};
     try (MockWebServer server = new MockWebServer()) {
-      server.setDispatcher(new Dispatcher() {
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-          boolean healthy = System.nanoTime() - start[0] < TimeUnit.MILLISECONDS.toNanos(healthyMillis);
-          return new MockResponse.Builder().code(healthy ? 200 : 503).body(healthy ? "ok" : "down").build();
-        }
-      });
+      server.setDispatcher(
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              boolean healthy =
+                  System.nanoTime() - start[0] < TimeUnit.MILLISECONDS.toNanos(healthyMillis);
+              return new MockResponse.Builder()
+                  .code(healthy ? 200 : 503)
+                  .body(healthy ? "ok" : "down")
+                  .build();
+            }
+          });
       server.start();
-      OkHttpClient base = new OkHttpClient.Builder().connectionPool(new ConnectionPool(50, 1, TimeUnit.MINUTES))
-          .addInterceptor(chain -> { // below okretry: one count per attempt, on the call's own counter
-            AtomicInteger attempts = chain.request().tag(AtomicInteger.class);
-            if (attempts != null) attempts.incrementAndGet();
-            return chain.proceed(chain.request());
-          })
-          .build();
+      OkHttpClient base =
+          new OkHttpClient.Builder()
+              .connectionPool(new ConnectionPool(50, 1, TimeUnit.MINUTES))
+              .addInterceptor(
+                  chain -> { // below okretry: one count per attempt, on the call's own counter
+                    AtomicInteger attempts = chain.request().tag(AtomicInteger.class);
+                    if (attempts != null) attempts.incrementAndGet();
+                    return chain.proceed(chain.request());
+                  })
+              .build();
       List<OkHttpClient> clients = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
-        RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().retryBudget(budget.get()).build());
+        RetryInterceptor retry =
+            RetryInterceptor.create(RetryPolicy.builder().retryBudget(budget.get()).build());
         OkHttpClient.Builder b = base.newBuilder();
         b.interceptors().add(0, retry); // above the counter
         clients.add(b.build());
@@ -82,20 +93,30 @@ class QuietFleetRealServerTest {
       try {
         for (OkHttpClient client : clients) {
           long phase = phases.nextLong(PERIOD_MILLIS);
-          ticks.scheduleAtFixedRate(() -> {
-            long elapsed = System.nanoTime() - start[0];
-            if (elapsed >= TimeUnit.MILLISECONDS.toNanos(runMillis)) return;
-            Future<Integer> f = callers.submit(() -> {
-              AtomicInteger attempts = new AtomicInteger();
-              Request request = new Request.Builder().url(server.url("/")).tag(AtomicInteger.class, attempts).build();
-              try (Response r = client.newCall(request).execute()) {
-                r.body().string();
-              }
-              return attempts.get();
-            });
-            all.add(f);
-            if (elapsed >= TimeUnit.MILLISECONDS.toNanos(healthyMillis)) failing.add(f);
-          }, phase, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+          ticks.scheduleAtFixedRate(
+              () -> {
+                long elapsed = System.nanoTime() - start[0];
+                if (elapsed >= TimeUnit.MILLISECONDS.toNanos(runMillis)) return;
+                Future<Integer> f =
+                    callers.submit(
+                        () -> {
+                          AtomicInteger attempts = new AtomicInteger();
+                          Request request =
+                              new Request.Builder()
+                                  .url(server.url("/"))
+                                  .tag(AtomicInteger.class, attempts)
+                                  .build();
+                          try (Response r = client.newCall(request).execute()) {
+                            r.body().string();
+                          }
+                          return attempts.get();
+                        });
+                all.add(f);
+                if (elapsed >= TimeUnit.MILLISECONDS.toNanos(healthyMillis)) failing.add(f);
+              },
+              phase,
+              PERIOD_MILLIS,
+              TimeUnit.MILLISECONDS);
         }
         Thread.sleep(runMillis + 200);
         ticks.shutdownNow();
@@ -123,13 +144,23 @@ class QuietFleetRealServerTest {
   @Test
   void aQuietFleetSendsOneCallsRetriesPerProcessAndTheStrictRuleNone() throws Exception {
     Run fresh = fleet(() -> RetryBudget.builder().build(), 0, 20_000);
-    Run strict = fleet(() -> RetryBudget.builder().retryBeforeFirstSuccess(false).build(), 0, 20_000);
+    Run strict =
+        fleet(() -> RetryBudget.builder().retryBeforeFirstSuccess(false).build(), 0, 20_000);
     Run warm = fleet(() -> RetryBudget.builder().build(), 8_000, 28_000);
     if (Boolean.getBoolean("okretry.printTables")) {
-      System.out.printf("real server, %d clients x one GET per 2 s; requests per call over the calls made while it fails:%n", CLIENTS);
-      System.out.printf("  fresh, dead for 20 s, default:                  %d calls, %d requests: %.2fx%n", fresh.calls(), fresh.requests(), fresh.perCall());
-      System.out.printf("  fresh, dead for 20 s, retryBeforeFirstSuccess(false): %d calls, %d requests: %.2fx%n", strict.calls(), strict.requests(), strict.perCall());
-      System.out.printf("  warm, 200 for 8 s then 503 for 20 s, default:  %d calls, %d requests: %.2fx%n", warm.calls(), warm.requests(), warm.perCall());
+      System.out.printf(
+          "real server, %d clients x one GET per 2 s; requests per call over the calls made while"
+              + " it fails:%n",
+          CLIENTS);
+      System.out.printf(
+          "  fresh, dead for 20 s, default:                  %d calls, %d requests: %.2fx%n",
+          fresh.calls(), fresh.requests(), fresh.perCall());
+      System.out.printf(
+          "  fresh, dead for 20 s, retryBeforeFirstSuccess(false): %d calls, %d requests: %.2fx%n",
+          strict.calls(), strict.requests(), strict.perCall());
+      System.out.printf(
+          "  warm, 200 for 8 s then 503 for 20 s, default:  %d calls, %d requests: %.2fx%n",
+          warm.calls(), warm.requests(), warm.perCall());
     }
     // 10 calls per process while it fails, the first with its 3 retries: 1.30x, the least a
     // process that retries its first failing call can send (docs/fleet.md).

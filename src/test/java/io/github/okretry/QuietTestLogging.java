@@ -6,8 +6,8 @@ import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
- * Quiets MockWebServer's {@code java.util.logging} chatter once per test JVM (registered in
- * {@code META-INF/services}, so it applies to every test however it is launched).
+ * Quiets MockWebServer's {@code java.util.logging} chatter once per test JVM (registered in {@code
+ * META-INF/services}, so it applies to every test however it is launched).
  *
  * <p>MockWebServer logs a WARNING whenever a client opens a connection and closes it without a
  * request, which the cancellation, timeout and refused-stream tests do on purpose, at

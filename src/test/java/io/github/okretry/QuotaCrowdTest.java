@@ -25,10 +25,9 @@ import org.junit.jupiter.api.Test;
  * Issue 20 item 3 in real time: a crowd against a limiter that publishes its quota in the IETF
  * fields. The limiter has CrowdTest's shape (a synchronized dispatcher answering 429 with {@code
  * Retry-After} when over), counting in fixed 1-second windows of 20 as {@code q=20;w=1} says, and
- * publishing {@code RateLimit-Policy: "default";q=20;w=1} and {@code RateLimit:
- * "default";r=N;t=T} on every answer (T the seconds to the window's end, rounded up, as a server
- * with whole seconds must, lest it say "now" too early). {@code -Dokretry.printTables=true}
- * prints the numbers.
+ * publishing {@code RateLimit-Policy: "default";q=20;w=1} and {@code RateLimit: "default";r=N;t=T}
+ * on every answer (T the seconds to the window's end, rounded up, as a server with whole seconds
+ * must, lest it say "now" too early). {@code -Dokretry.printTables=true} prints the numbers.
  */
 @Tag("integration")
 class QuotaCrowdTest {
@@ -41,7 +40,8 @@ class QuotaCrowdTest {
     private int used;
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger refused = new AtomicInteger();
-    final java.util.concurrent.ConcurrentLinkedQueue<String> log = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    final java.util.concurrent.ConcurrentLinkedQueue<String> log =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     QuotaLimiter(int perWindow) {
       this.perWindow = perWindow;
@@ -67,9 +67,10 @@ class QuotaCrowdTest {
         t = ((w + 1) * second - now + second - 1) / second; // whole seconds, rounded up
       }
       log.add(now / 1_000_000 + (admitted ? "+" : "-") + remaining);
-      MockResponse.Builder b = new MockResponse.Builder()
-          .addHeader("RateLimit-Policy", "\"default\";q=" + perWindow + ";w=1")
-          .addHeader("RateLimit", "\"default\";r=" + remaining + ";t=" + t);
+      MockResponse.Builder b =
+          new MockResponse.Builder()
+              .addHeader("RateLimit-Policy", "\"default\";q=" + perWindow + ";w=1")
+              .addHeader("RateLimit", "\"default\";r=" + remaining + ";t=" + t);
       if (admitted) return b.body("ok").build();
       refused.incrementAndGet();
       return b.code(429).addHeader("Retry-After", Long.toString(t)).build();
@@ -78,12 +79,13 @@ class QuotaCrowdTest {
 
   /** CrowdTest's burst client, with the quota pacing given. */
   static OkHttpClient client(QuotaPacing pacing) {
-    RetryPolicy policy = RetryPolicy.builder()
-        .maxRetries(20)
-        .deadline(Duration.ofSeconds(20))
-        .maxRetryAfter(Duration.ofSeconds(5))
-        .quotaPacing(pacing)
-        .build();
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .maxRetries(20)
+            .deadline(Duration.ofSeconds(20))
+            .maxRetryAfter(Duration.ofSeconds(5))
+            .quotaPacing(pacing)
+            .build();
     OkHttpClient.Builder b = RetryInterceptor.create(policy).install(new OkHttpClient.Builder());
     OkHttpClient client = b.build();
     client.dispatcher().setMaxRequestsPerHost(64);
@@ -94,7 +96,9 @@ class QuotaCrowdTest {
   record Run(int ok, long makespanMs, double attemptsPerCall, int refused) {}
 
   /** {@code perClient} calls from each client at once, on one thread each. */
-  static Run crowd(QuotaLimiter limiter, MockWebServer server, List<OkHttpClient> clients, int perClient) throws Exception {
+  static Run crowd(
+      QuotaLimiter limiter, MockWebServer server, List<OkHttpClient> clients, int perClient)
+      throws Exception {
     int calls = clients.size() * perClient;
     ExecutorService pool = Executors.newFixedThreadPool(calls);
     CountDownLatch go = new CountDownLatch(1);
@@ -102,12 +106,17 @@ class QuotaCrowdTest {
     try {
       for (OkHttpClient client : clients) {
         for (int i = 0; i < perClient; i++) {
-          results.add(pool.submit(() -> {
-            go.await();
-            try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
-              return r.code();
-            }
-          }));
+          results.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    try (Response r =
+                        client
+                            .newCall(new Request.Builder().url(server.url("/")).build())
+                            .execute()) {
+                      return r.code();
+                    }
+                  }));
         }
       }
       Thread.sleep(100); // every thread parked at the latch
@@ -116,7 +125,8 @@ class QuotaCrowdTest {
       int ok = 0;
       for (Future<Integer> f : results) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
       long makespanMs = (System.nanoTime() - start) / 1_000_000;
-      return new Run(ok, makespanMs, limiter.requests.get() / (double) calls, limiter.refused.get());
+      return new Run(
+          ok, makespanMs, limiter.requests.get() / (double) calls, limiter.refused.get());
     } finally {
       pool.shutdownNow();
       for (OkHttpClient c : clients) CrowdTest.shutdown(c);
@@ -131,7 +141,8 @@ class QuotaCrowdTest {
       server.setDispatcher(limiter);
       server.start();
       Run run = crowd(limiter, server, List.of(client(QuotaPacing.PROBE)), 40);
-      CrowdTest.print("quota crowd, PROBE: %d/40 in %d ms, %.3f attempts per call, %d refused",
+      CrowdTest.print(
+          "quota crowd, PROBE: %d/40 in %d ms, %.3f attempts per call, %d refused",
           run.ok(), run.makespanMs(), run.attemptsPerCall(), run.refused());
       CrowdTest.print("%s", limiter.log);
       assertThat(run.ok()).isEqualTo(40);
@@ -150,7 +161,8 @@ class QuotaCrowdTest {
       server.setDispatcher(limiter);
       server.start();
       Run run = crowd(limiter, server, List.of(client(QuotaPacing.PUBLISHED)), 40);
-      CrowdTest.print("quota crowd, PUBLISHED: %d/40 in %d ms, %.3f attempts per call, %d refused",
+      CrowdTest.print(
+          "quota crowd, PUBLISHED: %d/40 in %d ms, %.3f attempts per call, %d refused",
           run.ok(), run.makespanMs(), run.attemptsPerCall(), run.refused());
       assertThat(run.ok()).isEqualTo(40);
       // Without a probe the first 40 all go (20 refused), but no call is refused twice.
@@ -166,9 +178,15 @@ class QuotaCrowdTest {
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(limiter);
       server.start();
-      Run run = crowd(limiter, server,
-          List.of(client(QuotaPacing.PROBE), client(QuotaPacing.PROBE), client(QuotaPacing.PROBE)), 20);
-      CrowdTest.print("shared quota, PROBE: %d/60 in %d ms, %.3f attempts per call, %d refused",
+      Run run =
+          crowd(
+              limiter,
+              server,
+              List.of(
+                  client(QuotaPacing.PROBE), client(QuotaPacing.PROBE), client(QuotaPacing.PROBE)),
+              20);
+      CrowdTest.print(
+          "shared quota, PROBE: %d/60 in %d ms, %.3f attempts per call, %d refused",
           run.ok(), run.makespanMs(), run.attemptsPerCall(), run.refused());
       CrowdTest.print("%s", limiter.log);
       assertThat(run.ok()).isEqualTo(60);

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
  * How one logical call meets its origin's published quota, on fake time, through {@link
  * LogicalCall} as both drivers use it: a call to an origin that never published one keeps the
  * stateless path; a spent quota holds the next call until its reset; a wait that does not fit is
- * not imposed; {@code Retry-After} wins; {@code OFF} reads nothing; {@code PROBE} holds a crowd on a
- * fresh origin until its first answer, each call no longer than it could wait.
+ * not imposed; {@code Retry-After} wins; {@code OFF} reads nothing; {@code PROBE} holds a crowd on
+ * a fresh origin until its first answer, each call no longer than it could wait.
  */
 @Tag("unit")
 class QuotaHooksTest {
@@ -32,12 +32,13 @@ class QuotaHooksTest {
 
   /** {@code deadline} null for none (then a call's first attempt can be made without state). */
   RetryPolicy policy(QuotaPacing pacing, Duration deadline) {
-    RetryPolicy.Builder b = RetryPolicy.builder()
-        .timeSource(time)
-        .retryAfterSpread(0)
-        .maxRetries(3)
-        .maxRetryAfter(Duration.ofSeconds(5))
-        .quotaPacing(pacing);
+    RetryPolicy.Builder b =
+        RetryPolicy.builder()
+            .timeSource(time)
+            .retryAfterSpread(0)
+            .maxRetries(3)
+            .maxRetryAfter(Duration.ofSeconds(5))
+            .quotaPacing(pacing);
     if (deadline != null) b.deadline(deadline);
     return b.build();
   }
@@ -45,12 +46,13 @@ class QuotaHooksTest {
   static final Request GET = new Request.Builder().url("https://api.test/items").build();
 
   static Response response(int code, String rateLimit, String retryAfter) {
-    Response.Builder b = new Response.Builder()
-        .request(GET)
-        .protocol(Protocol.HTTP_1_1)
-        .code(code)
-        .message("x")
-        .body(ResponseBody.create("", (MediaType) null));
+    Response.Builder b =
+        new Response.Builder()
+            .request(GET)
+            .protocol(Protocol.HTTP_1_1)
+            .code(code)
+            .message("x")
+            .body(ResponseBody.create("", (MediaType) null));
     if (rateLimit != null) b.header("RateLimit", rateLimit);
     if (retryAfter != null) b.header("Retry-After", retryAfter);
     return b.build();
@@ -60,7 +62,9 @@ class QuotaHooksTest {
   static void success(RetryPolicy policy, Response response) {
     LogicalCall call = StatelessAttempt.open(policy, GET, 0);
     if (call == null) {
-      assertThat(StatelessAttempt.ended(policy, GET, policy.time.nanoTime(), response, null, 0)).as("a success ends it").isNull();
+      assertThat(StatelessAttempt.ended(policy, GET, policy.time.nanoTime(), response, null, 0))
+          .as("a success ends it")
+          .isNull();
     } else {
       assertThat(call.ended(PacingHooksTest.send(call), response, null, 0)).isSameAs(Step.RETURN);
     }
@@ -97,7 +101,9 @@ class QuotaHooksTest {
     RetryPolicy policy = policy(QuotaPacing.PUBLISHED, Duration.ofSeconds(3));
     success(policy, response(200, SPENT, null));
     LogicalCall next = StatelessAttempt.open(policy, GET, 0);
-    assertThat(next.next(null).kind()).as("2 s of 3 s left: it goes, the server decides").isEqualTo(Step.Kind.SEND);
+    assertThat(next.next(null).kind())
+        .as("2 s of 3 s left: it goes, the server decides")
+        .isEqualTo(Step.Kind.SEND);
   }
 
   @Test
@@ -141,13 +147,15 @@ class QuotaHooksTest {
     assertThat(held.waitNanos()).isEqualTo(5 * MS);
     time.advance(Duration.ofMillis(5));
     assertThat(first.ended(attempt, response(200, null, null), null, 0)).isSameAs(Step.RETURN);
-    assertThat(second.next(null).kind()).as("no quota: the origin is free").isEqualTo(Step.Kind.SEND);
+    assertThat(second.next(null).kind())
+        .as("no quota: the origin is free")
+        .isEqualTo(Step.Kind.SEND);
   }
 
   /**
-   * Issue 30 item 4: a probe's hold is one wait, however often the held call asks again. Five
-   * calls asking every 5 ms behind a first answer that does not come go together at half their 1 s
-   * (each 5 ms wait fitting alone, they were held to their deadline before, and failed unsent).
+   * Issue 30 item 4: a probe's hold is one wait, however often the held call asks again. Five calls
+   * asking every 5 ms behind a first answer that does not come go together at half their 1 s (each
+   * 5 ms wait fitting alone, they were held to their deadline before, and failed unsent).
    */
   @Test
   void aProbesHoldEndsAtHalfTheTimeLeftHoweverOftenTheCrowdAsks() {
@@ -163,13 +171,18 @@ class QuotaHooksTest {
       for (int i = 0; i < crowd.size(); i++) {
         if (sentAfterMillis.containsKey(i)) continue;
         Step step = crowd.get(i).next(null);
-        assertThat(step.kind()).as("call " + i + " at " + (time.nanoTime() - start) / MS + " ms").isIn(Step.Kind.WAIT, Step.Kind.SEND);
+        assertThat(step.kind())
+            .as("call " + i + " at " + (time.nanoTime() - start) / MS + " ms")
+            .isIn(Step.Kind.WAIT, Step.Kind.SEND);
         if (step.kind() == Step.Kind.SEND) sentAfterMillis.put(i, (time.nanoTime() - start) / MS);
         else shortest = Math.min(shortest, step.waitNanos());
       }
       if (shortest != Long.MAX_VALUE) time.advance(Duration.ofNanos(shortest));
     }
-    assertThat(sentAfterMillis.values()).as("each sent, after half its 1 s").hasSize(5).containsOnly(500L);
+    assertThat(sentAfterMillis.values())
+        .as("each sent, after half its 1 s")
+        .hasSize(5)
+        .containsOnly(500L);
     assertThat(first.ended(probe, response(200, null, null), null, 0)).isSameAs(Step.RETURN);
   }
 }

@@ -32,7 +32,9 @@ final class RawServer implements AutoCloseable {
     };
   }
 
-  /** Starts a 200 response, then sends one more header byte every {@code intervalMillis}, forever. */
+  /**
+   * Starts a 200 response, then sends one more header byte every {@code intervalMillis}, forever.
+   */
   static Reply trickle(long intervalMillis) {
     return out -> {
       out.write("HTTP/1.1 200 OK\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII));

@@ -34,9 +34,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * through one client against a limiter of 5 per second, then the same burst again a minute later,
  * on each driver on fake time (the interceptor on {@link TurnTakingTime}, the factory on {@link
  * FakeScheduler}; both drivers make the same timeline): the budget's balance falls by exactly half
- * a token per retry that reached the server. Before the fix the first burst kept the price of
- * every retry it decided, sent or refused, and emptied the budget, so the second burst got no
- * retry at all. {@code -Dokretry.printTables=true} prints the numbers.
+ * a token per retry that reached the server. Before the fix the first burst kept the price of every
+ * retry it decided, sent or refused, and emptied the budget, so the second burst got no retry at
+ * all. {@code -Dokretry.printTables=true} prints the numbers.
  */
 @Tag("unit")
 @ExtendWith(LeakCheck.class)
@@ -63,15 +63,22 @@ class RefusedCrowdBudgetTest {
     Burst first = crowd.burst();
     crowd.advance(Duration.ofMinutes(1)); // the pacer has forgotten the first burst
     Burst second = crowd.burst();
-    Diagnostics.printf("%s, 300 calls in 0.9 s against 5/s, twice:%n  first  %s%n  second %s%n  balance %.1f%n",
+    Diagnostics.printf(
+        "%s, 300 calls in 0.9 s against 5/s, twice:%n  first  %s%n  second %s%n  balance %.1f%n",
         driver, first, second, budget.availableTokens());
     for (Burst b : List.of(first, second)) {
-      assertThat(b.refusedAtCeiling()).as("calls the pacer refused at their ceiling").isGreaterThanOrEqualTo(100);
+      assertThat(b.refusedAtCeiling())
+          .as("calls the pacer refused at their ceiling")
+          .isGreaterThanOrEqualTo(100);
       assertThat(b.localRefusals()).as("local 429s").isEqualTo(b.refusedAtCeiling());
-      assertThat(b.retriesStarted()).as("retries the listener saw start").isEqualTo(b.retriesSent());
+      assertThat(b.retriesStarted())
+          .as("retries the listener saw start")
+          .isEqualTo(b.retriesSent());
       // Each call the pacer refused had its retry paid for when it was decided, and never sent it.
       assertThat(b.retriesScheduled()).isEqualTo(b.retriesSent() + b.refusedAtCeiling());
-      assertThat(b.tokensSpent()).as("tokens spent: half a token per retry sent").isCloseTo(0.5 * b.retriesSent(), within(1e-9));
+      assertThat(b.tokensSpent())
+          .as("tokens spent: half a token per retry sent")
+          .isCloseTo(0.5 * b.retriesSent(), within(1e-9));
     }
     assertThat(second.retriesSent()).as("retries sent in the second burst").isPositive();
   }
@@ -82,8 +89,15 @@ class RefusedCrowdBudgetTest {
    * refused at their ceiling ({@code onGaveUp} with {@code RETRY_AFTER_TOO_LONG}), tokens spent,
    * and every reason calls gave up for.
    */
-  record Burst(int ok, int localRefusals, int retriesSent, int retriesStarted, int retriesScheduled,
-      int refusedAtCeiling, double tokensSpent, Map<GiveUpReason, Integer> gaveUp) {}
+  record Burst(
+      int ok,
+      int localRefusals,
+      int retriesSent,
+      int retriesStarted,
+      int retriesScheduled,
+      int refusedAtCeiling,
+      double tokensSpent,
+      Map<GiveUpReason, Integer> gaveUp) {}
 
   /**
    * nginx's {@code limit_req} without burst, on the fake clock: admits a request only if {@link
@@ -109,17 +123,20 @@ class RefusedCrowdBudgetTest {
         admitted = now - lastAdmittedNanos >= GAP_NANOS;
         if (admitted) lastAdmittedNanos = now;
       }
-      Response.Builder b = new Response.Builder()
-          .request(request)
-          .protocol(Protocol.HTTP_1_1)
-          .code(admitted ? 200 : 429)
-          .message(admitted ? "OK" : "Too Many Requests")
-          .body(ResponseBody.create("", null));
+      Response.Builder b =
+          new Response.Builder()
+              .request(request)
+              .protocol(Protocol.HTTP_1_1)
+              .code(admitted ? 200 : 429)
+              .message(admitted ? "OK" : "Too Many Requests")
+              .body(ResponseBody.create("", null));
       if (!admitted) b.header("Retry-After", "1");
       return b.build();
     }
 
-    /** Requests beyond each call's first since the last call: the retries that reached the server. */
+    /**
+     * Requests beyond each call's first since the last call: the retries that reached the server.
+     */
     int retriesSentThenReset() {
       int retries = 0;
       for (int i = 0; i < CALLS; i++) retries += Math.max(0, requests.getAndSet(i, 0) - 1);
@@ -139,12 +156,14 @@ class RefusedCrowdBudgetTest {
     }
 
     @Override
-    public synchronized void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+    public synchronized void onRetryScheduled(
+        Request request, int attempt, String reason, long delayNanos) {
       retriesScheduled++;
     }
 
     @Override
-    public synchronized void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+    public synchronized void onGaveUp(
+        Request request, int attempts, GiveUpReason reason, String lastFailure) {
       gaveUp.merge(reason, 1, Integer::sum);
     }
 
@@ -168,28 +187,44 @@ class RefusedCrowdBudgetTest {
 
     /** Issue 14's burst settings, as CrowdTest's. */
     static RetryPolicy.Builder burstPolicy() {
-      return RetryPolicy.builder().maxRetries(20).deadline(Duration.ofSeconds(20)).maxRetryAfter(Duration.ofSeconds(5));
+      return RetryPolicy.builder()
+          .maxRetries(20)
+          .deadline(Duration.ofSeconds(20))
+          .maxRetryAfter(Duration.ofSeconds(5));
     }
 
-    /** {@code policy} (its budget, time, randomness and listener set here) against {@code server}, else the {@link Limiter}. */
-    Crowd(RetryBudget budget, TimeSource time, @org.jspecify.annotations.Nullable Interceptor server, RetryPolicy.Builder policy) {
+    /**
+     * {@code policy} (its budget, time, randomness and listener set here) against {@code server},
+     * else the {@link Limiter}.
+     */
+    Crowd(
+        RetryBudget budget,
+        TimeSource time,
+        @org.jspecify.annotations.Nullable Interceptor server,
+        RetryPolicy.Builder policy) {
       this.budget = budget;
       this.limiter = new Limiter(time);
       this.server = server != null ? server : limiter;
-      this.policy = policy
-          .retryBudget(budget)
-          .timeSource(time)
-          .random(new SplittableRandom(30)::nextLong)
-          .listener(counts)
-          .build();
+      this.policy =
+          policy
+              .retryBudget(budget)
+              .timeSource(time)
+              .random(new SplittableRandom(30)::nextLong)
+              .listener(counts)
+              .build();
     }
 
-    /** Sends request {@code i} {@code i × EVERY_NANOS} from now; returns each one's {@link #outcome}. */
+    /**
+     * Sends request {@code i} {@code i × EVERY_NANOS} from now; returns each one's {@link
+     * #outcome}.
+     */
     List<String> run(List<Request> requests) throws Exception {
       return run(requests, EVERY_NANOS);
     }
 
-    /** Sends request {@code i} {@code i × everyNanos} from now; returns each one's {@link #outcome}. */
+    /**
+     * Sends request {@code i} {@code i × everyNanos} from now; returns each one's {@link #outcome}.
+     */
     abstract List<String> run(List<Request> requests, long everyNanos) throws Exception;
 
     abstract void advance(Duration d);
@@ -199,7 +234,8 @@ class RefusedCrowdBudgetTest {
       double tokensBefore = budget.availableTokens();
       List<Request> requests = new ArrayList<>();
       for (int i = 0; i < CALLS; i++) {
-        requests.add(new Request.Builder().url("http://api.test/items").tag(Integer.class, i).build());
+        requests.add(
+            new Request.Builder().url("http://api.test/items").tag(Integer.class, i).build());
       }
       List<String> outcomes = run(requests);
       synchronized (counts) {
@@ -221,7 +257,10 @@ class RefusedCrowdBudgetTest {
     }
   }
 
-  /** {@link RetryInterceptor}: each call's {@code execute()} on a thread of its own, taking turns on {@link TurnTakingTime}. */
+  /**
+   * {@link RetryInterceptor}: each call's {@code execute()} on a thread of its own, taking turns on
+   * {@link TurnTakingTime}.
+   */
   static final class BlockingCrowd extends Crowd {
     private final TurnTakingTime time;
     private final OkHttpClient client;
@@ -231,17 +270,31 @@ class RefusedCrowdBudgetTest {
     }
 
     /** {@code server} made on the crowd's clock; {@code policy} as {@link Crowd}'s. */
-    BlockingCrowd(RetryBudget budget, java.util.function.Function<TimeSource, Interceptor> server, RetryPolicy.Builder policy) {
+    BlockingCrowd(
+        RetryBudget budget,
+        java.util.function.Function<TimeSource, Interceptor> server,
+        RetryPolicy.Builder policy) {
       this(budget, new TurnTakingTime(), server, policy);
     }
 
-    private BlockingCrowd(RetryBudget budget, TurnTakingTime time,
-        java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor> server,
+    private BlockingCrowd(
+        RetryBudget budget,
+        TurnTakingTime time,
+        java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor>
+            server,
         RetryPolicy.@org.jspecify.annotations.Nullable Builder policy) {
-      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy : burstPolicy());
+      super(
+          budget,
+          time,
+          server != null ? server.apply(time) : null,
+          policy != null ? policy : burstPolicy());
       this.time = time;
-      this.client = LeakCheck.track(
-          new OkHttpClient.Builder().addInterceptor(RetryInterceptor.create(this.policy)).addInterceptor(this.server).build());
+      this.client =
+          LeakCheck.track(
+              new OkHttpClient.Builder()
+                  .addInterceptor(RetryInterceptor.create(this.policy))
+                  .addInterceptor(this.server)
+                  .build());
     }
 
     @Override
@@ -250,12 +303,13 @@ class RefusedCrowdBudgetTest {
       List<Callable<Void>> tasks = new ArrayList<>();
       for (int i = 0; i < requests.size(); i++) {
         int n = i;
-        tasks.add(() -> {
-          try (Response r = client.newCall(requests.get(n)).execute()) {
-            outcomes[n] = outcome(r);
-          }
-          return null;
-        });
+        tasks.add(
+            () -> {
+              try (Response r = client.newCall(requests.get(n)).execute()) {
+                outcomes[n] = outcome(r);
+              }
+              return null;
+            });
       }
       time.runAll(tasks, everyNanos);
       return List.of(outcomes);
@@ -267,7 +321,10 @@ class RefusedCrowdBudgetTest {
     }
   }
 
-  /** {@link RetryingCallFactory#enqueue}: the client's dispatcher and the factory's waits on {@link FakeScheduler}. */
+  /**
+   * {@link RetryingCallFactory#enqueue}: the client's dispatcher and the factory's waits on {@link
+   * FakeScheduler}.
+   */
   static final class AsyncCrowd extends Crowd {
     private final FakeTime time;
     private final FakeScheduler scheduler;
@@ -278,18 +335,32 @@ class RefusedCrowdBudgetTest {
     }
 
     /** {@code server} made on the crowd's clock; {@code policy} as {@link Crowd}'s. */
-    AsyncCrowd(RetryBudget budget, java.util.function.Function<TimeSource, Interceptor> server, RetryPolicy.Builder policy) {
+    AsyncCrowd(
+        RetryBudget budget,
+        java.util.function.Function<TimeSource, Interceptor> server,
+        RetryPolicy.Builder policy) {
       this(budget, new FakeTime(), server, policy);
     }
 
-    private AsyncCrowd(RetryBudget budget, FakeTime time,
-        java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor> server,
+    private AsyncCrowd(
+        RetryBudget budget,
+        FakeTime time,
+        java.util.function.@org.jspecify.annotations.Nullable Function<TimeSource, Interceptor>
+            server,
         RetryPolicy.@org.jspecify.annotations.Nullable Builder policy) {
-      super(budget, time, server != null ? server.apply(time) : null, policy != null ? policy : burstPolicy());
+      super(
+          budget,
+          time,
+          server != null ? server.apply(time) : null,
+          policy != null ? policy : burstPolicy());
       this.time = time;
       this.scheduler = new FakeScheduler(time);
-      OkHttpClient client = LeakCheck.track(
-          new OkHttpClient.Builder().dispatcher(new Dispatcher(scheduler)).addInterceptor(this.server).build());
+      OkHttpClient client =
+          LeakCheck.track(
+              new OkHttpClient.Builder()
+                  .dispatcher(new Dispatcher(scheduler))
+                  .addInterceptor(this.server)
+                  .build());
       this.factory = RetryingCallFactory.create(client, this.policy, scheduler);
     }
 
@@ -299,18 +370,22 @@ class RefusedCrowdBudgetTest {
       for (int i = 0; i < requests.size(); i++) {
         int n = i;
         Call call = factory.newCall(requests.get(i));
-        scheduler.executeAfter(() -> call.enqueue(new Callback() {
-          @Override
-          public void onResponse(Call c, Response response) {
-            outcomes[n] = outcome(response);
-            response.close();
-          }
+        scheduler.executeAfter(
+            () ->
+                call.enqueue(
+                    new Callback() {
+                      @Override
+                      public void onResponse(Call c, Response response) {
+                        outcomes[n] = outcome(response);
+                        response.close();
+                      }
 
-          @Override
-          public void onFailure(Call c, IOException e) {
-            outcomes[n] = "failed: " + e;
-          }
-        }), i * everyNanos);
+                      @Override
+                      public void onFailure(Call c, IOException e) {
+                        outcomes[n] = "failed: " + e;
+                      }
+                    }),
+            i * everyNanos);
       }
       scheduler.runUntilIdle();
       assertThat(outcomes).as("every call answered").doesNotContainNull();

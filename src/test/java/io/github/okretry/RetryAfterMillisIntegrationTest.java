@@ -45,7 +45,8 @@ class RetryAfterMillisIntegrationTest {
     "retry-after-ms, 0.25, 250000",
     "Retry-After, 2, 2000000000",
   })
-  void aThrottledCallWaitsTheMillisecondsItWasTold(String name, String value, long waitNanos) throws Exception {
+  void aThrottledCallWaitsTheMillisecondsItWasTold(String name, String value, long waitNanos)
+      throws Exception {
     server.enqueue(new MockResponse.Builder().code(429).addHeader(name, value).build());
     server.enqueue(new MockResponse.Builder().body("ok").build());
     assertThat(call()).isEqualTo("ok");
@@ -55,8 +56,12 @@ class RetryAfterMillisIntegrationTest {
 
   @Test
   void theMillisecondFormTakesPrecedenceOverRetryAfter() throws Exception {
-    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "30")
-        .addHeader("retry-after-ms", "1500").build());
+    server.enqueue(
+        new MockResponse.Builder()
+            .code(503)
+            .addHeader("Retry-After", "30")
+            .addHeader("retry-after-ms", "1500")
+            .build());
     server.enqueue(new MockResponse.Builder().body("ok").build());
     assertThat(call()).isEqualTo("ok");
     assertThat(time.sleeps()).containsExactly(Duration.ofMillis(1500));
@@ -64,8 +69,10 @@ class RetryAfterMillisIntegrationTest {
 
   String call() throws Exception {
     RetryPolicy policy = RetryPolicy.builder().timeSource(time).retryAfterSpread(0).build();
-    OkHttpClient client = RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
-    try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+    OkHttpClient client =
+        RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
+    try (Response r =
+        client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
       return r.body().string();
     } finally {
       client.dispatcher().executorService().shutdown();

@@ -35,12 +35,13 @@ class RetryByDefaultIntegrationTest {
   MockWebServer server;
   final OkHttpClient base = new OkHttpClient.Builder().readTimeout(Duration.ofMillis(300)).build();
   final List<Long> delaysMillis = Collections.synchronizedList(new ArrayList<>());
-  final RetryListener delays = new RetryListener() {
-    @Override
-    public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-      delaysMillis.add(TimeUnit.NANOSECONDS.toMillis(delayNanos));
-    }
-  };
+  final RetryListener delays =
+      new RetryListener() {
+        @Override
+        public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
+          delaysMillis.add(TimeUnit.NANOSECONDS.toMillis(delayNanos));
+        }
+      };
 
   @BeforeEach
   void start() throws IOException {
@@ -55,10 +56,14 @@ class RetryByDefaultIntegrationTest {
     base.connectionPool().evictAll();
   }
 
-  /** Calls with {@code policy}: the interceptor's client, or a factory over the same base client. */
+  /**
+   * Calls with {@code policy}: the interceptor's client, or a factory over the same base client.
+   */
   Call.Factory client(boolean factory, RetryPolicy.Builder policy) {
     RetryPolicy p = policy.listener(delays).build();
-    return factory ? RetryingCallFactory.create(base, p) : RetryInterceptor.create(p).install(base.newBuilder()).build();
+    return factory
+        ? RetryingCallFactory.create(base, p)
+        : RetryInterceptor.create(p).install(base.newBuilder()).build();
   }
 
   static RetryPolicy.Builder quickStart() {
@@ -66,7 +71,8 @@ class RetryByDefaultIntegrationTest {
   }
 
   int get(Call.Factory client) throws IOException {
-    try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+    try (Response r =
+        client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
       r.body().string();
       return r.code();
     }
@@ -86,7 +92,12 @@ class RetryByDefaultIntegrationTest {
   @ParameterizedTest(name = "factory: {0}")
   @ValueSource(booleans = {false, true})
   void aFirstAttemptThatTimesOutIsTriedAgain(boolean factory) throws IOException {
-    server.enqueue(new MockResponse.Builder().code(200).body("late").headersDelay(2, TimeUnit.SECONDS).build());
+    server.enqueue(
+        new MockResponse.Builder()
+            .code(200)
+            .body("late")
+            .headersDelay(2, TimeUnit.SECONDS)
+            .build());
     server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
     assertThat(get(client(factory, quickStart()))).isEqualTo(200);
     assertThat(server.getRequestCount()).isEqualTo(2);
@@ -94,12 +105,19 @@ class RetryByDefaultIntegrationTest {
 
   @ParameterizedTest(name = "factory: {0}")
   @ValueSource(booleans = {false, true})
-  void alwaysFailingWaitsOneTwoThreeThreeThenReturnsTheLastFailure(boolean factory) throws IOException {
-    for (int i = 1; i <= 5; i++) server.enqueue(new MockResponse.Builder().code(503).body("attempt " + i).build());
-    RetryPolicy.Builder policy = quickStart().maxRetries(4).jitter(Jitter.NONE)
-        .baseDelay(10, TimeUnit.MILLISECONDS).maxDelay(30, TimeUnit.MILLISECONDS);
+  void alwaysFailingWaitsOneTwoThreeThreeThenReturnsTheLastFailure(boolean factory)
+      throws IOException {
+    for (int i = 1; i <= 5; i++)
+      server.enqueue(new MockResponse.Builder().code(503).body("attempt " + i).build());
+    RetryPolicy.Builder policy =
+        quickStart()
+            .maxRetries(4)
+            .jitter(Jitter.NONE)
+            .baseDelay(10, TimeUnit.MILLISECONDS)
+            .maxDelay(30, TimeUnit.MILLISECONDS);
     Call.Factory client = client(factory, policy);
-    try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+    try (Response r =
+        client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
       assertThat(r.code()).isEqualTo(503);
       assertThat(r.body().string()).isEqualTo("attempt 5");
     }
@@ -111,16 +129,22 @@ class RetryByDefaultIntegrationTest {
   @ValueSource(booleans = {false, true})
   void fiftyCallsOneAfterAnotherAgainstRandom503sGetThrough(boolean factory) throws IOException {
     SplittableRandom coin = new SplittableRandom(29);
-    server.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        synchronized (coin) {
-          return new MockResponse.Builder().code(coin.nextBoolean() ? 503 : 200).build();
-        }
-      }
-    });
-    Call.Factory client = client(factory, quickStart().maxRetries(14).baseDelay(1, TimeUnit.MILLISECONDS)
-        .maxDelay(5, TimeUnit.MILLISECONDS));
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            synchronized (coin) {
+              return new MockResponse.Builder().code(coin.nextBoolean() ? 503 : 200).build();
+            }
+          }
+        });
+    Call.Factory client =
+        client(
+            factory,
+            quickStart()
+                .maxRetries(14)
+                .baseDelay(1, TimeUnit.MILLISECONDS)
+                .maxDelay(5, TimeUnit.MILLISECONDS));
     int through = 0;
     for (int i = 0; i < 50; i++) if (get(client) == 200) through++;
     assertThat(through).isGreaterThanOrEqualTo(48);

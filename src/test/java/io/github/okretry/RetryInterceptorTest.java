@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The blocking driver's loop, on fake time with scripted outcomes: the first attempt at once,
- * waits only after a failure, at most {@code maxRetries + 1} attempts, the last failure returned
- * as it is with no final wait; the first attempt a call makes without per-call state; and any
- * valid policy taken.
+ * The blocking driver's loop, on fake time with scripted outcomes: the first attempt at once, waits
+ * only after a failure, at most {@code maxRetries + 1} attempts, the last failure returned as it is
+ * with no final wait; the first attempt a call makes without per-call state; and any valid policy
+ * taken.
  */
 @Tag("unit")
 class RetryInterceptorTest extends ScriptedTest {
@@ -46,7 +46,11 @@ class RetryInterceptorTest extends ScriptedTest {
       assertThat(time.sleeps()).hasSize(2);
       assertThat(events.lines())
           .containsExactly(
-              "start 1", "retry 1 HTTP 503", "start 2", "retry 2 SocketTimeoutException: timeout", "start 3",
+              "start 1",
+              "retry 1 HTTP 503",
+              "start 2",
+              "retry 2 SocketTimeoutException: timeout",
+              "start 3",
               "succeeded 3 HTTP 200");
     }
 
@@ -71,7 +75,8 @@ class RetryInterceptorTest extends ScriptedTest {
       assertThat(script.attempts()).isEqualTo(4);
       assertThat(time.sleeps()).hasSize(3);
       // every retried response was closed before the wait; the returned one was left open
-      for (int n = 1; n <= 3; n++) assertThat(script.closed(n)).as("response %d closed", n).isTrue();
+      for (int n = 1; n <= 3; n++)
+        assertThat(script.closed(n)).as("response %d closed", n).isTrue();
     }
   }
 
@@ -84,23 +89,37 @@ class RetryInterceptorTest extends ScriptedTest {
     @Test
     void successDepositsIntoTheBudgetAndReturnsAtOnce() throws IOException {
       RetryBudget budget = RetryBudget.builder().percentCanRetry(0.5).build();
-      assertThat(budget.tryWithdraw(0)).as("a new budget starts full: make room for a deposit").isTrue();
+      assertThat(budget.tryWithdraw(0))
+          .as("a new budget starts full: make room for a deposit")
+          .isTrue();
       double before = budget.availableTokens();
       script.status(404);
-      try (Response r = script.client(RetryInterceptor.create(RetryPolicy.builder().timeSource(time).retryBudget(budget).build()))
-          .newCall(get()).execute()) {
+      try (Response r =
+          script
+              .client(
+                  RetryInterceptor.create(
+                      RetryPolicy.builder().timeSource(time).retryBudget(budget).build()))
+              .newCall(get())
+              .execute()) {
         assertThat(r.code()).isEqualTo(404);
       }
       assertThat(script.attempts()).isEqualTo(1);
-      assertThat(budget.availableTokens() - before).as("a first-attempt success deposits").isEqualTo(0.5);
+      assertThat(budget.availableTokens() - before)
+          .as("a first-attempt success deposits")
+          .isEqualTo(0.5);
       assertThat(time.sleeps()).isEmpty();
     }
 
     @Test
     void aFailedFirstAttemptContinuesAsAnyCallWould() throws IOException {
       script.status(503).fail(new ConnectException("refused")).status(200);
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE)
-          .baseDelay(100, TimeUnit.MILLISECONDS).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .timeSource(time)
+                  .jitter(Jitter.NONE)
+                  .baseDelay(100, TimeUnit.MILLISECONDS)
+                  .build());
       try (Response r = script.client(retry).newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(200);
       }
@@ -112,7 +131,8 @@ class RetryInterceptorTest extends ScriptedTest {
       ConnectException first = new ConnectException("one");
       ConnectException second = new ConnectException("two");
       script.fail(first).fail(second);
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time).maxRetries(1).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(RetryPolicy.builder().timeSource(time).maxRetries(1).build());
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
           .isSameAs(second)
           .satisfies(e -> assertThat(EarlierFailures.of(e)).containsExactly(first));
@@ -121,8 +141,13 @@ class RetryInterceptorTest extends ScriptedTest {
     @Test
     void aResponsePredicateIsStillAsked() throws IOException {
       script.status(500).status(200);
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time)
-          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> r.code() == 500).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .timeSource(time)
+                  .retryOnResponse(r -> r.code() == 418)
+                  .retryOnResponse(r -> r.code() == 500)
+                  .build());
       try (Response r = script.client(retry).newCall(get()).execute()) {
         assertThat(r.code()).as("the second predicate matched: predicates add up").isEqualTo(200);
       }
@@ -133,23 +158,42 @@ class RetryInterceptorTest extends ScriptedTest {
     void aThrowingPredicateEndsTheCallWithAnIOException() {
       script.status(200);
       IllegalStateException bug = new IllegalStateException("bug");
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().timeSource(time)
-          .retryOnResponse(r -> { throw bug; }).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .timeSource(time)
+                  .retryOnResponse(
+                      r -> {
+                        throw bug;
+                      })
+                  .build());
       assertThatThrownBy(() -> script.client(retry).newCall(get()).execute())
-          .isInstanceOf(IOException.class).hasCause(bug);
+          .isInstanceOf(IOException.class)
+          .hasCause(bug);
       assertThat(script.closed(1)).as("the unread response is closed").isTrue();
     }
   }
 
-  /** Hedging is the factory's: no valid policy is refused by the interceptor, not even one a hedging factory runs. */
+  /**
+   * Hedging is the factory's: no valid policy is refused by the interceptor, not even one a hedging
+   * factory runs.
+   */
   @Nested
   class AnyPolicy {
     @Test
     void theInterceptorTakesEveryPolicyEvenOneAHedgingFactoryRuns() throws IOException {
-      RetryPolicy policy = RetryPolicy.builder().timeSource(time).maxRetries(2).deadline(5, TimeUnit.SECONDS)
-          .retryOnStatus(500).originWideRetryAfter(true).quotaPacing(QuotaPacing.PROBE).build();
+      RetryPolicy policy =
+          RetryPolicy.builder()
+              .timeSource(time)
+              .maxRetries(2)
+              .deadline(5, TimeUnit.SECONDS)
+              .retryOnStatus(500)
+              .originWideRetryAfter(true)
+              .quotaPacing(QuotaPacing.PROBE)
+              .build();
       script.status(500).status(200);
-      try (RetryingCallFactory hedged = RetryingCallFactory.create(new OkHttpClient(), policy, HedgingPolicy.adaptive())) {
+      try (RetryingCallFactory hedged =
+          RetryingCallFactory.create(new OkHttpClient(), policy, HedgingPolicy.adaptive())) {
         RetryInterceptor retry = RetryInterceptor.create(policy);
         try (Response r = script.client(retry).newCall(get()).execute()) {
           assertThat(r.code()).isEqualTo(200);

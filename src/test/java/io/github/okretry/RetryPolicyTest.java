@@ -12,24 +12,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Settings and the one builder: the public {@link RetryPolicy} value and {@link
- * RetryPolicy.Builder}, which both drivers take. Defaults, validation when a value is set (a message naming the setting and the value),
- * the {@code (long, TimeUnit)} and {@code Duration} forms, {@code build()} snapshots, and the
- * drivers made from one policy. Per-request overrides: {@link
- * RetryOverridesTest}; keys: {@link IdempotencyKeyTest}.
+ * RetryPolicy.Builder}, which both drivers take. Defaults, validation when a value is set (a
+ * message naming the setting and the value), the {@code (long, TimeUnit)} and {@code Duration}
+ * forms, {@code build()} snapshots, and the drivers made from one policy. Per-request overrides:
+ * {@link RetryOverridesTest}; keys: {@link IdempotencyKeyTest}.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -62,16 +62,21 @@ class RetryPolicyTest extends ScriptedTest {
       assertThat(p.settings.originWideRetryAfter).isFalse();
       assertThat(p.settings.quotaPacing).isEqualTo(QuotaPacing.PUBLISHED);
       assertThat(p.budget.availableTokens()).as("its own budget, with the defaults").isEqualTo(100);
-      assertThat(p.toString()).isEqualTo("RetryPolicy{maxRetries=3, baseDelayNanos=200000000, maxDelayNanos=10000000000,"
-          + " multiplier=2.0, jitter=FULL, deadlineNanos=0, maxRetryAfterNanos=60000000000, retryAfterSpread=0.5,"
-          + " retryStatuses=[429, 503], idempotencyKeyHeader=Idempotency-Key, budget=" + p.budget
-          + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
+      assertThat(p.toString())
+          .isEqualTo(
+              "RetryPolicy{maxRetries=3, baseDelayNanos=200000000, maxDelayNanos=10000000000,"
+                  + " multiplier=2.0, jitter=FULL, deadlineNanos=0, maxRetryAfterNanos=60000000000,"
+                  + " retryAfterSpread=0.5, retryStatuses=[429, 503],"
+                  + " idempotencyKeyHeader=Idempotency-Key, budget="
+                  + p.budget
+                  + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
     }
 
     @ParameterizedTest
     @EnumSource(Jitter.class)
     void everyJitterReachesTheBackoffAsItsInternalTwin(Jitter jitter) {
-      assertThat(RetryPolicy.builder().jitter(jitter).build().rules.toString()).contains("jitter=" + jitter + "}");
+      assertThat(RetryPolicy.builder().jitter(jitter).build().rules.toString())
+          .contains("jitter=" + jitter + "}");
     }
 
     @Test
@@ -82,7 +87,8 @@ class RetryPolicyTest extends ScriptedTest {
       Call.Factory client = client(RetryPolicy.builder().timeSource(time).maxRetries(19));
       assertThat(code(client, post())).isEqualTo(200);
       assertThat(code(client, post())).isEqualTo(200);
-      assertThat(script.requests().get(1).header("Idempotency-Key")).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
+      assertThat(script.requests().get(1).header("Idempotency-Key"))
+          .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
       assertThat(time.sleeps()).hasSize(10).anyMatch(d -> d.toNanos() > 0).doesNotHaveDuplicates();
     }
   }
@@ -92,18 +98,54 @@ class RetryPolicyTest extends ScriptedTest {
     static Stream<Arguments> badSettings() {
       return Stream.of(
           bad("negative retries", () -> RetryPolicy.builder().maxRetries(-1), "maxRetries", "-1"),
-          bad("zero base delay", () -> RetryPolicy.builder().baseDelay(Duration.ZERO), "baseDelay", "PT0S"),
-          bad("negative base delay", () -> RetryPolicy.builder().baseDelay(Duration.ofMillis(-5)), "baseDelay", "-0.005"),
-          bad("overlong max delay", () -> RetryPolicy.builder().maxDelay(Duration.ofDays(2)), "maxDelay", "PT48H"),
-          bad("negative deadline", () -> RetryPolicy.builder().deadline(Duration.ofSeconds(-2)), "deadline", "PT-2S"),
-          bad("negative max Retry-After", () -> RetryPolicy.builder().maxRetryAfter(Duration.ofSeconds(-1)), "maxRetryAfter", "-1"),
+          bad(
+              "zero base delay",
+              () -> RetryPolicy.builder().baseDelay(Duration.ZERO),
+              "baseDelay",
+              "PT0S"),
+          bad(
+              "negative base delay",
+              () -> RetryPolicy.builder().baseDelay(Duration.ofMillis(-5)),
+              "baseDelay",
+              "-0.005"),
+          bad(
+              "overlong max delay",
+              () -> RetryPolicy.builder().maxDelay(Duration.ofDays(2)),
+              "maxDelay",
+              "PT48H"),
+          bad(
+              "negative deadline",
+              () -> RetryPolicy.builder().deadline(Duration.ofSeconds(-2)),
+              "deadline",
+              "PT-2S"),
+          bad(
+              "negative max Retry-After",
+              () -> RetryPolicy.builder().maxRetryAfter(Duration.ofSeconds(-1)),
+              "maxRetryAfter",
+              "-1"),
           bad("multiplier 1", () -> RetryPolicy.builder().multiplier(1.0), "multiplier", "1.0"),
           bad("multiplier 0.5", () -> RetryPolicy.builder().multiplier(0.5), "multiplier", "0.5"),
-          bad("multiplier NaN", () -> RetryPolicy.builder().multiplier(Double.NaN), "multiplier", "NaN"),
-          bad("multiplier infinite", () -> RetryPolicy.builder().multiplier(Double.POSITIVE_INFINITY), "multiplier", "Infinity"),
-          bad("spread above 1", () -> RetryPolicy.builder().retryAfterSpread(1.5), "retryAfterSpread", "1.5"),
+          bad(
+              "multiplier NaN",
+              () -> RetryPolicy.builder().multiplier(Double.NaN),
+              "multiplier",
+              "NaN"),
+          bad(
+              "multiplier infinite",
+              () -> RetryPolicy.builder().multiplier(Double.POSITIVE_INFINITY),
+              "multiplier",
+              "Infinity"),
+          bad(
+              "spread above 1",
+              () -> RetryPolicy.builder().retryAfterSpread(1.5),
+              "retryAfterSpread",
+              "1.5"),
           bad("status 42", () -> RetryPolicy.builder().retryOnStatus(42), "retryOnStatus", "42"),
-          bad("header with space", () -> RetryPolicy.builder().idempotencyKeyHeader("Idem Key"), "idempotencyKeyHeader", "Idem Key"));
+          bad(
+              "header with space",
+              () -> RetryPolicy.builder().idempotencyKeyHeader("Idem Key"),
+              "idempotencyKeyHeader",
+              "Idem Key"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -115,49 +157,79 @@ class RetryPolicyTest extends ScriptedTest {
     @Test
     void timeUnitFormRejectsBadValuesNamingThem() {
       assertThatThrownBy(() -> RetryPolicy.builder().baseDelay(0, TimeUnit.SECONDS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("baseDelay must be positive: 0 SECONDS");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("baseDelay must be positive: 0 SECONDS");
       assertThatThrownBy(() -> RetryPolicy.builder().maxDelay(-3, TimeUnit.MILLISECONDS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("maxDelay must be positive: -3 MILLISECONDS");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("maxDelay must be positive: -3 MILLISECONDS");
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(25, TimeUnit.HOURS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most 24 hours: 25 HOURS");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("deadline must be at most 24 hours: 25 HOURS");
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(-1, TimeUnit.SECONDS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be 0 (none) or positive: -1 SECONDS");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("deadline must be 0 (none) or positive: -1 SECONDS");
       assertThatThrownBy(() -> RetryPolicy.builder().maxRetryAfter(Long.MAX_VALUE, TimeUnit.DAYS))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxRetryAfter");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("maxRetryAfter");
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(Duration.ofHours(24).plusNanos(1)))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage("deadline must be at most PT24H: PT24H0.000000001S");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("deadline must be at most PT24H: PT24H0.000000001S");
     }
 
     @Test
     void nullsAreRejectedWithNpe() {
-      assertThatThrownBy(() -> RetryPolicy.builder().baseDelay(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("baseDelay");
-      assertThatThrownBy(() -> RetryPolicy.builder().jitter(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().listener(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().baseDelay(null))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("baseDelay");
+      assertThatThrownBy(() -> RetryPolicy.builder().jitter(null))
+          .isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().listener(null))
+          .isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(null))
+          .isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> RetryPolicy.builder().deadline(1, null))
-          .isInstanceOf(NullPointerException.class).hasMessageContaining("deadline");
-      assertThatThrownBy(() -> RetryPolicy.builder().retryOnResponse(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().retryOnException(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().retryBudget(null)).isInstanceOf(NullPointerException.class);
-      assertThatThrownBy(() -> RetryPolicy.builder().quotaPacing(null)).isInstanceOf(NullPointerException.class)
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("deadline");
+      assertThatThrownBy(() -> RetryPolicy.builder().retryOnResponse(null))
+          .isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().retryOnException(null))
+          .isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().retryBudget(null))
+          .isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().quotaPacing(null))
+          .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("quotaPacing");
-      assertThatThrownBy(() -> RetryPolicy.builder().retryOnStatus((int[]) null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryPolicy.builder().retryOnStatus((int[]) null))
+          .isInstanceOf(NullPointerException.class);
     }
 
     @Test
     void theKeyHeaderMustBeAVisibleToken() {
       for (String bad : new String[] {"", "a b", "a:b", "a\u007fb", " ", "\"k"}) {
-        assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(bad)).as("[%s]", bad)
+        assertThatThrownBy(() -> RetryPolicy.builder().idempotencyKeyHeader(bad))
+            .as("[%s]", bad)
             .isInstanceOf(IllegalArgumentException.class);
       }
-      assertThat(RetryPolicy.builder().idempotencyKeyHeader("!~").build().settings.idempotencyKeyHeader).isEqualTo("!~");
+      assertThat(
+              RetryPolicy.builder()
+                  .idempotencyKeyHeader("!~")
+                  .build()
+                  .settings
+                  .idempotencyKeyHeader)
+          .isEqualTo("!~");
     }
 
     @Test
     void edgeValuesAreAccepted() {
       assertThat(RetryPolicy.builder().maxRetries(0).build().settings.maxRetries).isZero();
-      assertThat(RetryPolicy.builder().baseDelay(Duration.ofHours(24)).build().settings.baseDelayNanos).isEqualTo(24 * 3600 * S);
-      RetryPolicy maxBelowBase = RetryPolicy.builder().baseDelay(Duration.ofSeconds(5)).maxDelay(Duration.ofSeconds(1)).build();
+      assertThat(
+              RetryPolicy.builder().baseDelay(Duration.ofHours(24)).build().settings.baseDelayNanos)
+          .isEqualTo(24 * 3600 * S);
+      RetryPolicy maxBelowBase =
+          RetryPolicy.builder()
+              .baseDelay(Duration.ofSeconds(5))
+              .maxDelay(Duration.ofSeconds(1))
+              .build();
       assertThat(maxBelowBase.settings.maxDelayNanos).isEqualTo(S);
     }
   }
@@ -166,12 +238,20 @@ class RetryPolicyTest extends ScriptedTest {
   class TimeUnits {
     @Test
     void timeUnitAndDurationFormsSetTheSameNanoseconds() {
-      RetryPolicy units = RetryPolicy.builder()
-          .baseDelay(1500, TimeUnit.MICROSECONDS).maxDelay(3, TimeUnit.SECONDS)
-          .deadline(2, TimeUnit.MINUTES).maxRetryAfter(90, TimeUnit.SECONDS).build();
-      RetryPolicy durations = RetryPolicy.builder()
-          .baseDelay(Duration.ofNanos(1_500_000)).maxDelay(Duration.ofSeconds(3))
-          .deadline(Duration.ofMinutes(2)).maxRetryAfter(Duration.ofSeconds(90)).build();
+      RetryPolicy units =
+          RetryPolicy.builder()
+              .baseDelay(1500, TimeUnit.MICROSECONDS)
+              .maxDelay(3, TimeUnit.SECONDS)
+              .deadline(2, TimeUnit.MINUTES)
+              .maxRetryAfter(90, TimeUnit.SECONDS)
+              .build();
+      RetryPolicy durations =
+          RetryPolicy.builder()
+              .baseDelay(Duration.ofNanos(1_500_000))
+              .maxDelay(Duration.ofSeconds(3))
+              .deadline(Duration.ofMinutes(2))
+              .maxRetryAfter(Duration.ofSeconds(90))
+              .build();
       for (RetryPolicy p : List.of(units, durations)) {
         assertThat(p.settings.baseDelayNanos).isEqualTo(1_500_000);
         assertThat(p.settings.maxDelayNanos).isEqualTo(3 * S);
@@ -179,10 +259,25 @@ class RetryPolicyTest extends ScriptedTest {
         assertThat(p.settings.maxRetryAfterNanos).isEqualTo(90 * S);
       }
       // 0 means none, as OkHttp's timeouts: a deadline set before is removed.
-      assertThat(RetryPolicy.builder().deadline(1, TimeUnit.HOURS).deadline(0, TimeUnit.SECONDS).build().settings.deadlineNanos).isZero();
-      assertThat(RetryPolicy.builder().deadline(Duration.ofHours(1)).deadline(Duration.ZERO).build().settings.deadlineNanos).isZero();
+      assertThat(
+              RetryPolicy.builder()
+                  .deadline(1, TimeUnit.HOURS)
+                  .deadline(0, TimeUnit.SECONDS)
+                  .build()
+                  .settings
+                  .deadlineNanos)
+          .isZero();
+      assertThat(
+              RetryPolicy.builder()
+                  .deadline(Duration.ofHours(1))
+                  .deadline(Duration.ZERO)
+                  .build()
+                  .settings
+                  .deadlineNanos)
+          .isZero();
       assertThat(RetryPolicy.builder().deadline(24, TimeUnit.HOURS).build().settings.deadlineNanos)
-          .as("24 hours is the longest allowed").isEqualTo(TimeUnit.HOURS.toNanos(24));
+          .as("24 hours is the longest allowed")
+          .isEqualTo(TimeUnit.HOURS.toNanos(24));
     }
   }
 
@@ -197,26 +292,46 @@ class RetryPolicyTest extends ScriptedTest {
       assertThat(first.settings.maxRetries).isEqualTo(1);
       assertThat(first.retryStatuses).containsExactly(429, 502, 503);
       assertThat(second.retryStatuses).containsExactly(429, 502, 503, 504);
-      assertThat(second.budget).as("each build() of a builder without a budget gets its own")
+      assertThat(second.budget)
+          .as("each build() of a builder without a budget gets its own")
           .isNotSameAs(first.budget);
       RetryBudget shared = RetryBudget.unlimited();
       builder.retryBudget(shared);
-      assertThat(builder.build().budget).as("a budget given is shared").isSameAs(builder.build().budget).isSameAs(shared);
+      assertThat(builder.build().budget)
+          .as("a budget given is shared")
+          .isSameAs(builder.build().budget)
+          .isSameAs(shared);
       assertThat(first.settings.deadlineNanos).isZero();
-      assertThatThrownBy(() -> first.retryStatuses.add(500)).isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> first.retryStatuses.add(500))
+          .isInstanceOf(UnsupportedOperationException.class);
     }
 
     @Test
     void everySettingIsSnapshotted() {
       RetryListener listener = new RetryListener() {};
       RetryBudget budget = RetryBudget.unlimited();
-      RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(5).baseDelay(Duration.ofMillis(7))
-          .maxDelay(Duration.ofSeconds(3)).multiplier(3).jitter(Jitter.EQUAL).deadline(Duration.ofSeconds(9))
-          .maxRetryAfter(Duration.ofSeconds(4)).retryAfterSpread(0.25).retryOnStatus(500).idempotencyKeyHeader("X-K")
-          .listener(listener).retryBudget(budget).originWideRetryAfter(true);
+      RetryPolicy.Builder b =
+          RetryPolicy.builder()
+              .maxRetries(5)
+              .baseDelay(Duration.ofMillis(7))
+              .maxDelay(Duration.ofSeconds(3))
+              .multiplier(3)
+              .jitter(Jitter.EQUAL)
+              .deadline(Duration.ofSeconds(9))
+              .maxRetryAfter(Duration.ofSeconds(4))
+              .retryAfterSpread(0.25)
+              .retryOnStatus(500)
+              .idempotencyKeyHeader("X-K")
+              .listener(listener)
+              .retryBudget(budget)
+              .originWideRetryAfter(true);
       RetryPolicy a = b.build();
       // Reusing the builder is safe: changing it afterwards leaves the policy it built alone.
-      b.maxRetries(1).deadline(Duration.ZERO).retryOnStatus(502).retryAfterSpread(1).originWideRetryAfter(false);
+      b.maxRetries(1)
+          .deadline(Duration.ZERO)
+          .retryOnStatus(502)
+          .retryAfterSpread(1)
+          .originWideRetryAfter(false);
       assertThat(a.settings.maxRetries).isEqualTo(5);
       assertThat(a.settings.baseDelayNanos).isEqualTo(7 * MS);
       assertThat(a.settings.maxDelayNanos).isEqualTo(3 * S);
@@ -230,7 +345,8 @@ class RetryPolicyTest extends ScriptedTest {
       assertThat(a.settings.listener).isSameAs(listener);
       assertThat(a.budget).isSameAs(budget);
       assertThat(a.settings.originWideRetryAfter).isTrue();
-      assertThat(RetryPolicy.builder().quotaPacing(QuotaPacing.PROBE).build().settings.quotaPacing).isEqualTo(QuotaPacing.PROBE);
+      assertThat(RetryPolicy.builder().quotaPacing(QuotaPacing.PROBE).build().settings.quotaPacing)
+          .isEqualTo(QuotaPacing.PROBE);
       assertThat(b.build().settings.deadlineNanos).isZero();
       assertThat(b.build().retryStatuses).containsExactly(429, 500, 502, 503);
     }
@@ -247,11 +363,14 @@ class RetryPolicyTest extends ScriptedTest {
       try (RetryingCallFactory calls = RetryingCallFactory.create(new OkHttpClient(), policy)) {
         assertThat(calls.policy).isSameAs(policy);
       }
-      assertThatThrownBy(() -> RetryInterceptor.create(null)).isInstanceOf(NullPointerException.class);
+      assertThatThrownBy(() -> RetryInterceptor.create(null))
+          .isInstanceOf(NullPointerException.class);
       assertThatThrownBy(() -> RetryingCallFactory.create(new OkHttpClient(), null))
-          .isInstanceOf(NullPointerException.class).hasMessageContaining("policy");
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("policy");
       assertThatThrownBy(() -> RetryingCallFactory.create(null, policy))
-          .isInstanceOf(NullPointerException.class).hasMessageContaining("client");
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("client");
     }
   }
 
@@ -275,20 +394,33 @@ class RetryPolicyTest extends ScriptedTest {
               double badMultiplier = badMultiplier(r);
               double badSpread = badSpread(r);
               int badRetries = -1 - r.nextInt(Integer.MAX_VALUE);
-              int badStatus = r.nextBoolean() ? r.nextInt(Integer.MIN_VALUE, 100) : r.nextInt(1000, Integer.MAX_VALUE);
+              int badStatus =
+                  r.nextBoolean()
+                      ? r.nextInt(Integer.MIN_VALUE, 100)
+                      : r.nextInt(1000, Integer.MAX_VALUE);
               switch (r.nextInt(8)) {
                 case 0 -> assertRejected(() -> b.baseDelay(badDuration), "baseDelay", badDuration);
                 case 1 -> assertRejected(() -> b.maxDelay(badDuration), "maxDelay", badDuration);
                 case 2 -> {
-                  if (!badDuration.isZero()) assertRejected(() -> b.deadline(badDuration), "deadline", badDuration); // 0: none
+                  if (!badDuration.isZero())
+                    assertRejected(
+                        () -> b.deadline(badDuration), "deadline", badDuration); // 0: none
                 }
-                case 3 -> assertRejected(() -> b.maxRetryAfter(badDuration), "maxRetryAfter", badDuration);
-                case 4 -> assertRejected(() -> b.multiplier(badMultiplier), "multiplier", badMultiplier);
-                case 5 -> assertRejected(() -> b.retryAfterSpread(badSpread), "retryAfterSpread", badSpread);
+                case 3 ->
+                    assertRejected(
+                        () -> b.maxRetryAfter(badDuration), "maxRetryAfter", badDuration);
+                case 4 ->
+                    assertRejected(() -> b.multiplier(badMultiplier), "multiplier", badMultiplier);
+                case 5 ->
+                    assertRejected(
+                        () -> b.retryAfterSpread(badSpread), "retryAfterSpread", badSpread);
                 case 6 -> assertRejected(() -> b.maxRetries(badRetries), "maxRetries", badRetries);
-                default -> assertRejected(() -> b.retryOnStatus(200, badStatus), "retryOnStatus", badStatus);
+                default ->
+                    assertRejected(
+                        () -> b.retryOnStatus(200, badStatus), "retryOnStatus", badStatus);
               }
-              // The builder is still usable and its earlier state intact: a rejected value changed nothing.
+              // The builder is still usable and its earlier state intact: a rejected value changed
+              // nothing.
               RetryPolicy built = b.build();
               assertThat(built.settings.maxRetries).isEqualTo(3);
               assertThat(built.settings.baseDelayNanos).isEqualTo(200 * MS);

@@ -16,15 +16,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code RetryingCall.execute()} under a policy that does not hedge (one OkHttp call through the
- * factory's interceptor, on fake time): what it takes from the {@link Call} it is (its timeout
- * and deadline, its event listeners) and when it reports {@code isCanceled()}, as a plain OkHttp
- * call does: once its timeout fired, not after any other failure.
+ * factory's interceptor, on fake time): what it takes from the {@link Call} it is (its timeout and
+ * deadline, its event listeners) and when it reports {@code isCanceled()}, as a plain OkHttp call
+ * does: once its timeout fired, not after any other failure.
  */
 @Tag("unit")
 class RetryingCallTest extends ScriptedTest {
 
   RetryingCallFactory factory(RetryPolicy.Builder policy) {
-    return RetryingCallFactory.create(LeakCheck.track(new OkHttpClient.Builder().addInterceptor(script).build()), policy.build());
+    return RetryingCallFactory.create(
+        LeakCheck.track(new OkHttpClient.Builder().addInterceptor(script).build()), policy.build());
   }
 
   /** Retries after 1 s, then 3 s: a call allowed 3 s has time for the first retry only. */
@@ -66,12 +67,13 @@ class RetryingCallTest extends ScriptedTest {
     List<String> seen = new ArrayList<>();
     try (RetryingCallFactory calls = factory(retry())) {
       Call call = calls.newCall(get());
-      call.addEventListener(new EventListener() {
-        @Override
-        public void callStart(Call c) {
-          seen.add("callStart");
-        }
-      });
+      call.addEventListener(
+          new EventListener() {
+            @Override
+            public void callStart(Call c) {
+              seen.add("callStart");
+            }
+          });
       call.execute().close();
       assertThat(call.isCanceled()).isFalse();
     }
@@ -93,14 +95,17 @@ class RetryingCallTest extends ScriptedTest {
       assertThat(withTime.isCanceled()).as("an hour left").isFalse();
     }
     // The second call's failure comes after one call's worth of retries with no success since.
-    assertThat(events.lines("gaveUp")).containsExactly(
-        "gaveUp 2 RETRIES_EXHAUSTED ConnectException: refused 2", "gaveUp 1 NO_RECENT_SUCCESS ConnectException: refused 3");
+    assertThat(events.lines("gaveUp"))
+        .containsExactly(
+            "gaveUp 2 RETRIES_EXHAUSTED ConnectException: refused 2",
+            "gaveUp 1 NO_RECENT_SUCCESS ConnectException: refused 3");
   }
 
   @Test
   void aCallWhoseTimeoutRanOutReportsCanceled() {
     script.thenAlwaysFail(n -> new ConnectException("refused " + n));
-    try (RetryingCallFactory calls = factory(retry().jitter(Jitter.NONE).baseDelay(1, TimeUnit.SECONDS))) {
+    try (RetryingCallFactory calls =
+        factory(retry().jitter(Jitter.NONE).baseDelay(1, TimeUnit.SECONDS))) {
       Call call = calls.newCall(get());
       call.timeout().timeout(1, TimeUnit.NANOSECONDS);
       assertThatThrownBy(call::execute).isInstanceOf(IOException.class);
@@ -111,14 +116,22 @@ class RetryingCallTest extends ScriptedTest {
   @Test
   void aCallThatRanOutOfOkretrysOwnDeadlineReportsCanceledAsEnqueueDoes() {
     // The first attempt takes 2.5 s of the policy's 3 s: the 1 s wait for a retry does not fit.
-    script.thenAlways((chain, n) -> {
-      time.advance(java.time.Duration.ofMillis(2500));
-      throw new ConnectException("refused " + n);
-    });
-    try (RetryingCallFactory calls = factory(retry().jitter(Jitter.NONE).baseDelay(1, TimeUnit.SECONDS).deadline(3, TimeUnit.SECONDS))) {
+    script.thenAlways(
+        (chain, n) -> {
+          time.advance(java.time.Duration.ofMillis(2500));
+          throw new ConnectException("refused " + n);
+        });
+    try (RetryingCallFactory calls =
+        factory(
+            retry()
+                .jitter(Jitter.NONE)
+                .baseDelay(1, TimeUnit.SECONDS)
+                .deadline(3, TimeUnit.SECONDS))) {
       Call call = calls.newCall(get());
       assertThatThrownBy(call::execute).hasMessage("refused 1");
-      assertThat(call.isCanceled()).as("ran out of time, as LogicalCall decided; no call timeout set").isTrue();
+      assertThat(call.isCanceled())
+          .as("ran out of time, as LogicalCall decided; no call timeout set")
+          .isTrue();
     }
     assertThat(events.lines("gaveUp")).singleElement().asString().contains("DEADLINE_EXCEEDED");
   }

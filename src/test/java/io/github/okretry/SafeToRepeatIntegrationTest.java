@@ -27,8 +27,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * When repeating is safe, with real OkHttp calls to a MockWebServer on loopback: a keyless POST is
  * not repeated after a read timeout (it may have been processed), but is after a refused
- * connection, and "did this attempt send anything" is decided afresh for each attempt. The rules
- * on fake time: {@link SafeToRepeatTest}; every fault at once: {@link FaultMatrixTest}.
+ * connection, and "did this attempt send anything" is decided afresh for each attempt. The rules on
+ * fake time: {@link SafeToRepeatTest}; every fault at once: {@link FaultMatrixTest}.
  */
 @Tag("integration")
 @ExtendWith(LeakCheck.class)
@@ -51,7 +51,8 @@ class SafeToRepeatIntegrationTest {
   }
 
   static OkHttpClient client(RetryInterceptor retry, Duration readTimeout) {
-    return LeakCheck.track(new OkHttpClient.Builder().readTimeout(readTimeout).addInterceptor(retry).build());
+    return LeakCheck.track(
+        new OkHttpClient.Builder().readTimeout(readTimeout).addInterceptor(retry).build());
   }
 
   /** Waits for {@code n} requests, then makes sure no further one arrives. */
@@ -66,10 +67,18 @@ class SafeToRepeatIntegrationTest {
   void aPostWithoutKeyIsNotRetriedAfterAReadTimeout() throws Exception {
     server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
     server.enqueue(new MockResponse.Builder().body("second").build());
-    OkHttpClient c = client(RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build()), Duration.ofMillis(200));
+    OkHttpClient c =
+        client(
+            RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build()),
+            Duration.ofMillis(200));
     Request request =
-        new Request.Builder().url(server.url("/pay")).post(json()).tag(IdempotencyKey.class, IdempotencyKey.none()).build();
-    assertThatThrownBy(() -> c.newCall(request).execute()).isInstanceOf(SocketTimeoutException.class);
+        new Request.Builder()
+            .url(server.url("/pay"))
+            .post(json())
+            .tag(IdempotencyKey.class, IdempotencyKey.none())
+            .build();
+    assertThatThrownBy(() -> c.newCall(request).execute())
+        .isInstanceOf(SocketTimeoutException.class);
     assertExactlyRequests(1);
   }
 
@@ -81,20 +90,25 @@ class SafeToRepeatIntegrationTest {
     }
     int[] attempts = {0};
     RetryInterceptor retry =
-        RetryInterceptor.create(RetryPolicy.builder()
-            .baseDelay(Duration.ofMillis(1))
-            .maxRetries(2)
-            .listener(new RetryListener() {
-              @Override
-              public void onAttemptStarted(Request request, int attempt) {
-                attempts[0] = attempt;
-              }
-            })
-            .build());
+        RetryInterceptor.create(
+            RetryPolicy.builder()
+                .baseDelay(Duration.ofMillis(1))
+                .maxRetries(2)
+                .listener(
+                    new RetryListener() {
+                      @Override
+                      public void onAttemptStarted(Request request, int attempt) {
+                        attempts[0] = attempt;
+                      }
+                    })
+                .build());
     OkHttpClient c = client(retry, Duration.ofSeconds(5));
     Request request =
-        new Request.Builder().url("http://127.0.0.1:" + closedPort + "/pay").post(json())
-            .tag(IdempotencyKey.class, IdempotencyKey.none()).build();
+        new Request.Builder()
+            .url("http://127.0.0.1:" + closedPort + "/pay")
+            .post(json())
+            .tag(IdempotencyKey.class, IdempotencyKey.none())
+            .build();
     assertThatThrownBy(() -> c.newCall(request).execute())
         .isInstanceOf(java.net.ConnectException.class)
         .satisfies(e -> assertThat(EarlierFailures.of(e)).hasSize(2));
@@ -110,18 +124,37 @@ class SafeToRepeatIntegrationTest {
   void serverGoneBetweenAttemptsKeylessPostStillRetried() throws Exception {
     // "Connection: close", so the next attempt cannot pick a stale pooled connection (that case,
     // which is not retried for a keyless POST, is OneLayerOfRetriesTest.PooledConnections).
-    server.enqueue(new MockResponse.Builder().code(503).addHeader("Connection", "close").body("restarting").build());
+    server.enqueue(
+        new MockResponse.Builder()
+            .code(503)
+            .addHeader("Connection", "close")
+            .body("restarting")
+            .build());
     List<Integer> attempts = new ArrayList<>();
-    RetryListener stopServer = new RetryListener() {
-      @Override public void onAttemptStarted(Request r, int attempt) { attempts.add(attempt); }
-      @Override public void onRetryScheduled(Request r, int attempt, String why, long delayNanos) {
-        if (attempt == 1) server.close();
-      }
-    };
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(RetryInterceptor.create(quietRetry().listener(stopServer).build())).build());
-    Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
-    assertThatThrownBy(() -> client.newCall(post).execute()).isInstanceOf(java.net.ConnectException.class);
+    RetryListener stopServer =
+        new RetryListener() {
+          @Override
+          public void onAttemptStarted(Request r, int attempt) {
+            attempts.add(attempt);
+          }
+
+          @Override
+          public void onRetryScheduled(Request r, int attempt, String why, long delayNanos) {
+            if (attempt == 1) server.close();
+          }
+        };
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .addInterceptor(RetryInterceptor.create(quietRetry().listener(stopServer).build()))
+                .build());
+    Request post =
+        new Request.Builder()
+            .url(server.url("/"))
+            .post(RequestBody.create("x", MediaType.get("text/plain")))
+            .build();
+    assertThatThrownBy(() -> client.newCall(post).execute())
+        .isInstanceOf(java.net.ConnectException.class);
     assertThat(attempts).containsExactly(1, 2, 3, 4);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
@@ -136,13 +169,22 @@ class SafeToRepeatIntegrationTest {
     server.enqueue(new MockResponse.Builder().code(503).body("busy").build());
     server.enqueue(new MockResponse.Builder().body("ok").build());
     int[] calls = {0};
-    Interceptor tokenService = chain -> {
-      if (++calls[0] == 2) throw new java.net.SocketException("token service unreachable");
-      return chain.proceed(chain.request());
-    };
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(RetryInterceptor.create(quietRetry().build())).addInterceptor(tokenService).build());
-    Request post = new Request.Builder().url(server.url("/")).post(RequestBody.create("x", MediaType.get("text/plain"))).build();
+    Interceptor tokenService =
+        chain -> {
+          if (++calls[0] == 2) throw new java.net.SocketException("token service unreachable");
+          return chain.proceed(chain.request());
+        };
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .addInterceptor(RetryInterceptor.create(quietRetry().build()))
+                .addInterceptor(tokenService)
+                .build());
+    Request post =
+        new Request.Builder()
+            .url(server.url("/"))
+            .post(RequestBody.create("x", MediaType.get("text/plain")))
+            .build();
     try (Response r = client.newCall(post).execute()) {
       assertThat(r.code()).isEqualTo(200);
     }
@@ -152,6 +194,9 @@ class SafeToRepeatIntegrationTest {
 
   /** Fake time (no real waits), keys off: a POST is keyless. */
   static RetryPolicy.Builder quietRetry() {
-    return RetryPolicy.builder().timeSource(new FakeTime()).random(() -> 0L).generateIdempotencyKeys(false);
+    return RetryPolicy.builder()
+        .timeSource(new FakeTime())
+        .random(() -> 0L)
+        .generateIdempotencyKeys(false);
   }
 }

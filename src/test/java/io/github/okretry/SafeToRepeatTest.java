@@ -13,19 +13,20 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.BufferedSink;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A retryable failure is repeated only when repeating has no extra effect: an idempotent method,
- * an idempotency key, or proof that the server did not process the request (a 429 or 503, a
- * refused connection, a failure before the request was sent). One-shot and duplex bodies are never
- * repeated. With real sockets: {@link SafeToRepeatIntegrationTest}; keys: {@link IdempotencyKeyTest}.
+ * A retryable failure is repeated only when repeating has no extra effect: an idempotent method, an
+ * idempotency key, or proof that the server did not process the request (a 429 or 503, a refused
+ * connection, a failure before the request was sent). One-shot and duplex bodies are never
+ * repeated. With real sockets: {@link SafeToRepeatIntegrationTest}; keys: {@link
+ * IdempotencyKeyTest}.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -47,7 +48,8 @@ class SafeToRepeatTest extends ScriptedTest {
     void idempotentMethodsAreRetriedAfterATimeout(String method) throws IOException {
       script.fail(new SocketTimeoutException("timeout")).status(200);
       RequestBody body = method.equals("PUT") ? RequestBody.create("x", null) : null;
-      Request request = new Request.Builder().url("http://example.test/").method(method, body).build();
+      Request request =
+          new Request.Builder().url("http://example.test/").method(method, body).build();
       client(retry()).newCall(request).execute().close();
       assertThat(script.attempts()).isEqualTo(2);
     }
@@ -72,28 +74,34 @@ class SafeToRepeatTest extends ScriptedTest {
     }
 
     @Test
-    void withKeyGenerationOffRetriedOnlyOnProofButWithAKeyOnAnyRetryableStatus() throws IOException {
+    void withKeyGenerationOffRetriedOnlyOnProofButWithAKeyOnAnyRetryableStatus()
+        throws IOException {
       script.status(500).status(503).status(200);
       Call.Factory client = client(quietRetry().retryOnStatus(500).generateIdempotencyKeys(false));
       assertThat(code(client, post())).isEqualTo(500); // 500 proves nothing
       assertThat(code(client, post())).isEqualTo(200); // 503 does
       assertThat(script.attempts()).isEqualTo(3);
       Script keyed = new Script().status(500).status(200);
-      assertThat(code(keyed.client(quietRetry().retryOnStatus(500).build()), post())).isEqualTo(200);
+      assertThat(code(keyed.client(quietRetry().retryOnStatus(500).build()), post()))
+          .isEqualTo(200);
     }
 
     /**
      * A failure before any byte was written (here: a later application interceptor, say one that
-     * fetches an auth token, throws) proves the server saw nothing, so even a keyless POST is retried.
+     * fetches an auth token, throws) proves the server saw nothing, so even a keyless POST is
+     * retried.
      */
     @Test
     void retriedWhenNothingWasSent() throws Exception {
       script.fail(new SocketTimeoutException("token service timed out")).status(200);
       assertThat(code(client(quietRetry().generateIdempotencyKeys(false)), post())).isEqualTo(200);
       assertThat(script.attempts()).isEqualTo(2);
-      Script once = new Script().fail(new SocketTimeoutException("token service timed out")).status(200);
-      OkHttpClient noRetries = once.client(quietRetry().generateIdempotencyKeys(false).maxRetries(0).build());
-      assertThatThrownBy(() -> noRetries.newCall(post()).execute()).isInstanceOf(SocketTimeoutException.class);
+      Script once =
+          new Script().fail(new SocketTimeoutException("token service timed out")).status(200);
+      OkHttpClient noRetries =
+          once.client(quietRetry().generateIdempotencyKeys(false).maxRetries(0).build());
+      assertThatThrownBy(() -> noRetries.newCall(post()).execute())
+          .isInstanceOf(SocketTimeoutException.class);
     }
   }
 
@@ -104,7 +112,11 @@ class SafeToRepeatTest extends ScriptedTest {
       for (boolean duplex : new boolean[] {false, true}) {
         Script s = new Script().status(503).status(200);
         OkHttpClient c = s.client(retry().build());
-        Request request = new Request.Builder().url("http://example.test/").put(new OneShotBody(!duplex, duplex)).build();
+        Request request =
+            new Request.Builder()
+                .url("http://example.test/")
+                .put(new OneShotBody(!duplex, duplex))
+                .build();
         try (Response r = c.newCall(request).execute()) {
           assertThat(r.code()).isEqualTo(503);
         }

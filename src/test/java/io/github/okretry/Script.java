@@ -26,16 +26,17 @@ import okhttp3.ResponseBody;
  * }</pre>
  *
  * <p>Outcomes, one per attempt, in order: {@link #status} (a response with a body that remembers
- * whether it was closed), {@link #fail} (an {@code IOException}), {@link #raise} (any throwable, even
- * a checked one an interceptor may not declare), {@link #then} (computed when the attempt comes).
- * {@link #cancelingTheCall} and {@link #interruptingTheCaller} make the next attempt do that first.
- * After the scripted outcomes, {@link #thenAlways} answers every further attempt; without it, an
- * attempt past the end fails the test.
+ * whether it was closed), {@link #fail} (an {@code IOException}), {@link #raise} (any throwable,
+ * even a checked one an interceptor may not declare), {@link #then} (computed when the attempt
+ * comes). {@link #cancelingTheCall} and {@link #interruptingTheCaller} make the next attempt do
+ * that first. After the scripted outcomes, {@link #thenAlways} answers every further attempt;
+ * without it, an attempt past the end fails the test.
  */
 final class Script implements Interceptor {
 
   /** One attempt as the script saw it: the request and the chain's timeouts. */
-  record Seen(Request request, int connectTimeoutMillis, int readTimeoutMillis, int writeTimeoutMillis) {}
+  record Seen(
+      Request request, int connectTimeoutMillis, int readTimeoutMillis, int writeTimeoutMillis) {}
 
   /** What one attempt gets: a response, or a thrown exception. {@code attempt} counts from 1. */
   @FunctionalInterface
@@ -63,14 +64,16 @@ final class Script implements Interceptor {
   }
 
   Script fail(IOException e) {
-    return then((chain, attempt) -> {
-      throw e;
-    });
+    return then(
+        (chain, attempt) -> {
+          throw e;
+        });
   }
 
   /**
    * Throws {@code t} as it is: a {@code RuntimeException} (a bug below okretry), or a checked
-   * exception no interceptor may declare, as OkHttp's connect does with {@code InterruptedException}.
+   * exception no interceptor may declare, as OkHttp's connect does with {@code
+   * InterruptedException}.
    */
   Script raise(Throwable t) {
     return then((chain, attempt) -> sneakyThrow(t));
@@ -102,9 +105,10 @@ final class Script implements Interceptor {
 
   /** Every attempt after the scripted ones fails with {@code failure.apply(attempt)}. */
   Script thenAlwaysFail(IntFunction<IOException> failure) {
-    return thenAlways((chain, attempt) -> {
-      throw failure.apply(attempt);
-    });
+    return thenAlways(
+        (chain, attempt) -> {
+          throw failure.apply(attempt);
+        });
   }
 
   Script thenAlways(Outcome outcome) {
@@ -117,7 +121,9 @@ final class Script implements Interceptor {
     return LeakCheck.track(clientBuilder(retry).build());
   }
 
-  /** The same, to add timeouts first; build it through {@link LeakCheck#track} in a LeakCheck test. */
+  /**
+   * The same, to add timeouts first; build it through {@link LeakCheck#track} in a LeakCheck test.
+   */
   OkHttpClient.Builder clientBuilder(RetryInterceptor retry) {
     return new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(this);
   }
@@ -160,10 +166,16 @@ final class Script implements Interceptor {
     Step step;
     int attempt;
     synchronized (this) {
-      seen.add(new Seen(chain.request(), chain.connectTimeoutMillis(), chain.readTimeoutMillis(), chain.writeTimeoutMillis()));
+      seen.add(
+          new Seen(
+              chain.request(),
+              chain.connectTimeoutMillis(),
+              chain.readTimeoutMillis(),
+              chain.writeTimeoutMillis()));
       attempt = seen.size();
       step = steps.poll();
-      if (step == null && always == null) throw new AssertionError("script exhausted at attempt " + attempt);
+      if (step == null && always == null)
+        throw new AssertionError("script exhausted at attempt " + attempt);
     }
     if (step != null && step.cancel) chain.call().cancel();
     if (step != null && step.interrupt) Thread.currentThread().interrupt();

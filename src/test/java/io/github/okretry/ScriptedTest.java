@@ -12,22 +12,21 @@ import java.util.SplittableRandom;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.MediaType;
-import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the unit tests of okretry's behaviour start from: a {@link Script} instead of a server,
  * {@link FakeTime} instead of waiting, a clock fixed at {@link #NOW}, seeded randomness and an
  * {@link EventLog}. No sockets, no real waits: a whole retry timeline is asserted instantly. Every
- * test is checked for leaks ({@link LeakCheck}), and okretry's warnings are captured ({@link #log}),
- * not printed.
+ * test is checked for leaks ({@link LeakCheck}), and okretry's warnings are captured ({@link
+ * #log}), not printed.
  */
 @ExtendWith(LeakCheck.class)
 abstract class ScriptedTest {
@@ -36,15 +35,16 @@ abstract class ScriptedTest {
   @RegisterExtension final LogCapture log = LogCapture.okretry();
 
   final FakeTime time = new FakeTime();
+
   /** The driver the test runs on; a class parameterized over {@link Driver} sets it. */
   Driver driver = Driver.BLOCKING;
+
   final Script script = new Script();
   final EventLog events = new EventLog();
 
   /** Fake time, a clock fixed at {@link #NOW}, jitter from a seeded generator, the event log. */
   RetryPolicy.Builder retry() {
     return RetryPolicy.builder()
-        
         .timeSource(time)
         .clock(Clock.fixed(NOW, ZoneOffset.UTC)::millis)
         .random(new SplittableRandom(1)::nextLong)
@@ -52,8 +52,8 @@ abstract class ScriptedTest {
   }
 
   /**
-   * Fake time, every jitter draw 0, generated keys "k1", and no listener: a call's first attempt
-   * is made without per-call state (see {@code StatelessAttempt.open}).
+   * Fake time, every jitter draw 0, generated keys "k1", and no listener: a call's first attempt is
+   * made without per-call state (see {@code StatelessAttempt.open}).
    */
   RetryPolicy.Builder quietRetry() {
     return RetryPolicy.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);
@@ -68,12 +68,17 @@ abstract class ScriptedTest {
     return driver.calls(retry.build(), script, time);
   }
 
-  /** A row of a table of bad settings: what sets it, and the setting and value its message names. */
+  /**
+   * A row of a table of bad settings: what sets it, and the setting and value its message names.
+   */
   static Arguments bad(String name, Executable setting, String field, String value) {
     return Arguments.of(Named.of(name, setting), field, value);
   }
 
-  /** {@code setting} throws an IllegalArgumentException whose message names {@code field} and {@code value}. */
+  /**
+   * {@code setting} throws an IllegalArgumentException whose message names {@code field} and {@code
+   * value}.
+   */
   static void assertRejectedNaming(Executable setting, String field, String value) {
     assertThatThrownBy(setting::execute)
         .isInstanceOf(IllegalArgumentException.class)
@@ -88,7 +93,10 @@ abstract class ScriptedTest {
     }
   }
 
-  /** Another call of {@code client} succeeds now; on the async driver it runs as the scheduler goes on. */
+  /**
+   * Another call of {@code client} succeeds now; on the async driver it runs as the scheduler goes
+   * on.
+   */
   void anotherCallSucceeds(Call.Factory client) {
     Call other = client.newCall(get());
     if (driver == Driver.BLOCKING) {
@@ -99,17 +107,18 @@ abstract class ScriptedTest {
       }
       return;
     }
-    other.enqueue(new Callback() {
-      @Override
-      public void onResponse(Call call, Response response) {
-        response.close();
-      }
+    other.enqueue(
+        new Callback() {
+          @Override
+          public void onResponse(Call call, Response response) {
+            response.close();
+          }
 
-      @Override
-      public void onFailure(Call call, IOException e) {
-        throw new AssertionError(e);
-      }
-    });
+          @Override
+          public void onFailure(Call call, IOException e) {
+            throw new AssertionError(e);
+          }
+        });
   }
 
   static Request get() {
@@ -124,7 +133,9 @@ abstract class ScriptedTest {
   /** A request of {@code method}, with a body for POST, PUT and PATCH (which need one). */
   static Request request(String method) {
     RequestBody body =
-        Set.of("POST", "PUT", "PATCH").contains(method) ? RequestBody.create("{}", MediaType.get("application/json")) : null;
+        Set.of("POST", "PUT", "PATCH").contains(method)
+            ? RequestBody.create("{}", MediaType.get("application/json"))
+            : null;
     return new Request.Builder().url("http://example.test/pay").method(method, body).build();
   }
 }

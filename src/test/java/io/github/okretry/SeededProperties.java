@@ -24,7 +24,8 @@ public final class SeededProperties {
   }
 
   /** One test per seed; {@code onPass} runs after each seed that passed (e.g. to count cases). */
-  public static Stream<DynamicTest> forSeeds(String name, Consumer<SplittableRandom> property, Runnable onPass) {
+  public static Stream<DynamicTest> forSeeds(
+      String name, Consumer<SplittableRandom> property, Runnable onPass) {
     return LongStream.range(0, SEEDS)
         .mapToObj(
             seed ->
@@ -47,7 +48,10 @@ public final class SeededProperties {
     return Math.max(1, Math.min(max, (long) x));
   }
 
-  /** A valid backoff multiplier: the smallest growth, 2, small, moderate, or huge (overflowing pow() quickly). */
+  /**
+   * A valid backoff multiplier: the smallest growth, 2, small, moderate, or huge (overflowing pow()
+   * quickly).
+   */
   public static double multiplier(SplittableRandom r) {
     switch (r.nextInt(5)) {
       case 0:

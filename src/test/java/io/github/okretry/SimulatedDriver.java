@@ -14,17 +14,18 @@ import org.jspecify.annotations.Nullable;
  * Plays the blocking driver's part for a simulator on fake time: feeds one logical call the
  * outcomes of its attempts and turns okretry's {@link Step}s into "send", "wait" or "done", as
  * {@link RetryInterceptor#intercept} does (a stateless first attempt when {@link
- * StatelessAttempt#open} allows it, then {@code next} and {@code ended}). Every rule (classification,
- * backoff, {@code Retry-After}, the budget, the origin gate and pacer) runs in okretry's own code;
- * this class only carries the steps out.
+ * StatelessAttempt#open} allows it, then {@code next} and {@code ended}). Every rule
+ * (classification, backoff, {@code Retry-After}, the budget, the origin gate and pacer) runs in
+ * okretry's own code; this class only carries the steps out.
  *
  * <p>A peer's budget can veto what okretry decided ({@link Veto}), so the peers in the simulator
  * share okretry's per-call sequence and differ only in the budget.
  *
- * <p>With a {@link HedgingPolicy}, a call is driven as {@link AsyncLoop} drives a hedging factory's: it always has its state
- * (no stateless first attempt); each SEND carries the delay of a hedge ({@link Call#hedgeAfterNanos}),
- * and when that time comes {@link Call#hedge} asks {@code next} again and, for a hedge, {@code
- * departs} at once, sending what goes beside the attempt in flight; each attempt's outcome is reported with its {@link Sent} handle, and {@link Next#DROP}
+ * <p>With a {@link HedgingPolicy}, a call is driven as {@link AsyncLoop} drives a hedging
+ * factory's: it always has its state (no stateless first attempt); each SEND carries the delay of a
+ * hedge ({@link Call#hedgeAfterNanos}), and when that time comes {@link Call#hedge} asks {@code
+ * next} again and, for a hedge, {@code departs} at once, sending what goes beside the attempt in
+ * flight; each attempt's outcome is reported with its {@link Sent} handle, and {@link Next#DROP}
  * says that outcome was dropped (another attempt answers for the call). On any other answer the
  * round is over: the simulator cancels the attempts still in flight.
  */
@@ -35,7 +36,10 @@ public final class SimulatedDriver {
     SEND,
     WAIT,
     DONE,
-    /** Only with hedges: this attempt's outcome was dropped; another attempt in flight answers for the call. */
+    /**
+     * Only with hedges: this attempt's outcome was dropped; another attempt in flight answers for
+     * the call.
+     */
     DROP
   }
 
@@ -57,7 +61,9 @@ public final class SimulatedDriver {
 
   /** A peer's budget, consulted around okretry's own decisions (run with an unlimited budget). */
   public interface Veto {
-    /** Before attempt {@code attempt} (1 for the first): false sheds it locally, ending the call. */
+    /**
+     * Before attempt {@code attempt} (1 for the first): false sheds it locally, ending the call.
+     */
     boolean admit(long nowNanos, int attempt);
 
     /** okretry decided to retry after a failed attempt: false refuses the retry. */
@@ -95,7 +101,8 @@ public final class SimulatedDriver {
   /**
    * @param retryAfterSeconds the {@code Retry-After} a failing 503 carries, or negative for none
    */
-  public SimulatedDriver(RetryPolicy policy, String url, @Nullable Veto veto, int retryAfterSeconds) {
+  public SimulatedDriver(
+      RetryPolicy policy, String url, @Nullable Veto veto, int retryAfterSeconds) {
     this(policy, null, url, veto, retryAfterSeconds);
   }
 
@@ -103,9 +110,14 @@ public final class SimulatedDriver {
    * @param hedging hedges the calls as a {@link RetryingCallFactory} with it does, or null for none
    * @param retryAfterSeconds the {@code Retry-After} a failing 503 carries, or negative for none
    */
-  public SimulatedDriver(RetryPolicy policy, @Nullable HedgingPolicy hedging, String url, @Nullable Veto veto,
+  public SimulatedDriver(
+      RetryPolicy policy,
+      @Nullable HedgingPolicy hedging,
+      String url,
+      @Nullable Veto veto,
       int retryAfterSeconds) {
-    if (veto != null && hedging != null) throw new IllegalArgumentException("a peer's veto with hedging");
+    if (veto != null && hedging != null)
+      throw new IllegalArgumentException("a peer's veto with hedging");
     this.policy = policy;
     this.hedging = hedging != null ? new Hedging.Shared(hedging) : null;
     this.url = url;
@@ -130,7 +142,12 @@ public final class SimulatedDriver {
     }
 
     private Response response(int code, int retryAfterSeconds) {
-      Response.Builder b = new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("");
+      Response.Builder b =
+          new Response.Builder()
+              .request(request)
+              .protocol(Protocol.HTTP_1_1)
+              .code(code)
+              .message("");
       if (retryAfterSeconds >= 0) b.header("Retry-After", Integer.toString(retryAfterSeconds));
       return b.build();
     }
@@ -156,7 +173,8 @@ public final class SimulatedDriver {
     private boolean succeeded;
     private @Nullable GiveUpReason reason;
 
-    private final long startNanos; // a first attempt made without state: its deadline runs from here
+    private final long
+        startNanos; // a first attempt made without state: its deadline runs from here
     private final Target target;
     private final Request request;
 
@@ -165,10 +183,16 @@ public final class SimulatedDriver {
       this.request = target.request;
       startNanos = policy.time.nanoTime();
       // A call that may hedge has its state from the start, as the async driver's has.
-      logical = hedging != null ? LogicalCall.start(policy, request, 0, hedging) : StatelessAttempt.open(policy, request, 0);
+      logical =
+          hedging != null
+              ? LogicalCall.start(policy, request, 0, hedging)
+              : StatelessAttempt.open(policy, request, 0);
     }
 
-    /** Before an attempt: {@link Next#SEND}, {@link Next#WAIT} ({@link #waitNanos}) or {@link Next#DONE}. */
+    /**
+     * Before an attempt: {@link Next#SEND}, {@link Next#WAIT} ({@link #waitNanos}) or {@link
+     * Next#DONE}.
+     */
     public Next next() {
       Step step = null;
       if (logical != null) {
@@ -177,28 +201,39 @@ public final class SimulatedDriver {
           waitNanos = step.waitNanos();
           return Next.WAIT;
         }
-        if (step.kind() != Step.Kind.SEND) return done(false, logical.gaveUpFor()); // throttled locally
+        if (step.kind() != Step.Kind.SEND)
+          return done(false, logical.gaveUpFor()); // throttled locally
       }
-      if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
+      if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1))
+        return done(false, GiveUpReason.BUDGET_EXHAUSTED);
       attempt++;
       sent = new Sent(step != null ? Attempt.of(step) : null, attempt);
       hedgeAfterNanos = step != null ? Attempt.of(step).hedgeAfterNanos : 0;
       return Next.SEND;
     }
 
-    /** The attempt sent last (by {@link #next} or {@link #hedge}): the handle to report its outcome with. */
+    /**
+     * The attempt sent last (by {@link #next} or {@link #hedge}): the handle to report its outcome
+     * with.
+     */
     public Sent sent() {
       Sent s = sent;
       if (s == null) throw new IllegalStateException("nothing sent");
       return s;
     }
 
-    /** After a SEND or a hedge: nanoseconds until a hedge is due, 0 for none (okretry's {@code Attempt.hedgeAfterNanos}). */
+    /**
+     * After a SEND or a hedge: nanoseconds until a hedge is due, 0 for none (okretry's {@code
+     * Attempt.hedgeAfterNanos}).
+     */
     public long hedgeAfterNanos() {
       return hedgeAfterNanos;
     }
 
-    /** A hedge's time came: the hedge to send beside the attempts in flight, or null if okretry sends none now. */
+    /**
+     * A hedge's time came: the hedge to send beside the attempts in flight, or null if okretry
+     * sends none now.
+     */
     public @Nullable Sent hedge() {
       LogicalCall call = logical;
       Step due = call != null ? call.next(null) : Step.DROP;
@@ -215,31 +250,50 @@ public final class SimulatedDriver {
       return answered(sent(), success);
     }
 
-    /** Attempt {@code leg} was answered: 200, or the failing 503 (with the driver's Retry-After if any). */
+    /**
+     * Attempt {@code leg} was answered: 200, or the failing 503 (with the driver's Retry-After if
+     * any).
+     */
     public Next answered(Sent leg, boolean success) {
       Response withRetryAfter = target.failedWithRetryAfter;
-      Response response = success ? target.ok : withRetryAfter != null ? withRetryAfter : target.failed;
+      Response response =
+          success ? target.ok : withRetryAfter != null ? withRetryAfter : target.failed;
       if (veto != null) {
-        veto.attemptEnded(policy.time.nanoTime(), leg.number, success, success ? null : withRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+        veto.attemptEnded(
+            policy.time.nanoTime(),
+            leg.number,
+            success,
+            success ? null : withRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
       }
-      return ended(leg, response, null, success, withRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
+      return ended(
+          leg, response, null, success, withRetryAfter != null ? Failure.THROTTLED : Failure.ERROR);
     }
 
-    /** The attempt was answered from OkHttp's cache: a 200 without a network response, nothing reached the server. */
+    /**
+     * The attempt was answered from OkHttp's cache: a 200 without a network response, nothing
+     * reached the server.
+     */
     public Next answeredFromCache() {
       return ended(sent(), target.cached, null, true, Failure.ERROR);
     }
 
     /**
      * The attempt was answered {@code code} with {@code headers} (a server that publishes its
-     * quota, or any other answer the simulator makes up); {@code failure} as a peer's budget
-     * would count a failed one.
+     * quota, or any other answer the simulator makes up); {@code failure} as a peer's budget would
+     * count a failed one.
      */
     public Next answered(int code, okhttp3.Headers headers, Failure failure) {
-      Response response = new Response.Builder().request(request).protocol(Protocol.HTTP_1_1).code(code).message("")
-          .headers(headers).build();
+      Response response =
+          new Response.Builder()
+              .request(request)
+              .protocol(Protocol.HTTP_1_1)
+              .code(code)
+              .message("")
+              .headers(headers)
+              .build();
       boolean success = code < 400;
-      if (veto != null) veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failure);
+      if (veto != null)
+        veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failure);
       return ended(sent(), response, null, success, failure);
     }
 
@@ -254,11 +308,17 @@ public final class SimulatedDriver {
       return ended(leg, null, error, false, failure);
     }
 
-    private Next ended(Sent leg, @Nullable Response response, @Nullable IOException error, boolean success, Failure failure) {
+    private Next ended(
+        Sent leg,
+        @Nullable Response response,
+        @Nullable IOException error,
+        boolean success,
+        Failure failure) {
       Attempt a = leg.attempt;
       Step step;
       if (a == null || logical == null) {
-        // The interceptor's stateless first attempt: a success ends here, a failure makes the state.
+        // The interceptor's stateless first attempt: a success ends here, a failure makes the
+        // state.
         logical = StatelessAttempt.ended(policy, request, startNanos, response, error, 0);
         if (logical == null) return done(true, null);
         step = logical.next(null);
@@ -267,7 +327,8 @@ public final class SimulatedDriver {
         if (step.kind() == Step.Kind.DROP) return Next.DROP;
       }
       if (step.kind() == Step.Kind.WAIT) {
-        if (veto != null && !veto.allowRetry(policy.time.nanoTime(), failure)) return done(false, GiveUpReason.BUDGET_EXHAUSTED);
+        if (veto != null && !veto.allowRetry(policy.time.nanoTime(), failure))
+          return done(false, GiveUpReason.BUDGET_EXHAUSTED);
         waitNanos = step.waitNanos();
         return Next.WAIT;
       }

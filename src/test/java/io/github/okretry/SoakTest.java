@@ -6,9 +6,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The load tests at soak volume, minutes each, and the exact-{@code Retry-After} comparison: left
- * out of {@code mvn test} and of mutation testing. Run them with
- * {@code mvn test -Dokretry.excludedGroups= -Dgroups=soak} (add {@code -Dokretry.printTables=true}
- * for the numbers).
+ * out of {@code mvn test} and of mutation testing. Run them with {@code mvn test
+ * -Dokretry.excludedGroups= -Dgroups=soak} (add {@code -Dokretry.printTables=true} for the
+ * numbers).
  */
 @Tag("soak")
 @ExtendWith(LeakCheck.class)
@@ -26,11 +26,16 @@ class SoakTest {
     ConcurrencyTest.run(64, 5_000, ConcurrencyTest.SEED + 1);
   }
 
-  /** {@link SpreadRetryAfterTest}'s 40 callers with {@code retryAfterSpread(0)}: for the printed comparison only. */
+  /**
+   * {@link SpreadRetryAfterTest}'s 40 callers with {@code retryAfterSpread(0)}: for the printed
+   * comparison only.
+   */
   @Test
   void exactRetryAfterHonoringForComparison() throws Exception {
     SpreadRetryAfterTest.Result exact = SpreadRetryAfterTest.run(0.0, 7);
-    Diagnostics.printf("Retry-After honored exactly:      %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
+    Diagnostics.printf(
+        "Retry-After honored exactly:      %d/%d callers got 200 in %d ms, %.2f attempts per"
+            + " caller%n",
         exact.succeeded(), exact.callers(), exact.elapsedMs(), exact.attemptsPerCaller());
   }
 }

@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
 class SpreadRetryAfterTest {
 
   /**
-   * A token bucket allowing {@code perSecond} requests per second with bursts of as many. Like
-   * many real limiters it charges rejected requests too (down to one second of debt), so callers
-   * that come back in lockstep find the bucket empty again and again.
+   * A token bucket allowing {@code perSecond} requests per second with bursts of as many. Like many
+   * real limiters it charges rejected requests too (down to one second of debt), so callers that
+   * come back in lockstep find the bucket empty again and again.
    */
   static final class RateLimiter extends Dispatcher {
     private final int perSecond;
@@ -56,7 +56,8 @@ class SpreadRetryAfterTest {
         allowed = tokens >= 1;
         tokens = Math.max(-perSecond, tokens - 1);
       }
-      if (!allowed) return new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build();
+      if (!allowed)
+        return new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build();
       return new MockResponse.Builder().body("ok").build();
     }
   }
@@ -68,13 +69,15 @@ class SpreadRetryAfterTest {
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(limiter);
       server.start();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .retryAfterSpread(spread)
-          .maxRetries(100)
-          .deadline(Duration.ofSeconds(20))
-          .retryBudget(RetryBudget.unlimited()) // measure the spread alone
-          .random(new java.util.SplittableRandom(seed)::nextLong)
-          .build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .retryAfterSpread(spread)
+                  .maxRetries(100)
+                  .deadline(Duration.ofSeconds(20))
+                  .retryBudget(RetryBudget.unlimited()) // measure the spread alone
+                  .random(new java.util.SplittableRandom(seed)::nextLong)
+                  .build());
       OkHttpClient client = new OkHttpClient.Builder().addInterceptor(retry).build();
       client.dispatcher().setMaxRequestsPerHost(64);
       ExecutorService pool = Executors.newFixedThreadPool(40);
@@ -83,17 +86,23 @@ class SpreadRetryAfterTest {
       long start = System.nanoTime();
       try {
         for (int i = 0; i < 40; i++) {
-          results.add(pool.submit(() -> {
-            go.await();
-            try (Response r = client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
-              return r.code();
-            }
-          }));
+          results.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    try (Response r =
+                        client
+                            .newCall(new Request.Builder().url(server.url("/")).build())
+                            .execute()) {
+                      return r.code();
+                    }
+                  }));
         }
         go.countDown();
         int ok = 0;
         for (Future<Integer> f : results) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
-        return new Result(ok, 40, limiter.requests.get() / 40.0, (System.nanoTime() - start) / 1_000_000);
+        return new Result(
+            ok, 40, limiter.requests.get() / 40.0, (System.nanoTime() - start) / 1_000_000);
       } finally {
         pool.shutdownNow();
         client.dispatcher().executorService().shutdown();
@@ -105,7 +114,9 @@ class SpreadRetryAfterTest {
   @Test
   void spreadRetryAfterLetsFortyCallersThroughATwentyPerSecondLimiter() throws Exception {
     Result spread = run(0.5, 7);
-    Diagnostics.printf("Retry-After spread 0.5 (default): %d/%d callers got 200 in %d ms, %.2f attempts per caller%n",
+    Diagnostics.printf(
+        "Retry-After spread 0.5 (default): %d/%d callers got 200 in %d ms, %.2f attempts per"
+            + " caller%n",
         spread.succeeded(), spread.callers(), spread.elapsedMs(), spread.attemptsPerCaller());
     assertThat(spread.succeeded()).isEqualTo(40);
     assertThat(spread.attemptsPerCaller()).isLessThanOrEqualTo(4.0);

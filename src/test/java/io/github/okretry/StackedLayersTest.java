@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.Dispatcher;
@@ -31,28 +30,32 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Two okretry layers on one call do not multiply: the first layer a call meets governs it, and a
  * layer inside it passes each attempt through once. One test per way users stack them, against a
- * server that answers 503 to everything (no {@code Retry-After}, so OkHttp repeats nothing
- * itself); each call runs by {@code execute()} and by {@code enqueue()}, which for the factory are
- * its two drivers. Waits are on fake time and the budgets unlimited, so only the layers count.
+ * server that answers 503 to everything (no {@code Retry-After}, so OkHttp repeats nothing itself);
+ * each call runs by {@code execute()} and by {@code enqueue()}, which for the factory are its two
+ * drivers. Waits are on fake time and the budgets unlimited, so only the layers count.
  */
 @Tag("integration")
 @ExtendWith(LeakCheck.class)
 class StackedLayersTest {
 
   /** How the caller runs the call: on its own thread, or enqueued (the factory's async driver). */
-  enum Run { EXECUTE, ENQUEUE }
+  enum Run {
+    EXECUTE,
+    ENQUEUE
+  }
 
   MockWebServer server;
 
   @BeforeEach
   void start() throws Exception {
     server = new MockWebServer();
-    server.setDispatcher(new Dispatcher() {
-      @Override
-      public MockResponse dispatch(RecordedRequest request) {
-        return new MockResponse.Builder().code(503).body("busy").build();
-      }
-    });
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            return new MockResponse.Builder().code(503).body("busy").build();
+          }
+        });
     server.start();
   }
 
@@ -63,7 +66,10 @@ class StackedLayersTest {
 
   /** Fake time (waits pass at once), no budget, and {@code maxRetries} retries. */
   static RetryPolicy.Builder policy(int maxRetries) {
-    return RetryPolicy.builder().maxRetries(maxRetries).timeSource(new FakeTime()).retryBudget(RetryBudget.unlimited());
+    return RetryPolicy.builder()
+        .maxRetries(maxRetries)
+        .timeSource(new FakeTime())
+        .retryBudget(RetryBudget.unlimited());
   }
 
   Request get() {
@@ -81,18 +87,19 @@ class StackedLayersTest {
       }
     }
     CompletableFuture<Integer> code = new CompletableFuture<>();
-    call.enqueue(new Callback() {
-      @Override
-      public void onResponse(Call c, Response r) {
-        r.close();
-        code.complete(r.code());
-      }
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onResponse(Call c, Response r) {
+            r.close();
+            code.complete(r.code());
+          }
 
-      @Override
-      public void onFailure(Call c, IOException e) {
-        code.complete(-1);
-      }
-    });
+          @Override
+          public void onFailure(Call c, IOException e) {
+            code.complete(-1);
+          }
+        });
     return code.get(10, TimeUnit.SECONDS);
   }
 
@@ -103,7 +110,8 @@ class StackedLayersTest {
     EventLog innerEvents = new EventLog();
     RetryInterceptor outer = RetryInterceptor.create(policy(2).listener(outerEvents).build());
     RetryInterceptor inner = RetryInterceptor.create(policy(3).listener(innerEvents).build());
-    OkHttpClient client = LeakCheck.track(inner.install(outer.install(new OkHttpClient.Builder())).build());
+    OkHttpClient client =
+        LeakCheck.track(inner.install(outer.install(new OkHttpClient.Builder())).build());
 
     assertThat(run(client, get(), how)).isEqualTo(503);
     assertThat(server.getRequestCount()).as("outer's maxRetries + 1, not 3 x 4").isEqualTo(3);
@@ -114,14 +122,19 @@ class StackedLayersTest {
 
   @ParameterizedTest
   @EnumSource(Run.class)
-  void twoInterceptorsWithTwoPoliciesNeverMakeFewerAttemptsThanTheOuterAlone(Run how) throws Exception {
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(RetryInterceptor.create(policy(3).build()))
-        .addInterceptor(RetryInterceptor.create(policy(1).build()))
-        .build());
+  void twoInterceptorsWithTwoPoliciesNeverMakeFewerAttemptsThanTheOuterAlone(Run how)
+      throws Exception {
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .addInterceptor(RetryInterceptor.create(policy(3).build()))
+                .addInterceptor(RetryInterceptor.create(policy(1).build()))
+                .build());
 
     assertThat(run(client, get(), how)).isEqualTo(503);
-    assertThat(server.getRequestCount()).as("outer's 3 + 1, not 4 x 2, nor the inner's 2").isEqualTo(4);
+    assertThat(server.getRequestCount())
+        .as("outer's 3 + 1, not 4 x 2, nor the inner's 2")
+        .isEqualTo(4);
   }
 
   @ParameterizedTest
@@ -129,7 +142,9 @@ class StackedLayersTest {
   void theSameInterceptorAddedTwiceRetriesOnce(Run how) throws Exception {
     EventLog events = new EventLog();
     RetryInterceptor retry = RetryInterceptor.create(policy(3).listener(events).build());
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(retry).build());
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder().addInterceptor(retry).addInterceptor(retry).build());
 
     assertThat(run(client, get(), how)).isEqualTo(503);
     assertThat(server.getRequestCount()).isEqualTo(4);
@@ -149,13 +164,20 @@ class StackedLayersTest {
   /** A library's client, with its layer, given to an app that adds its own through newBuilder(). */
   @ParameterizedTest
   @EnumSource(Run.class)
-  void anAppsLayerAddedThroughNewBuilderOfALibrarysClientPassesItsAttemptsThrough(Run how) throws Exception {
+  void anAppsLayerAddedThroughNewBuilderOfALibrarysClientPassesItsAttemptsThrough(Run how)
+      throws Exception {
     EventLog library = new EventLog();
     EventLog app = new EventLog();
     OkHttpClient libraryClient =
-        LeakCheck.track(RetryInterceptor.create(policy(3).listener(library).build()).install(new OkHttpClient.Builder()).build());
+        LeakCheck.track(
+            RetryInterceptor.create(policy(3).listener(library).build())
+                .install(new OkHttpClient.Builder())
+                .build());
     OkHttpClient appClient =
-        LeakCheck.track(RetryInterceptor.create(policy(3).listener(app).build()).install(libraryClient.newBuilder()).build());
+        LeakCheck.track(
+            RetryInterceptor.create(policy(3).listener(app).build())
+                .install(libraryClient.newBuilder())
+                .build());
 
     assertThat(run(appClient, get(), how)).isEqualTo(503);
     assertThat(server.getRequestCount()).as("4, not 16").isEqualTo(4);
@@ -163,19 +185,37 @@ class StackedLayersTest {
     assertThat(app.lines()).isEmpty();
   }
 
-  /** The outer layer's key, deadline and events, with a shared listener and an inner key header of its own. */
+  /**
+   * The outer layer's key, deadline and events, with a shared listener and an inner key header of
+   * its own.
+   */
   @ParameterizedTest
   @EnumSource(Run.class)
   void theOuterLayersKeyDeadlineAndEventsStayRight(Run how) throws Exception {
     FakeTime time = new FakeTime();
     EventLog events = new EventLog();
-    RetryPolicy.Builder builder = RetryPolicy.builder().timeSource(time).retryBudget(RetryBudget.unlimited()).listener(events)
-        .jitter(Jitter.NONE).baseDelay(Duration.ofMillis(400)).maxDelay(Duration.ofMillis(400)).deadline(Duration.ofSeconds(1));
+    RetryPolicy.Builder builder =
+        RetryPolicy.builder()
+            .timeSource(time)
+            .retryBudget(RetryBudget.unlimited())
+            .listener(events)
+            .jitter(Jitter.NONE)
+            .baseDelay(Duration.ofMillis(400))
+            .maxDelay(Duration.ofMillis(400))
+            .deadline(Duration.ofSeconds(1));
     RetryPolicy outer = builder.build();
     RetryPolicy inner = builder.deadline(Duration.ZERO).idempotencyKeyHeader("X-Inner-Key").build();
-    OkHttpClient client = LeakCheck.track(new OkHttpClient.Builder()
-        .addInterceptor(RetryInterceptor.create(outer)).addInterceptor(RetryInterceptor.create(inner)).build());
-    Request post = new Request.Builder().url(server.url("/pay")).post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+    OkHttpClient client =
+        LeakCheck.track(
+            new OkHttpClient.Builder()
+                .addInterceptor(RetryInterceptor.create(outer))
+                .addInterceptor(RetryInterceptor.create(inner))
+                .build());
+    Request post =
+        new Request.Builder()
+            .url(server.url("/pay"))
+            .post(RequestBody.create("{}", MediaType.get("application/json")))
+            .build();
 
     assertThat(run(client, post, how)).isEqualTo(503);
     // 400 ms waits in a 1 s deadline: attempts at 0, 400 and 800 ms, and no wait past it.
@@ -186,7 +226,10 @@ class StackedLayersTest {
       RecordedRequest r = server.takeRequest();
       assertThat(r.getHeaders().get("X-Inner-Key")).isNull();
       if (key == null) key = r.getHeaders().get("Idempotency-Key");
-      assertThat(r.getHeaders().get("Idempotency-Key")).as("one key across all attempts").isNotNull().isEqualTo(key);
+      assertThat(r.getHeaders().get("Idempotency-Key"))
+          .as("one key across all attempts")
+          .isNotNull()
+          .isEqualTo(key);
     }
     assertThat(events.lines("start")).hasSize(3);
     assertThat(events.lines("retry")).hasSize(2);
@@ -200,12 +243,15 @@ class StackedLayersTest {
    */
   @ParameterizedTest
   @EnumSource(Run.class)
-  void aLayerThatReachesTheFactorysClientAfterCreatePassesItsAttemptsThrough(Run how) throws Exception {
+  void aLayerThatReachesTheFactorysClientAfterCreatePassesItsAttemptsThrough(Run how)
+      throws Exception {
     Delegating later = new Delegating();
     EventLog factoryEvents = new EventLog();
     EventLog innerEvents = new EventLog();
     OkHttpClient base = LeakCheck.track(new OkHttpClient.Builder().addInterceptor(later).build());
-    try (RetryingCallFactory calls = RetryingCallFactory.create(base.newBuilder().build(), policy(3).listener(factoryEvents).build())) {
+    try (RetryingCallFactory calls =
+        RetryingCallFactory.create(
+            base.newBuilder().build(), policy(3).listener(factoryEvents).build())) {
       later.delegate = RetryInterceptor.create(policy(3).listener(innerEvents).build());
 
       assertThat(run(calls, get(), how)).isEqualTo(503);
@@ -215,15 +261,21 @@ class StackedLayersTest {
     }
   }
 
-  /** A client that already holds a RetryInterceptor (a library's) is accepted: the factory governs. */
+  /**
+   * A client that already holds a RetryInterceptor (a library's) is accepted: the factory governs.
+   */
   @ParameterizedTest
   @EnumSource(Run.class)
   void aFactoryOverAClientWithALayerGovernsIt(Run how) throws Exception {
     EventLog factoryEvents = new EventLog();
     EventLog libraryEvents = new EventLog();
-    OkHttpClient library = LeakCheck.track(
-        RetryInterceptor.create(policy(3).listener(libraryEvents).build()).install(new OkHttpClient.Builder()).build());
-    try (RetryingCallFactory calls = RetryingCallFactory.create(library, policy(2).listener(factoryEvents).build())) {
+    OkHttpClient library =
+        LeakCheck.track(
+            RetryInterceptor.create(policy(3).listener(libraryEvents).build())
+                .install(new OkHttpClient.Builder())
+                .build());
+    try (RetryingCallFactory calls =
+        RetryingCallFactory.create(library, policy(2).listener(factoryEvents).build())) {
       assertThat(run(calls, get(), how)).isEqualTo(503);
       assertThat(server.getRequestCount()).as("the factory's 2 + 1").isEqualTo(3);
       assertThat(factoryEvents.lines("retry")).hasSize(2);
@@ -231,7 +283,9 @@ class StackedLayersTest {
     }
   }
 
-  /** An interceptor that runs whatever interceptor it is given, possibly after the client is built. */
+  /**
+   * An interceptor that runs whatever interceptor it is given, possibly after the client is built.
+   */
   static final class Delegating implements Interceptor {
     volatile @Nullable Interceptor delegate;
 
@@ -246,7 +300,12 @@ class StackedLayersTest {
   @Test
   void theInnerLayerAloneStillRetries() throws Exception {
     RetryInterceptor inner = RetryInterceptor.create(policy(1).build());
-    OkHttpClient stacked = LeakCheck.track(inner.install(RetryInterceptor.create(policy(3).build()).install(new OkHttpClient.Builder())).build());
+    OkHttpClient stacked =
+        LeakCheck.track(
+            inner
+                .install(
+                    RetryInterceptor.create(policy(3).build()).install(new OkHttpClient.Builder()))
+                .build());
     OkHttpClient alone = LeakCheck.track(inner.install(new OkHttpClient.Builder()).build());
     assertThat(run(stacked, get(), Run.EXECUTE)).isEqualTo(503);
     assertThat(server.getRequestCount()).isEqualTo(4);
@@ -260,14 +319,25 @@ class StackedLayersTest {
    */
   @Test
   void aSeparateCallMadeInsideALayerIsGovernedByItsOwn() throws Exception {
-    OkHttpClient tokens = LeakCheck.track(RetryInterceptor.create(policy(2).build()).install(new OkHttpClient.Builder()).build());
-    Interceptor refresh = chain -> {
-      if (chain.request().url().encodedPath().equals("/")) {
-        tokens.newCall(new Request.Builder().url(server.url("/token")).build()).execute().close();
-      }
-      return chain.proceed(chain.request());
-    };
-    OkHttpClient client = LeakCheck.track(RetryInterceptor.create(policy(1).build()).install(new OkHttpClient.Builder()).addInterceptor(refresh).build());
+    OkHttpClient tokens =
+        LeakCheck.track(
+            RetryInterceptor.create(policy(2).build()).install(new OkHttpClient.Builder()).build());
+    Interceptor refresh =
+        chain -> {
+          if (chain.request().url().encodedPath().equals("/")) {
+            tokens
+                .newCall(new Request.Builder().url(server.url("/token")).build())
+                .execute()
+                .close();
+          }
+          return chain.proceed(chain.request());
+        };
+    OkHttpClient client =
+        LeakCheck.track(
+            RetryInterceptor.create(policy(1).build())
+                .install(new OkHttpClient.Builder())
+                .addInterceptor(refresh)
+                .build());
     assertThat(run(client, get(), Run.EXECUTE)).isEqualTo(503);
     // each of the 2 attempts refreshes the token with 3 requests of its own
     assertThat(server.getRequestCount()).isEqualTo(2 * (1 + 3));

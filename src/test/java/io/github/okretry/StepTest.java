@@ -31,16 +31,26 @@ class StepTest {
   final Request get = new Request.Builder().url("https://a.test/x").build();
 
   RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().timeSource(time).jitter(Jitter.NONE).baseDelay(Duration.ofMillis(100))
-        ;
+    return RetryPolicy.builder()
+        .timeSource(time)
+        .jitter(Jitter.NONE)
+        .baseDelay(Duration.ofMillis(100));
   }
 
   Response response(int code) {
-    return new Response.Builder().request(get).protocol(Protocol.HTTP_1_1).code(code).message("x")
-        .body(ResponseBody.create("", (MediaType) null)).build();
+    return new Response.Builder()
+        .request(get)
+        .protocol(Protocol.HTTP_1_1)
+        .code(code)
+        .message("x")
+        .body(ResponseBody.create("", (MediaType) null))
+        .build();
   }
 
-  /** Drives {@code call} through {@code outcomes} (a Response or an IOException each), recording every step. */
+  /**
+   * Drives {@code call} through {@code outcomes} (a Response or an IOException each), recording
+   * every step.
+   */
   List<String> drive(LogicalCall call, Object... outcomes) {
     List<String> steps = new ArrayList<>();
     int next = 0;
@@ -50,9 +60,10 @@ class StepTest {
       switch (step.kind()) {
         case SEND:
           Object outcome = outcomes[next++];
-          step = outcome instanceof Response r
-              ? call.ended(Attempt.of(step), r, null, 0)
-              : call.ended(Attempt.of(step), null, (IOException) outcome, 0);
+          step =
+              outcome instanceof Response r
+                  ? call.ended(Attempt.of(step), r, null, 0)
+                  : call.ended(Attempt.of(step), null, (IOException) outcome, 0);
           break;
         case WAIT:
           time.advance(Duration.ofNanos(step.waitNanos()));
@@ -96,12 +107,19 @@ class StepTest {
     IOException canceled = new IOException("Canceled");
     // The watch fired: the deadline, whoever else canceled.
     LogicalCall a = LogicalCall.start(p, get, 0);
-    assertThat(a.ended(Attempt.of(a.next(null)), null, canceled,
-        Seen.WATCH_FIRED | Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED).failure())
-        .isInstanceOf(SocketTimeoutException.class).hasCause(canceled);
+    assertThat(
+            a.ended(
+                    Attempt.of(a.next(null)),
+                    null,
+                    canceled,
+                    Seen.WATCH_FIRED | Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED)
+                .failure())
+        .isInstanceOf(SocketTimeoutException.class)
+        .hasCause(canceled);
     // The caller's cancel, before the deadline, with a retryable response in hand.
     LogicalCall b = LogicalCall.start(p, get, 0);
-    assertThat(b.ended(Attempt.of(b.next(null)), response(503), null, Seen.CALLER_CANCELED).failure())
+    assertThat(
+            b.ended(Attempt.of(b.next(null)), response(503), null, Seen.CALLER_CANCELED).failure())
         .hasMessage("Canceled");
     // Someone else canceled the attempt (not the caller) after a response arrived: ignored.
     LogicalCall c = LogicalCall.start(p, get, 0);
@@ -117,7 +135,8 @@ class StepTest {
   void aWaitEndedEarlyEndsTheCall() {
     LogicalCall call = LogicalCall.start(policy().build(), get, 0);
     IOException first = new SocketTimeoutException("first");
-    assertThat(call.ended(Attempt.of(call.next(null)), null, first, 0).kind()).isEqualTo(Step.Kind.WAIT);
+    assertThat(call.ended(Attempt.of(call.next(null)), null, first, 0).kind())
+        .isEqualTo(Step.Kind.WAIT);
     IOException closed = new IOException("RetryingCallFactory is closed");
     Step step = call.next(closed);
     assertThat(step.failure()).isSameAs(closed);
@@ -138,10 +157,12 @@ class StepTest {
     assertThat(StatelessAttempt.ended(plain, get, 0, response(200), null, 0)).isNull();
     LogicalCall after503 = StatelessAttempt.ended(plain, get, 0, response(503), null, 0);
     assertThat(after503).isNotNull();
-    assertThat(after503.next(null).toString()).as("the first step decides the attempt already made")
+    assertThat(after503.next(null).toString())
+        .as("the first step decides the attempt already made")
         .isEqualTo("WAIT(" + 100 * MS + " ns)");
     assertThat(StatelessAttempt.open(policy().deadline(Duration.ofSeconds(1)).build(), get, 0))
-        .as("okretry's own deadline: the driver bounds the first attempt by it").isNull();
+        .as("okretry's own deadline: the driver bounds the first attempt by it")
+        .isNull();
     assertThat(StatelessAttempt.open(plain, get, S)).as("a call timeout").isNotNull();
   }
 
@@ -151,7 +172,9 @@ class StepTest {
     long start = time.nanoTime();
     time.advance(Duration.ofMillis(850));
     LogicalCall inTime = StatelessAttempt.ended(p, get, start, response(503), null, 0);
-    assertThat(inTime.next(null).toString()).as("150 ms left: the 100 ms wait fits").isEqualTo("WAIT(" + 100 * MS + " ns)");
+    assertThat(inTime.next(null).toString())
+        .as("150 ms left: the 100 ms wait fits")
+        .isEqualTo("WAIT(" + 100 * MS + " ns)");
     time.advance(Duration.ofMillis(100));
     LogicalCall late = StatelessAttempt.ended(p, get, start, response(503), null, 0);
     assertThat(late.next(null).kind()).as("50 ms left").isEqualTo(Step.Kind.RETURN);
@@ -162,7 +185,9 @@ class StepTest {
   void aWaitMayBeZeroButNotNegative() {
     assertThat(Step.waitFor(0).kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(Step.waitFor(0).waitNanos()).isZero();
-    assertThatThrownBy(() -> Step.waitFor(-1)).isInstanceOf(IllegalArgumentException.class).hasMessage("waitNanos < 0: -1");
+    assertThatThrownBy(() -> Step.waitFor(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("waitNanos < 0: -1");
     assertThatThrownBy(() -> Step.RETURN.failure()).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> Attempt.of(Step.RETURN)).isInstanceOf(IllegalStateException.class);
   }

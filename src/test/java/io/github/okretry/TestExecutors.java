@@ -14,10 +14,10 @@ final class TestExecutors {
 
   /**
    * Runs an OkHttp call (it reaches the script) on the scheduler after the latency the test gives
-   * its attempt number, 0 if none; any other task (a callback okretry hands over) at once. The
-   * call leaves OkHttp's dispatcher when it is handed here, so a hedge's gate ({@link
-   * Attempt#departs}, which {@code AttemptSettings} asks again when the call runs) is asked now:
-   * the latency is the network's, not a queue's; a hedge that does not go runs (and fails) at once.
+   * its attempt number, 0 if none; any other task (a callback okretry hands over) at once. The call
+   * leaves OkHttp's dispatcher when it is handed here, so a hedge's gate ({@link Attempt#departs},
+   * which {@code AttemptSettings} asks again when the call runs) is asked now: the latency is the
+   * network's, not a queue's; a hedge that does not go runs (and fails) at once.
    */
   static final class SlowDispatch extends AbstractExecutorService {
     private static final long MS = 1_000_000L;
@@ -35,9 +35,12 @@ final class TestExecutors {
       Request request = call != null ? call.request() : null;
       Attempt attempt = call != null ? Attempt.ofCall(call) : null;
       Latency own = request != null ? request.tag(Latency.class) : null;
-      long ms = own != null ? own.millis()
-          : attempt == null || !attempt.departs() ? 0 // a hedge that does not go fails at once
-          : latencyMillis.getOrDefault(attempt.number, 0L);
+      long ms =
+          own != null
+              ? own.millis()
+              : attempt == null || !attempt.departs()
+                  ? 0 // a hedge that does not go fails at once
+                  : latencyMillis.getOrDefault(attempt.number, 0L);
       scheduler.executeAfter(command, ms * MS);
     }
 
@@ -75,10 +78,16 @@ final class TestExecutors {
     }
   }
 
-  /** A request tag: {@link SlowDispatch} runs this call after {@code millis}, whatever its attempt number. */
+  /**
+   * A request tag: {@link SlowDispatch} runs this call after {@code millis}, whatever its attempt
+   * number.
+   */
   record Latency(long millis) {}
 
-  /** An executor whose shutdown only raises a flag (nothing to wait for): subclasses say how a task runs. */
+  /**
+   * An executor whose shutdown only raises a flag (nothing to wait for): subclasses say how a task
+   * runs.
+   */
   abstract static class Stoppable extends AbstractExecutorService {
     private volatile boolean shutdown;
 

@@ -20,11 +20,11 @@ import org.junit.platform.commons.annotation.Testable;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * Every test class says which of the three kinds it is, with exactly one tag on the class:
- * {@code unit} (no sockets, fake or no time), {@code integration} (real OkHttp calls to
- * MockWebServer or a loopback socket) or {@code soak} (minutes; left out of {@code mvn test}). A
- * nested group or a method may add {@code slow} (real time; left out of mutation testing), and
- * only inside an integration class; none may carry a kind of its own.
+ * Every test class says which of the three kinds it is, with exactly one tag on the class: {@code
+ * unit} (no sockets, fake or no time), {@code integration} (real OkHttp calls to MockWebServer or a
+ * loopback socket) or {@code soak} (minutes; left out of {@code mvn test}). A nested group or a
+ * method may add {@code slow} (real time; left out of mutation testing), and only inside an
+ * integration class; none may carry a kind of its own.
  */
 @Tag("unit")
 class TestKindsTest {
@@ -39,10 +39,19 @@ class TestKindsTest {
       testClasses.add(c);
       Set<String> kinds = tags(c);
       kinds.retainAll(KINDS);
-      if (kinds.size() != 1) problems.add(c.getName() + " has kind tags " + kinds + ", wants exactly one of " + new TreeSet<>(KINDS));
+      if (kinds.size() != 1)
+        problems.add(
+            c.getName()
+                + " has kind tags "
+                + kinds
+                + ", wants exactly one of "
+                + new TreeSet<>(KINDS));
       checkMembers(c, tags(c).contains("integration"), problems);
     }
-    assertThat(testClasses).as("test classes found").hasSizeGreaterThan(30).contains(TestKindsTest.class);
+    assertThat(testClasses)
+        .as("test classes found")
+        .hasSizeGreaterThan(30)
+        .contains(TestKindsTest.class);
     assertThat(problems).isEmpty();
   }
 
@@ -52,8 +61,10 @@ class TestKindsTest {
     collect(c, members);
     for (AnnotatedElement member : members) {
       for (Tag tag : member.getAnnotationsByType(Tag.class)) {
-        if (KINDS.contains(tag.value())) problems.add(member + " carries its own kind tag " + tag.value());
-        if (tag.value().equals("slow") && !integration) problems.add(member + " is slow outside an integration class");
+        if (KINDS.contains(tag.value()))
+          problems.add(member + " carries its own kind tag " + tag.value());
+        if (tag.value().equals("slow") && !integration)
+          problems.add(member + " is slow outside an integration class");
       }
     }
   }
@@ -78,19 +89,25 @@ class TestKindsTest {
 
   static Set<String> tags(Class<?> c) {
     Set<String> names = new TreeSet<>();
-    for (Tag tag : AnnotationSupport.findRepeatableAnnotations(c, Tag.class)) names.add(tag.value());
+    for (Tag tag : AnnotationSupport.findRepeatableAnnotations(c, Tag.class))
+      names.add(tag.value());
     return names;
   }
 
   /** The top-level classes compiled from the test sources (the examples included). */
-  static List<Class<?>> topLevelClasses() throws IOException, URISyntaxException, ClassNotFoundException {
-    Path root = Paths.get(TestKindsTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+  static List<Class<?>> topLevelClasses()
+      throws IOException, URISyntaxException, ClassNotFoundException {
+    Path root =
+        Paths.get(TestKindsTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     List<Class<?>> classes = new ArrayList<>();
     try (Stream<Path> files = Files.walk(root)) {
       for (Path file : (Iterable<Path>) files::iterator) {
         String name = root.relativize(file).toString();
-        if (!name.endsWith(".class") || name.contains("$") || name.endsWith("module-info.class")) continue;
-        String className = name.substring(0, name.length() - ".class".length()).replace(file.getFileSystem().getSeparator(), ".");
+        if (!name.endsWith(".class") || name.contains("$") || name.endsWith("module-info.class"))
+          continue;
+        String className =
+            name.substring(0, name.length() - ".class".length())
+                .replace(file.getFileSystem().getSeparator(), ".");
         classes.add(Class.forName(className, false, TestKindsTest.class.getClassLoader()));
       }
     }

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The origin-wide {@code Retry-After} ({@code originWideRetryAfter(true)}) on both drivers, on
- * fake time. Real sockets, real redirects and many callers: {@link OriginWideRetryAfterTest}.
+ * The origin-wide {@code Retry-After} ({@code originWideRetryAfter(true)}) on both drivers, on fake
+ * time. Real sockets, real redirects and many callers: {@link OriginWideRetryAfterTest}.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -31,16 +31,25 @@ class ThrottledOriginTest extends ScriptedTest {
   }
 
   /**
-   * Issue 15.2: A answered 302 to B (followed below okretry, so the response's request is B's),
-   * and B 503 with {@code Retry-After: 30}. The origin closed is B, the one that answered, not A.
+   * Issue 15.2: A answered 302 to B (followed below okretry, so the response's request is B's), and
+   * B 503 with {@code Retry-After: 30}. The origin closed is B, the one that answered, not A.
    */
   @Test
   void afterARedirectTheOriginThatAnsweredIsClosed() throws IOException {
-    script.then((chain, attempt) -> new Response.Builder().request(at("http://b.test/moved"))
-            .protocol(Protocol.HTTP_1_1).code(503).message("Unavailable").header("Retry-After", "30")
-            .body(new Script.TrackingBody("b")).build())
+    script
+        .then(
+            (chain, attempt) ->
+                new Response.Builder()
+                    .request(at("http://b.test/moved"))
+                    .protocol(Protocol.HTTP_1_1)
+                    .code(503)
+                    .message("Unavailable")
+                    .header("Retry-After", "30")
+                    .body(new Script.TrackingBody("b"))
+                    .build())
         .thenAlways(200);
-    Call.Factory client = client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)));
+    Call.Factory client =
+        client(retry().originWideRetryAfter(true).deadline(Duration.ofSeconds(5)));
     try (Response r = client.newCall(at("http://a.test/start")).execute()) {
       assertThat(r.code()).as("30 s does not fit 5 s: returned at once").isEqualTo(503);
       assertThat(r.request().url().host()).isEqualTo("b.test");

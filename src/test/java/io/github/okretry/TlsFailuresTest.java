@@ -35,8 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * terminator, a draining load balancer) or after forwarding a request. A handshake the server
  * closed sent nothing, so a GET and even a keyless POST are retried; a connection closed while the
  * response is awaited is retried for a GET only; a certificate the client does not trust is not
- * retried at all. On both drivers, with no real waiting on the blocking one (fake time) and 1 ms
- * on the async one. The exception shapes one by one, with Conscrypt's: {@code ClassifierTest}.
+ * retried at all. On both drivers, with no real waiting on the blocking one (fake time) and 1 ms on
+ * the async one. The exception shapes one by one, with Conscrypt's: {@code ClassifierTest}.
  *
  * <p>What JDK 17 throws here: a handshake closed after the ClientHello is {@code
  * SSLHandshakeException: Remote host terminated the handshake} (cause {@code EOFException}), the
@@ -53,9 +53,15 @@ class TlsFailuresTest {
   static final HeldCertificate OTHER_CERT =
       new HeldCertificate.Builder().addSubjectAlternativeName("127.0.0.1").ecdsa256().build();
 
-  enum Driver { BLOCKING, ASYNC }
+  enum Driver {
+    BLOCKING,
+    ASYNC
+  }
 
-  enum Method { GET, KEYLESS_POST }
+  enum Method {
+    GET,
+    KEYLESS_POST
+  }
 
   MockWebServer server;
   TlsFront front;
@@ -65,7 +71,11 @@ class TlsFailuresTest {
   @BeforeEach
   void start() throws IOException {
     server = new MockWebServer();
-    server.useHttps(new HandshakeCertificates.Builder().heldCertificate(SERVER_CERT).build().sslSocketFactory());
+    server.useHttps(
+        new HandshakeCertificates.Builder()
+            .heldCertificate(SERVER_CERT)
+            .build()
+            .sslSocketFactory());
     server.start();
   }
 
@@ -87,14 +97,17 @@ class TlsFailuresTest {
 
   @ParameterizedTest(name = "{0}: {2} after {1}")
   @MethodSource("handshakeCases")
-  void aHandshakeTheServerBrokeOnceSentNothingAndIsRetried(Driver driver, Act act, Method method) throws Exception {
+  void aHandshakeTheServerBrokeOnceSentNothingAndIsRetried(Driver driver, Act act, Method method)
+      throws Exception {
     front = new TlsFront(server, act);
     server.enqueue(new MockResponse.Builder().body("ok").build());
 
     Object outcome = run(driver, trustingServer(), request(method));
 
     assertThat(outcome).isEqualTo("200 ok");
-    assertThat(front.connections()).as("connections: the broken handshake, then the retry").isEqualTo(2);
+    assertThat(front.connections())
+        .as("connections: the broken handshake, then the retry")
+        .isEqualTo(2);
     assertThat(server.getRequestCount()).as("requests that reached the server").isEqualTo(1);
     assertThat(waits(driver)).as("waits between attempts").isEqualTo(1);
   }
@@ -124,13 +137,15 @@ class TlsFailuresTest {
   }
 
   /**
-   * The first request reaches the server and its response is lost (held back, then the front
-   * closes the connection); the second gets {@code secondBody}.
+   * The first request reaches the server and its response is lost (held back, then the front closes
+   * the connection); the second gets {@code secondBody}.
    */
   void startLosingTheFirstResponse(String secondBody) throws IOException {
-    server.setProtocols(List.of(Protocol.HTTP_1_1)); // HTTP/2: the same, but the server logs the close
+    server.setProtocols(
+        List.of(Protocol.HTTP_1_1)); // HTTP/2: the same, but the server logs the close
     front = new TlsFront(server, Act.CLOSE_AWAITING_RESPONSE);
-    server.enqueue(new MockResponse.Builder().headersDelay(500, TimeUnit.MILLISECONDS).body("lost").build());
+    server.enqueue(
+        new MockResponse.Builder().headersDelay(500, TimeUnit.MILLISECONDS).body("lost").build());
     server.enqueue(new MockResponse.Builder().body(secondBody).build());
   }
 
@@ -139,7 +154,8 @@ class TlsFailuresTest {
   void aCertificateTheClientDoesNotTrustIsNotRetried(Driver driver) throws Exception {
     front = new TlsFront(server);
     server.enqueue(new MockResponse.Builder().body("never").build());
-    HandshakeCertificates trustingAnother = new HandshakeCertificates.Builder().addTrustedCertificate(OTHER_CERT.certificate()).build();
+    HandshakeCertificates trustingAnother =
+        new HandshakeCertificates.Builder().addTrustedCertificate(OTHER_CERT.certificate()).build();
 
     Object outcome = run(driver, trustingAnother, request(Method.GET));
 
@@ -151,13 +167,16 @@ class TlsFailuresTest {
   }
 
   static HandshakeCertificates trustingServer() {
-    return new HandshakeCertificates.Builder().addTrustedCertificate(SERVER_CERT.certificate()).build();
+    return new HandshakeCertificates.Builder()
+        .addTrustedCertificate(SERVER_CERT.certificate())
+        .build();
   }
 
   Request request(Method method) {
     Request.Builder request = new Request.Builder().url(front.url("/tls"));
     if (method == Method.GET) return request.build();
-    return request.post(RequestBody.create("{\"amount\":42}", MediaType.get("application/json")))
+    return request
+        .post(RequestBody.create("{\"amount\":42}", MediaType.get("application/json")))
         .tag(IdempotencyKey.class, IdempotencyKey.none())
         .build();
   }
@@ -169,28 +188,37 @@ class TlsFailuresTest {
 
   /** The call's outcome: {@code "code body"}, or the exception it failed with. */
   Object run(Driver driver, HandshakeCertificates trust, Request request) throws Exception {
-    OkHttpClient base = new OkHttpClient.Builder()
-        .sslSocketFactory(trust.sslSocketFactory(), trust.trustManager())
-        .connectTimeout(5, TimeUnit.SECONDS)
-        .readTimeout(5, TimeUnit.SECONDS)
-        .build();
+    OkHttpClient base =
+        new OkHttpClient.Builder()
+            .sslSocketFactory(trust.sslSocketFactory(), trust.trustManager())
+            .connectTimeout(5, TimeUnit.SECONDS)
+            .readTimeout(5, TimeUnit.SECONDS)
+            .build();
     if (driver == Driver.BLOCKING) {
       RetryPolicy policy = RetryPolicy.builder().timeSource(time).build();
-      OkHttpClient client = LeakCheck.track(base.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build());
+      OkHttpClient client =
+          LeakCheck.track(
+              base.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build());
       try (Response response = client.newCall(request).execute()) {
         return response.code() + " " + response.body().string();
       } catch (IOException e) {
         return e;
       }
     }
-    RetryPolicy policy = RetryPolicy.builder().baseDelay(1, TimeUnit.MILLISECONDS).listener(new RetryListener() {
-      @Override
-      public void onRetryScheduled(Request r, int attempt, String reason, long delayNanos) {
-        synchronized (retryDelaysNanos) {
-          retryDelaysNanos.add(delayNanos);
-        }
-      }
-    }).build();
+    RetryPolicy policy =
+        RetryPolicy.builder()
+            .baseDelay(1, TimeUnit.MILLISECONDS)
+            .listener(
+                new RetryListener() {
+                  @Override
+                  public void onRetryScheduled(
+                      Request r, int attempt, String reason, long delayNanos) {
+                    synchronized (retryDelaysNanos) {
+                      retryDelaysNanos.add(delayNanos);
+                    }
+                  }
+                })
+            .build();
     try (RetryingCallFactory calls = RetryingCallFactory.create(LeakCheck.track(base), policy)) {
       RetryingCallFactoryTest.Outcome outcome = new RetryingCallFactoryTest.Outcome();
       calls.newCall(request).enqueue(outcome);

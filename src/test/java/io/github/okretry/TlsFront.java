@@ -52,8 +52,12 @@ final class TlsFront implements AutoCloseable {
 
   /** {@code path} on the front, by IP address so that OkHttp has one route only. */
   HttpUrl url(String path) {
-    return new HttpUrl.Builder().scheme("https").host("127.0.0.1").port(serverSocket.getLocalPort())
-        .encodedPath(path).build();
+    return new HttpUrl.Builder()
+        .scheme("https")
+        .host("127.0.0.1")
+        .port(serverSocket.getLocalPort())
+        .encodedPath(path)
+        .build();
   }
 
   /** Connections accepted so far. */
@@ -83,7 +87,8 @@ final class TlsFront implements AutoCloseable {
         return;
       }
       int requestsBefore = upstream.getRequestCount();
-      Socket server = track(new Socket(upstream.getSocketAddress().getAddress(), upstream.getPort()));
+      Socket server =
+          track(new Socket(upstream.getSocketAddress().getAddress(), upstream.getPort()));
       start("tls-front-up", () -> pump(client, server));
       start("tls-front-down", () -> pump(server, client));
       if (act == Act.CLOSE_AWAITING_RESPONSE) {

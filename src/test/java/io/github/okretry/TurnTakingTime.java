@@ -15,14 +15,14 @@ import okhttp3.Call;
 /**
  * Fake time for a crowd of blocking calls, the blocking driver's counterpart of {@link
  * FakeScheduler}: each task (a call's {@code execute()}) runs on a thread of its own, but only one
- * runs at a time. When the one running sleeps or ends, the clock moves to the earliest wake-up
- * due and that thread runs next (ties in the order their sleeps began). The crowd is concurrent
- * on the fake clock and sequential in fact, so the same tasks make the same timeline on every
- * run, and no thread waits in real time for another's sleep.
+ * runs at a time. When the one running sleeps or ends, the clock moves to the earliest wake-up due
+ * and that thread runs next (ties in the order their sleeps began). The crowd is concurrent on the
+ * fake clock and sequential in fact, so the same tasks make the same timeline on every run, and no
+ * thread waits in real time for another's sleep.
  *
- * <p>Nothing but {@link #sleep} may block a task: a task that waits for another task's progress
- * any other way would hang (the run fails after a minute of real time instead). A sleep sees a
- * cancel or an interrupt only when its turn comes.
+ * <p>Nothing but {@link #sleep} may block a task: a task that waits for another task's progress any
+ * other way would hang (the run fails after a minute of real time instead). A sleep sees a cancel
+ * or an interrupt only when its turn comes.
  */
 final class TurnTakingTime implements TimeSource {
 
@@ -32,7 +32,8 @@ final class TurnTakingTime implements TimeSource {
   private long nanos = 1_000_000_000L;
   private long sequence;
   private final PriorityQueue<Turn> due =
-      new PriorityQueue<>(Comparator.comparingLong(Turn::atNanos).thenComparingLong(Turn::sequence));
+      new PriorityQueue<>(
+          Comparator.comparingLong(Turn::atNanos).thenComparingLong(Turn::sequence));
   private boolean running; // a task's thread has the turn
 
   @Override
@@ -63,20 +64,23 @@ final class TurnTakingTime implements TimeSource {
       for (int i = 0; i < tasks.size(); i++) {
         Callable<?> task = tasks.get(i);
         Turn turn = enqueue(nanos + i * everyNanos);
-        threads.add(new Thread(() -> {
-          try {
-            await(turn);
-            task.call();
-          } catch (Throwable t) {
-            synchronized (failures) {
-              failures.add(t);
-            }
-          } finally {
-            synchronized (this) {
-              handOn();
-            }
-          }
-        }, "turn-taking-" + i));
+        threads.add(
+            new Thread(
+                () -> {
+                  try {
+                    await(turn);
+                    task.call();
+                  } catch (Throwable t) {
+                    synchronized (failures) {
+                      failures.add(t);
+                    }
+                  } finally {
+                    synchronized (this) {
+                      handOn();
+                    }
+                  }
+                },
+                "turn-taking-" + i));
       }
       handOn();
     }

@@ -12,19 +12,19 @@ import javax.net.ssl.SSLHandshakeException;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Response;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Which outcomes are retried: 429 and 503, timeouts and connection failures, and what
- * {@code retryOnStatus}, {@code retryOnResponse} and {@code retryOnException} add; everything else
- * returns or throws at once. Whether a retryable failure may be repeated is {@link SafeToRepeatTest};
- * the rules themselves are {@code ClassifierTest}.
+ * Which outcomes are retried: 429 and 503, timeouts and connection failures, and what {@code
+ * retryOnStatus}, {@code retryOnResponse} and {@code retryOnException} add; everything else returns
+ * or throws at once. Whether a retryable failure may be repeated is {@link SafeToRepeatTest}; the
+ * rules themselves are {@code ClassifierTest}.
  */
 @Tag("unit")
 @ParameterizedClass
@@ -58,7 +58,9 @@ class WhatIsRetriedTest extends ScriptedTest {
           new java.net.SocketException("Connection reset"),
           new java.net.NoRouteToHostException("no route"),
           new java.net.UnknownHostException("example.test"),
-          new IOException("unexpected end of stream on http://example.test/...", new java.io.EOFException("\\n not found")));
+          new IOException(
+              "unexpected end of stream on http://example.test/...",
+              new java.io.EOFException("\\n not found")));
     }
 
     @Test
@@ -95,7 +97,8 @@ class WhatIsRetriedTest extends ScriptedTest {
       assertThatThrownBy(() -> client(retry()).newCall(get()).execute()).isSameAs(protocol);
       assertThat(script.attempts()).isEqualTo(1);
       assertThat(time.sleeps()).isEmpty();
-      assertThat(events.lines()).containsExactly("start 1", "gaveUp 1 NOT_RETRYABLE ProtocolException: bad status line");
+      assertThat(events.lines())
+          .containsExactly("start 1", "gaveUp 1 NOT_RETRYABLE ProtocolException: bad status line");
     }
   }
 
@@ -115,10 +118,15 @@ class WhatIsRetriedTest extends ScriptedTest {
 
     @Test
     void predicatesAddUpAndOneThatSaysNoTakesNothingAway() throws IOException {
-      @SuppressWarnings("serial") class Custom extends IOException {}
+      @SuppressWarnings("serial")
+      class Custom extends IOException {}
       script.fail(new Custom()).status(200).status(418).status(200);
-      Call.Factory client = client(quietRetry().retryOnException(e -> e instanceof Custom)
-          .retryOnResponse(r -> r.code() == 418).retryOnResponse(r -> false));
+      Call.Factory client =
+          client(
+              quietRetry()
+                  .retryOnException(e -> e instanceof Custom)
+                  .retryOnResponse(r -> r.code() == 418)
+                  .retryOnResponse(r -> false));
       try (Response r = client.newCall(get()).execute()) {
         assertThat(r.code()).isEqualTo(200);
       }

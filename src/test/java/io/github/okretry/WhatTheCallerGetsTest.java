@@ -9,11 +9,11 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * What the caller gets when a call ends on a failure: the last exception as it was thrown, the
@@ -45,15 +45,21 @@ class WhatTheCallerGetsTest extends ScriptedTest {
       assertThat(time.sleeps()).hasSize(2);
     }
 
-    /** Every attempt fails with a new, numbered exception; on fake time 50 000 retries take a second. */
+    /**
+     * Every attempt fails with a new, numbered exception; on fake time 50 000 retries take a
+     * second.
+     */
     static IOException failAfter(int maxRetries) {
-      Script server = new Script().thenAlwaysFail(attempt -> new SocketTimeoutException("timeout " + attempt));
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .timeSource(new FakeTime())
-          .maxRetries(maxRetries)
-          .maxDelay(Duration.ofMillis(1))
-          .retryBudget(RetryBudget.unlimited())
-          .build());
+      Script server =
+          new Script().thenAlwaysFail(attempt -> new SocketTimeoutException("timeout " + attempt));
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .timeSource(new FakeTime())
+                  .maxRetries(maxRetries)
+                  .maxDelay(Duration.ofMillis(1))
+                  .retryBudget(RetryBudget.unlimited())
+                  .build());
       List<IOException> thrown = new ArrayList<>();
       assertThatThrownBy(() -> server.client(retry).newCall(get()).execute())
           .isInstanceOf(SocketTimeoutException.class)
@@ -72,22 +78,45 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     void fiftyThousandRetriesLeaveNineSuppressed() {
       IOException last = failAfter(50_000);
       assertThat(last).hasMessage("timeout 50001");
-      assertThat(messages(EarlierFailures.of(last))).containsExactly(
-          "timeout 1", "timeout 2", "timeout 3",
-          "okretry: 49992 earlier failures omitted (failures 4 to 49995); the first 3 and the last 5 are kept",
-          "timeout 49996", "timeout 49997", "timeout 49998", "timeout 49999", "timeout 50000");
+      assertThat(messages(EarlierFailures.of(last)))
+          .containsExactly(
+              "timeout 1",
+              "timeout 2",
+              "timeout 3",
+              "okretry: 49992 earlier failures omitted (failures 4 to 49995); the first 3 and the"
+                  + " last 5 are kept",
+              "timeout 49996",
+              "timeout 49997",
+              "timeout 49998",
+              "timeout 49999",
+              "timeout 50000");
       assertThat(last.getSuppressed()[3]).isInstanceOf(IOException.class);
       assertThat(last.getSuppressed()[3].getStackTrace()).isEmpty();
     }
 
     @Test
     void upToEightEarlierFailuresAreAllKeptWithoutAMarker() {
-      assertThat(messages(EarlierFailures.of(failAfter(8)))).containsExactly(
-          "timeout 1", "timeout 2", "timeout 3", "timeout 4", "timeout 5", "timeout 6", "timeout 7", "timeout 8");
-      assertThat(messages(EarlierFailures.of(failAfter(9)))).containsExactly(
-          "timeout 1", "timeout 2", "timeout 3",
-          "okretry: 1 earlier failure omitted (failure 4); the first 3 and the last 5 are kept",
-          "timeout 5", "timeout 6", "timeout 7", "timeout 8", "timeout 9");
+      assertThat(messages(EarlierFailures.of(failAfter(8))))
+          .containsExactly(
+              "timeout 1",
+              "timeout 2",
+              "timeout 3",
+              "timeout 4",
+              "timeout 5",
+              "timeout 6",
+              "timeout 7",
+              "timeout 8");
+      assertThat(messages(EarlierFailures.of(failAfter(9))))
+          .containsExactly(
+              "timeout 1",
+              "timeout 2",
+              "timeout 3",
+              "okretry: 1 earlier failure omitted (failure 4); the first 3 and the last 5 are kept",
+              "timeout 5",
+              "timeout 6",
+              "timeout 7",
+              "timeout 8",
+              "timeout 9");
     }
   }
 
@@ -97,9 +126,12 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     @Test
     void aThrowingResponsePredicateOnTheFirstAttemptReachesTheCallerAndClosesTheResponse() {
       script.status(500);
-      RetryPolicy.Builder b = retry().retryOnResponse(r -> {
-        throw new IllegalStateException("predicate bug");
-      });
+      RetryPolicy.Builder b =
+          retry()
+              .retryOnResponse(
+                  r -> {
+                    throw new IllegalStateException("predicate bug");
+                  });
       assertThatThrownBy(() -> client(b).newCall(get()).execute())
           .isInstanceOf(IOException.class)
           .hasMessageContaining("retryOnResponse predicate threw")
@@ -108,13 +140,17 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     }
 
     @Test
-    void aThrowingPredicateEndsTheCallWithAnIOExceptionCarryingItAsCauseAndEarlierFailuresAsSuppressed() {
+    void
+        aThrowingPredicateEndsTheCallWithAnIOExceptionCarryingItAsCauseAndEarlierFailuresAsSuppressed() {
       IOException timeout = new SocketTimeoutException("timeout");
       IOException odd = new IOException("odd"); // not retried by default, so the predicate is asked
       script.fail(timeout).fail(odd);
-      RetryPolicy.Builder onException = retry().retryOnException(e -> {
-        throw new IllegalStateException("predicate bug");
-      });
+      RetryPolicy.Builder onException =
+          retry()
+              .retryOnException(
+                  e -> {
+                    throw new IllegalStateException("predicate bug");
+                  });
       assertThatThrownBy(() -> client(onException).newCall(get()).execute())
           .isExactlyInstanceOf(IOException.class)
           .hasMessage("okretry: the retryOnException predicate threw")
@@ -123,9 +159,12 @@ class WhatTheCallerGetsTest extends ScriptedTest {
 
       IOException refused = new ConnectException("refused");
       script.fail(refused).status(500);
-      RetryPolicy.Builder onResponse = retry().retryOnResponse(r -> {
-        throw new IllegalStateException("predicate bug");
-      });
+      RetryPolicy.Builder onResponse =
+          retry()
+              .retryOnResponse(
+                  r -> {
+                    throw new IllegalStateException("predicate bug");
+                  });
       assertThatThrownBy(() -> client(onResponse).newCall(get()).execute())
           .isExactlyInstanceOf(IOException.class)
           .hasMessage("okretry: the retryOnResponse predicate threw")
@@ -141,7 +180,8 @@ class WhatTheCallerGetsTest extends ScriptedTest {
     void aRuntimeExceptionFromBelowReachesTheCallerAsItIs() {
       script.raise(new IllegalStateException("a bug below"));
       assertThatThrownBy(() -> client(quietRetry()).newCall(get()).execute())
-          .isInstanceOf(IllegalStateException.class).hasMessage("a bug below");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("a bug below");
     }
   }
 }

@@ -26,12 +26,21 @@ public final class AllocationBreakdown {
   public static void main(String[] args) throws IOException {
     int calls = args.length > 0 ? Integer.parseInt(args[0]) : 40_000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-    Map<String, Function<OkHttpClient.Builder, OkHttpClient.Builder>> variants = new LinkedHashMap<>();
+    Map<String, Function<OkHttpClient.Builder, OkHttpClient.Builder>> variants =
+        new LinkedHashMap<>();
     variants.put("bare", b -> b);
-    variants.put("no-op application interceptor", b -> b.addInterceptor(c -> c.proceed(c.request())));
-    variants.put("no-op network interceptor", b -> b.addNetworkInterceptor(c -> c.proceed(c.request())));
-    variants.put("okretry's network interceptor alone", b -> b.addNetworkInterceptor(
-        RetryInterceptor.create().install(new OkHttpClient.Builder()).networkInterceptors().get(0)));
+    variants.put(
+        "no-op application interceptor", b -> b.addInterceptor(c -> c.proceed(c.request())));
+    variants.put(
+        "no-op network interceptor", b -> b.addNetworkInterceptor(c -> c.proceed(c.request())));
+    variants.put(
+        "okretry's network interceptor alone",
+        b ->
+            b.addNetworkInterceptor(
+                RetryInterceptor.create()
+                    .install(new OkHttpClient.Builder())
+                    .networkInterceptors()
+                    .get(0)));
     variants.put("addInterceptor(retry)", b -> b.addInterceptor(RetryInterceptor.create()));
     variants.put("retry.install(builder)", b -> RetryInterceptor.create().install(b));
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -41,21 +50,28 @@ public final class AllocationBreakdown {
       Map<String, double[]> perCall = new LinkedHashMap<>();
       for (String name : variants.keySet()) perCall.put(name, new double[rounds]);
       for (int round = 0; round < rounds; round++) {
-        for (Map.Entry<String, Function<OkHttpClient.Builder, OkHttpClient.Builder>> v : variants.entrySet()) {
+        for (Map.Entry<String, Function<OkHttpClient.Builder, OkHttpClient.Builder>> v :
+            variants.entrySet()) {
           OkHttpClient client = v.getValue().apply(new OkHttpClient.Builder()).build();
           run(client, get, calls); // warm-up: JIT, connection
           long before = threads.getThreadAllocatedBytes(self);
           run(client, get, calls);
-          perCall.get(v.getKey())[round] = (threads.getThreadAllocatedBytes(self) - before) / (double) calls;
+          perCall.get(v.getKey())[round] =
+              (threads.getThreadAllocatedBytes(self) - before) / (double) calls;
           client.connectionPool().evictAll();
         }
       }
-      System.out.println("| GET, " + calls + " calls per measurement | calling thread B/call, per round | extra vs bare (mean) |");
+      System.out.println(
+          "| GET, "
+              + calls
+              + " calls per measurement | calling thread B/call, per round | extra vs bare (mean)"
+              + " |");
       System.out.println("|---|---|---:|");
       double bare = mean(perCall.get("bare"));
       for (Map.Entry<String, double[]> e : perCall.entrySet()) {
         StringBuilder each = new StringBuilder();
-        for (double d : e.getValue()) each.append(each.length() == 0 ? "" : " / ").append(String.format("%.0f", d));
+        for (double d : e.getValue())
+          each.append(each.length() == 0 ? "" : " / ").append(String.format("%.0f", d));
         System.out.printf("| %s | %s | %+.0f |%n", e.getKey(), each, mean(e.getValue()) - bare);
       }
     }

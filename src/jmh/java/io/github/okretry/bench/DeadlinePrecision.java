@@ -2,8 +2,8 @@ package io.github.okretry.bench;
 
 import io.github.okretry.GiveUpReason;
 import io.github.okretry.RetryInterceptor;
-import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -18,20 +18,20 @@ import org.HdrHistogram.Histogram;
  * Issue 5.2: how precisely okretry's deadline ends a call to a server that never answers, and how
  * quickly it gives up on a {@code Retry-After} that cannot fit the deadline.
  *
- * <p>Part A: for deadlines of 100, 250 and 1000 ms, calls to a stalled server from a few threads
- * at once (so 1 000 calls per deadline fit in minutes); the overshoot is (time from {@code
- * execute()} to the exception) minus the deadline, recorded in an HdrHistogram. On each thread,
- * each okretry call alternates with a reference call (bare OkHttp, readTimeout = the deadline) so
- * the machine's own noise is measured under the same load.
+ * <p>Part A: for deadlines of 100, 250 and 1000 ms, calls to a stalled server from a few threads at
+ * once (so 1 000 calls per deadline fit in minutes); the overshoot is (time from {@code execute()}
+ * to the exception) minus the deadline, recorded in an HdrHistogram. On each thread, each okretry
+ * call alternates with a reference call (bare OkHttp, readTimeout = the deadline) so the machine's
+ * own noise is measured under the same load.
  *
- * <p>Part B: a server answering {@code 503} with {@code Retry-After: 5} to a client whose
- * deadline is 1 s; "time to give up" is from the moment the response came back from the
- * network (a network interceptor stamps it) until {@code execute()} returns it, next to the same
- * path for a {@code 200} and for a client without okretry.
+ * <p>Part B: a server answering {@code 503} with {@code Retry-After: 5} to a client whose deadline
+ * is 1 s; "time to give up" is from the moment the response came back from the network (a network
+ * interceptor stamps it) until {@code execute()} returns it, next to the same path for a {@code
+ * 200} and for a client without okretry.
  *
  * <p>Arguments: {@code [calls for 100 ms] [calls for 250 ms] [calls for 1000 ms]}, default 1000
- * each, then {@code [give-up samples]}, default 20000, then {@code [threads]}, default 10 (about
- * 5 min in all: 1 000 × 1.35 s × 2 clients / 10 threads).
+ * each, then {@code [give-up samples]}, default 20000, then {@code [threads]}, default 10 (about 5
+ * min in all: 1 000 × 1.35 s × 2 clients / 10 threads).
  */
 public final class DeadlinePrecision {
 
@@ -43,13 +43,15 @@ public final class DeadlinePrecision {
     int threads = args.length > 4 ? Integer.parseInt(args[4]) : 10;
     long start = System.nanoTime();
 
-    System.out.println("## A. Deadline overshoot against a stalled server (" + threads + " calling threads)");
+    System.out.println(
+        "## A. Deadline overshoot against a stalled server (" + threads + " calling threads)");
     System.out.println();
     System.out.println(
-        "Each okretry call (deadline d) alternates with a reference call: bare OkHttp with readTimeout = d,"
-            + " whose overshoot is the machine's own timer and scheduling noise.");
+        "Each okretry call (deadline d) alternates with a reference call: bare OkHttp with"
+            + " readTimeout = d, whose overshoot is the machine's own timer and scheduling noise.");
     System.out.println();
-    System.out.println("| deadline | calls | client | p50 overshoot | p99 | max | min | ended by |");
+    System.out.println(
+        "| deadline | calls | client | p50 overshoot | p99 | max | min | ended by |");
     System.out.println("|---:|---:|---|---:|---:|---:|---:|---|");
     try (TinyHttpServer stalled = TinyHttpServer.stalled()) {
       Request request = new Request.Builder().url(stalled.url("/slow")).build();
@@ -74,11 +76,18 @@ public final class DeadlinePrecision {
       checkReason(busy);
       System.out.println("| path | p50 | p99 | p99.9 | max |");
       System.out.println("|---|---:|---:|---:|---:|");
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
       // Two rounds, the first unprinted: whichever path ran first would otherwise be measured
-      // while OkHttp's own code was still being compiled (it made okretry's path look 15 µs slower).
+      // while OkHttp's own code was still being compiled (it made okretry's path look 15 µs
+      // slower).
       for (boolean print : new boolean[] {false, true}) {
-        giveUp("okretry, 503 + Retry-After: 5 s, deadline 1 s (gives up)", retry, busy, giveUpSamples, print);
+        giveUp(
+            "okretry, 503 + Retry-After: 5 s, deadline 1 s (gives up)",
+            retry,
+            busy,
+            giveUpSamples,
+            print);
         giveUp("okretry, 200 (for reference)", retry, ok, giveUpSamples, print);
         giveUp("no interceptor, 503 (for reference)", null, busy, giveUpSamples, print);
       }
@@ -86,11 +95,14 @@ public final class DeadlinePrecision {
     System.out.printf("%nelapsed %.1f s%n", (System.nanoTime() - start) / 1e9);
   }
 
-  private static void overshoot(Request request, int deadlineMillis, int calls, int threads, boolean print)
+  private static void overshoot(
+      Request request, int deadlineMillis, int calls, int threads, boolean print)
       throws InterruptedException {
     OkHttpClient okretry =
         new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofMillis(deadlineMillis)).build()))
+            .addInterceptor(
+                RetryInterceptor.create(
+                    RetryPolicy.builder().deadline(Duration.ofMillis(deadlineMillis)).build()))
             .build();
     OkHttpClient reference =
         new OkHttpClient.Builder().readTimeout(Duration.ofMillis(deadlineMillis)).build();
@@ -153,7 +165,9 @@ public final class DeadlinePrecision {
     void print(int deadlineMillis, int calls, String label) {
       System.out.printf(
           "| %d ms | %d | %s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %s |%n",
-          deadlineMillis, calls, label,
+          deadlineMillis,
+          calls,
+          label,
           micros.getValueAtPercentile(50) / 1000.0,
           micros.getValueAtPercentile(99) / 1000.0,
           micros.getMaxValue() / 1000.0,
@@ -168,20 +182,30 @@ public final class DeadlinePrecision {
     RetryListener listener =
         new RetryListener() {
           @Override
-          public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
+          public void onGaveUp(
+              Request request, int attempts, GiveUpReason reason, String lastFailure) {
             reasons.merge(reason, attempts, Integer::sum);
           }
         };
     OkHttpClient client =
         new OkHttpClient.Builder()
-            .addInterceptor(RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).listener(listener).build()))
+            .addInterceptor(
+                RetryInterceptor.create(
+                    RetryPolicy.builder()
+                        .deadline(Duration.ofSeconds(1))
+                        .listener(listener)
+                        .build()))
             .build();
     long before = busy.requestCount();
     try (Response r = client.newCall(new Request.Builder().url(busy.url("/")).build()).execute()) {
       if (r.code() != 503) throw new AssertionError("expected 503, got " + r.code());
     }
-    System.out.println("check: gave up with " + reasons + " (reason=attempts), server saw "
-        + (busy.requestCount() - before) + " request(s)");
+    System.out.println(
+        "check: gave up with "
+            + reasons
+            + " (reason=attempts), server saw "
+            + (busy.requestCount() - before)
+            + " request(s)");
     System.out.println();
   }
 
@@ -214,7 +238,8 @@ public final class DeadlinePrecision {
         nanos.getMaxValue() / 1000.0);
   }
 
-  private static long once(OkHttpClient client, Request request, long[] arrived) throws IOException {
+  private static long once(OkHttpClient client, Request request, long[] arrived)
+      throws IOException {
     try (Response response = client.newCall(request).execute()) {
       long elapsed = System.nanoTime() - arrived[0];
       response.body().bytes();

@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * Issue 5.2, micro: the work okretry does to give up on a {@code 503} whose {@code Retry-After: 5}
- * cannot fit a 1 s deadline (parse the header, decide, notify, return the response), against a
- * stub chain, next to a no-op interceptor. Run with {@code -prof gc}.
+ * cannot fit a 1 s deadline (parse the header, decide, notify, return the response), against a stub
+ * chain, next to a no-op interceptor. Run with {@code -prof gc}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -35,7 +35,8 @@ public class GiveUpBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    okretry = RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
+    okretry =
+        RetryInterceptor.create(RetryPolicy.builder().deadline(Duration.ofSeconds(1)).build());
     noop = c -> c.proceed(c.request());
     Request get = new Request.Builder().url("http://127.0.0.1:8080/busy").build();
     Response busy =

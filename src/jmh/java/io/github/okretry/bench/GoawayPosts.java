@@ -2,8 +2,8 @@ package io.github.okretry.bench;
 
 import io.github.okretry.IdempotencyKey;
 import io.github.okretry.RetryInterceptor;
-import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryListener;
+import io.github.okretry.RetryPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,9 +34,10 @@ import okhttp3.Response;
  * okretry-key} (okretry's defaults: a generated key), {@code okretry-none} (okretry with {@link
  * IdempotencyKey#none()}: repeated only when the server provably did not process it).
  *
- * <p>Arguments: {@code baseUrl accessLog [calls=3000] [threads=8] [modes=bare,okretry-key,okretry-none]}.
- * The access log's lines must start with the call id ({@code log_format calls '$http_x_call_id
- * $status';}). {@code -Dgoaway.traces=true} prints each failure's stack trace.
+ * <p>Arguments: {@code baseUrl accessLog [calls=3000] [threads=8]
+ * [modes=bare,okretry-key,okretry-none]}. The access log's lines must start with the call id
+ * ({@code log_format calls '$http_x_call_id $status';}). {@code -Dgoaway.traces=true} prints each
+ * failure's stack trace.
  */
 public final class GoawayPosts {
 
@@ -56,20 +57,25 @@ public final class GoawayPosts {
 
   record Failure(String id, String exception) {}
 
-  static void runMode(String mode, String baseUrl, Path accessLog, int calls, int threads, String idPrefix)
+  static void runMode(
+      String mode, String baseUrl, Path accessLog, int calls, int threads, String idPrefix)
       throws Exception {
-    OkHttpClient.Builder builder = new OkHttpClient.Builder().protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
+    OkHttpClient.Builder builder =
+        new OkHttpClient.Builder().protocols(List.of(Protocol.H2_PRIOR_KNOWLEDGE));
     Map<String, Integer> retriesByReason = new TreeMap<>();
     if (!mode.equals("bare")) {
-      RetryListener countRetries = new RetryListener() {
-        @Override
-        public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-          synchronized (retriesByReason) {
-            retriesByReason.merge(reason, 1, Integer::sum);
-          }
-        }
-      };
-      RetryInterceptor.create(RetryPolicy.builder().listener(countRetries).build()).install(builder);
+      RetryListener countRetries =
+          new RetryListener() {
+            @Override
+            public void onRetryScheduled(
+                Request request, int attempt, String reason, long delayNanos) {
+              synchronized (retriesByReason) {
+                retriesByReason.merge(reason, 1, Integer::sum);
+              }
+            }
+          };
+      RetryInterceptor.create(RetryPolicy.builder().listener(countRetries).build())
+          .install(builder);
     }
     OkHttpClient client = builder.build();
 
@@ -79,28 +85,33 @@ public final class GoawayPosts {
     CountDownLatch done = new CountDownLatch(threads);
     long start = System.nanoTime();
     for (int t = 0; t < threads; t++) {
-      Thread thread = new Thread(() -> {
-        try {
-          for (int i; (i = next.getAndIncrement()) < calls; ) {
-            String id = idPrefix + "-" + i;
-            Request.Builder request = new Request.Builder()
-                .url(baseUrl)
-                .header("X-Call-Id", id)
-                .post(RequestBody.create("{\"order\":" + i + "}", JSON));
-            if (mode.equals("okretry-none")) request.tag(IdempotencyKey.class, IdempotencyKey.none());
-            try (Response response = client.newCall(request.build()).execute()) {
-              response.body().string();
-              if (response.code() == 200) ok.incrementAndGet();
-              else failures.add(new Failure(id, "HTTP " + response.code()));
-            } catch (IOException e) {
-              failures.add(new Failure(id, describe(e)));
-              if (Boolean.getBoolean("goaway.traces")) e.printStackTrace();
-            }
-          }
-        } finally {
-          done.countDown();
-        }
-      }, "goaway-" + t);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  for (int i; (i = next.getAndIncrement()) < calls; ) {
+                    String id = idPrefix + "-" + i;
+                    Request.Builder request =
+                        new Request.Builder()
+                            .url(baseUrl)
+                            .header("X-Call-Id", id)
+                            .post(RequestBody.create("{\"order\":" + i + "}", JSON));
+                    if (mode.equals("okretry-none"))
+                      request.tag(IdempotencyKey.class, IdempotencyKey.none());
+                    try (Response response = client.newCall(request.build()).execute()) {
+                      response.body().string();
+                      if (response.code() == 200) ok.incrementAndGet();
+                      else failures.add(new Failure(id, "HTTP " + response.code()));
+                    } catch (IOException e) {
+                      failures.add(new Failure(id, describe(e)));
+                      if (Boolean.getBoolean("goaway.traces")) e.printStackTrace();
+                    }
+                  }
+                } finally {
+                  done.countDown();
+                }
+              },
+              "goaway-" + t);
       thread.start();
     }
     done.await();
@@ -123,12 +134,21 @@ public final class GoawayPosts {
     for (Failure f : failures) {
       int times = received.getOrDefault(f.id(), 0);
       if (times == 0) neverReceived++;
-      byException.merge(f.exception() + (times == 0 ? " [never received]" : " [received]"), 1, Integer::sum);
+      byException.merge(
+          f.exception() + (times == 0 ? " [never received]" : " [received]"), 1, Integer::sum);
       details.add("  " + f.id() + ": " + f.exception() + ", received " + times + "x");
     }
     System.out.printf(
-        "%-13s calls=%d ok=%d failed=%d failed-never-received=%d received-twice=%d server-saw=%d elapsed=%d ms%n",
-        mode, calls, ok.get(), failures.size(), neverReceived, receivedTwice, received.size(), elapsedMs);
+        "%-13s calls=%d ok=%d failed=%d failed-never-received=%d received-twice=%d server-saw=%d"
+            + " elapsed=%d ms%n",
+        mode,
+        calls,
+        ok.get(),
+        failures.size(),
+        neverReceived,
+        receivedTwice,
+        received.size(),
+        elapsedMs);
     byException.forEach((k, v) -> System.out.printf("  %5d  %s%n", v, k));
     retriesByReason.forEach((k, v) -> System.out.printf("  %5d  retried: %s%n", v, k));
     if (details.size() <= 20) details.forEach(System.out::println);
@@ -137,7 +157,8 @@ public final class GoawayPosts {
   static String describe(IOException e) {
     StringBuilder s = new StringBuilder(e.getClass().getSimpleName());
     if (e.getMessage() != null) s.append(": ").append(e.getMessage());
-    if (e.getCause() != null) s.append(" (cause ").append(e.getCause().getClass().getSimpleName()).append(')');
+    if (e.getCause() != null)
+      s.append(" (cause ").append(e.getCause().getClass().getSimpleName()).append(')');
     return s.toString();
   }
 }

@@ -25,49 +25,78 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Issue 21: what hedging does to the latency tail, and what it costs in extra requests. A
- * loopback server (one thread per connection) answers each request after a delay drawn
- * independently per request, and counts the requests it received; 2 000 sequential GETs per
- * client, each timed from {@code execute()} to the body read and closed.
+ * Issue 21: what hedging does to the latency tail, and what it costs in extra requests. A loopback
+ * server (one thread per connection) answers each request after a delay drawn independently per
+ * request, and counts the requests it received; 2 000 sequential GETs per client, each timed from
+ * {@code execute()} to the body read and closed.
  *
  * <ul>
  *   <li>{@code tail}: 5 % of responses take 1 s, the rest 5 ms. Clients: bare OkHttp, okretry
  *       without hedging, hedging after a fixed 50 ms, adaptive hedging with its defaults.
  *   <li>{@code uniform}: every response takes 200 ms; adaptive (and fixed 50 ms, for contrast).
- *   <li>{@code overload}: every response is a refusal after 5 ms (429 with {@code Retry-After:
- *       1}, or 503 without), and the same after 100 ms (a slow refusal); fixed and adaptive
- *       hedging, 30 calls each with one retry: the hedges sent are counted.
+ *   <li>{@code overload}: every response is a refusal after 5 ms (429 with {@code Retry-After: 1},
+ *       or 503 without), and the same after 100 ms (a slow refusal); fixed and adaptive hedging, 30
+ *       calls each with one retry: the hedges sent are counted.
  * </ul>
  *
- * <p>Extra requests = (requests the server received − calls) / calls: hedges, retries and
- * OkHttp's own. Run: {@code bench/run.sh hedge [tail|uniform|overload|all] [calls]}.
+ * <p>Extra requests = (requests the server received − calls) / calls: hedges, retries and OkHttp's
+ * own. Run: {@code bench/run.sh hedge [tail|uniform|overload|all] [calls]}.
  */
 public final class HedgeBench {
 
   public static void main(String[] args) throws Exception {
     String what = args.length > 0 ? args[0] : "all";
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-    System.out.printf(Locale.ROOT, "%-34s %6s %9s %9s %9s %9s %8s %7s%n",
-        "scenario / client", "calls", "p50 ms", "p90 ms", "p99 ms", "max ms", "extra %", "hedges");
+    System.out.printf(
+        Locale.ROOT,
+        "%-34s %6s %9s %9s %9s %9s %8s %7s%n",
+        "scenario / client",
+        "calls",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "max ms",
+        "extra %",
+        "hedges");
     if (what.equals("all") || what.equals("tail")) {
       Delay tail = r -> r.nextDouble() < 0.05 ? 1000 : 5;
       run("tail 5% 1s", tail, 200, calls, null, null);
       run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder(), null);
-      run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+      run(
+          "tail 5% 1s",
+          tail, 200, calls, RetryPolicy.builder(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
       run("tail 5% 1s", tail, 200, calls, RetryPolicy.builder(), HedgingPolicy.adaptive());
     }
     if (what.equals("all") || what.equals("uniform")) {
       int n = Math.min(calls, 500); // 200 ms each: 100 s
       run("uniform 200ms", r -> 200, 200, n, RetryPolicy.builder(), HedgingPolicy.adaptive());
-      run("uniform 200ms", r -> 200, 200, n, RetryPolicy.builder(), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+      run(
+          "uniform 200ms",
+          r -> 200,
+          200,
+          n,
+          RetryPolicy.builder(),
+          HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
     }
     if (what.equals("all") || what.equals("overload")) {
       int n = Math.min(calls, 30);
       for (int status : new int[] {429, 503}) {
         for (long ms : new long[] {5, 100}) {
           String name = "overload " + status + " after " + ms + "ms";
-          run(name, r -> ms, status, n, RetryPolicy.builder().maxRetries(1), HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
-          run(name, r -> ms, status, n, RetryPolicy.builder().maxRetries(1), HedgingPolicy.adaptive());
+          run(
+              name,
+              r -> ms,
+              status,
+              n,
+              RetryPolicy.builder().maxRetries(1),
+              HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+          run(
+              name,
+              r -> ms,
+              status,
+              n,
+              RetryPolicy.builder().maxRetries(1),
+              HedgingPolicy.adaptive());
         }
       }
     }
@@ -79,26 +108,40 @@ public final class HedgeBench {
   }
 
   /** {@code policy} null: bare OkHttp; {@code hedging} null: no hedging. */
-  static void run(String scenario, Delay delay, int status, int calls, RetryPolicy.Builder policy, HedgingPolicy hedging)
+  static void run(
+      String scenario,
+      Delay delay,
+      int status,
+      int calls,
+      RetryPolicy.Builder policy,
+      HedgingPolicy hedging)
       throws Exception {
     AtomicLong hedges = new AtomicLong();
     String client;
     if (policy == null) {
       client = "bare OkHttp";
     } else {
-      client = hedging == null ? "okretry, no hedging"
-          : hedging.equals(HedgingPolicy.adaptive()) ? "okretry hedge adaptive" : "okretry hedge 50ms";
-      policy.listener(new RetryListener() {
-        @Override
-        public void onHedgeStarted(Request request, int attempt, long afterNanos) {
-          hedges.incrementAndGet();
-        }
-      });
+      client =
+          hedging == null
+              ? "okretry, no hedging"
+              : hedging.equals(HedgingPolicy.adaptive())
+                  ? "okretry hedge adaptive"
+                  : "okretry hedge 50ms";
+      policy.listener(
+          new RetryListener() {
+            @Override
+            public void onHedgeStarted(Request request, int attempt, long afterNanos) {
+              hedges.incrementAndGet();
+            }
+          });
     }
     OkHttpClient ok = new OkHttpClient.Builder().readTimeout(10, TimeUnit.SECONDS).build();
-    RetryingCallFactory factory = policy == null ? null
-        : hedging == null ? RetryingCallFactory.create(ok, policy.build())
-        : RetryingCallFactory.create(ok, policy.build(), hedging);
+    RetryingCallFactory factory =
+        policy == null
+            ? null
+            : hedging == null
+                ? RetryingCallFactory.create(ok, policy.build())
+                : RetryingCallFactory.create(ok, policy.build(), hedging);
     Call.Factory calls0 = factory != null ? factory : ok;
     try (Server warm = new Server(r -> 0, 200, 1)) {
       for (int i = 0; i < 300; i++) get(calls0, warm.url());
@@ -119,9 +162,17 @@ public final class HedgeBench {
       ok.connectionPool().evictAll();
     }
     Arrays.sort(nanos);
-    System.out.printf(Locale.ROOT, "%-34s %6d %9.1f %9.1f %9.1f %9.1f %8.2f %7d%n",
-        scenario + " / " + client, calls, ms(pct(nanos, 0.50)), ms(pct(nanos, 0.90)), ms(pct(nanos, 0.99)),
-        ms(nanos[calls - 1]), 100.0 * (requests - calls) / calls, hedges.get());
+    System.out.printf(
+        Locale.ROOT,
+        "%-34s %6d %9.1f %9.1f %9.1f %9.1f %8.2f %7d%n",
+        scenario + " / " + client,
+        calls,
+        ms(pct(nanos, 0.50)),
+        ms(pct(nanos, 0.90)),
+        ms(pct(nanos, 0.99)),
+        ms(nanos[calls - 1]),
+        100.0 * (requests - calls) / calls,
+        hedges.get());
   }
 
   static void get(Call.Factory calls, String url) {
@@ -152,9 +203,13 @@ public final class HedgeBench {
     Server(Delay delay, int status, long seed) throws IOException {
       this.delay = delay;
       this.random = new SplittableRandom(seed);
-      String head = status == 200 ? "200 OK"
-          : status == 429 ? "429 Too Many Requests\r\nRetry-After: 1" : status + " Unavailable";
-      this.response = ("HTTP/1.1 " + head + "\r\nContent-Length: 2\r\n\r\nok").getBytes(StandardCharsets.US_ASCII);
+      String head =
+          status == 200
+              ? "200 OK"
+              : status == 429 ? "429 Too Many Requests\r\nRetry-After: 1" : status + " Unavailable";
+      this.response =
+          ("HTTP/1.1 " + head + "\r\nContent-Length: 2\r\n\r\nok")
+              .getBytes(StandardCharsets.US_ASCII);
       this.socket = new ServerSocket();
       socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
       Thread acceptor = new Thread(this::accept, "hedge-bench-accept");

@@ -31,9 +31,9 @@ import okhttp3.Response;
  * ({@code execute}) and {@link RetryingCallFactory#newCall}{@code .enqueue}. Quota pacing is
  * PUBLISHED (the default), so every response whose names start with {@code RateLimit} is read.
  *
- * <p>Arguments: {@code [rounds] [calls per measurement]}, default 5 and 20. Prints the mean of
- * the rounds per response kind and driver, and its ratio to the control with as many 100 KB
- * fields (process CPU is counted in ticks of about 10 ms: 0.1 ms per call over 5 x 20 calls).
+ * <p>Arguments: {@code [rounds] [calls per measurement]}, default 5 and 20. Prints the mean of the
+ * rounds per response kind and driver, and its ratio to the control with as many 100 KB fields
+ * (process CPU is counted in ticks of about 10 ms: 0.1 ms per call over 5 x 20 calls).
  */
 public final class HostileQuotaCost {
   static final int FIELD_CHARS = 100_000;
@@ -44,32 +44,44 @@ public final class HostileQuotaCost {
     // Each kind is compared with the control of as many 100 KB fields.
     Map<String, Map<String, String>> kinds = new LinkedHashMap<>();
     kinds.put("control: X-Junk, 100 KB", Map.of("X-Junk", repeat("a", FIELD_CHARS)));
-    kinds.put("control: X-Junk + X-Junk-2, 100 KB each", Map.of("X-Junk", repeat("a", FIELD_CHARS),
-        "X-Junk-2", repeat("a", FIELD_CHARS)));
-    kinds.put("RateLimit of ~20 000 %\"\", 100 KB", Map.of("RateLimit", list("%\"\"", FIELD_CHARS)));
-    kinds.put("RateLimit of 100 KB, valid members", Map.of("RateLimit", list(i -> "\"a" + i + "\";r=1;t=1", FIELD_CHARS)));
-    kinds.put("RateLimit + RateLimit-Policy, 100 KB each", Map.of(
-        "RateLimit", list(i -> "\"a" + i + "\";r=1", FIELD_CHARS),
-        "RateLimit-Policy", list(i -> "\"b" + i + "\";q=1", FIELD_CHARS)));
+    kinds.put(
+        "control: X-Junk + X-Junk-2, 100 KB each",
+        Map.of("X-Junk", repeat("a", FIELD_CHARS), "X-Junk-2", repeat("a", FIELD_CHARS)));
+    kinds.put(
+        "RateLimit of ~20 000 %\"\", 100 KB", Map.of("RateLimit", list("%\"\"", FIELD_CHARS)));
+    kinds.put(
+        "RateLimit of 100 KB, valid members",
+        Map.of("RateLimit", list(i -> "\"a" + i + "\";r=1;t=1", FIELD_CHARS)));
+    kinds.put(
+        "RateLimit + RateLimit-Policy, 100 KB each",
+        Map.of(
+            "RateLimit", list(i -> "\"a" + i + "\";r=1", FIELD_CHARS),
+            "RateLimit-Policy", list(i -> "\"b" + i + "\";q=1", FIELD_CHARS)));
     try (MockWebServer server = new MockWebServer()) {
       Map<String, Map<String, String>> byPath = new HashMap<>();
       int n = 0;
       for (Map<String, String> headers : kinds.values()) byPath.put("/k" + n++, headers);
-      server.setDispatcher(new Dispatcher() {
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-          MockResponse.Builder b = new MockResponse.Builder().body("ok");
-          byPath.get(request.getUrl().encodedPath()).forEach(b::addHeader);
-          return b.build();
-        }
-      });
+      server.setDispatcher(
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              MockResponse.Builder b = new MockResponse.Builder().body("ok");
+              byPath.get(request.getUrl().encodedPath()).forEach(b::addHeader);
+              return b.build();
+            }
+          });
       server.start();
       RetryPolicy policy = RetryPolicy.builder().quotaPacing(QuotaPacing.PUBLISHED).build();
       OkHttpClient plain = new OkHttpClient();
-      OkHttpClient intercepted = RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
+      OkHttpClient intercepted =
+          RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
       RetryingCallFactory factory = RetryingCallFactory.create(plain, policy);
-      System.out.println("| 200 response with | driver | process CPU ms/call: mean (rounds' min-max), "
-          + rounds + " x " + calls + " GETs | allocated KB/call | vs control: CPU, KB |");
+      System.out.println(
+          "| 200 response with | driver | process CPU ms/call: mean (rounds' min-max), "
+              + rounds
+              + " x "
+              + calls
+              + " GETs | allocated KB/call | vs control: CPU, KB |");
       System.out.println("|---|---|---:|---:|---:|");
       for (String driver : new String[] {"interceptor", "enqueue"}) {
         Call.Factory client = driver.equals("interceptor") ? intercepted : factory;
@@ -91,9 +103,16 @@ public final class HostileQuotaCost {
           int fields = kind.getValue().size();
           if (controls[fields - 1] == null) controls[fields - 1] = new double[] {meanCpu, bytes};
           double[] control = controls[fields - 1];
-          System.out.printf("| %s | %s | %.2f (%.2f-%.2f) | %.0f | %.2fx, %+.0f |%n", kind.getKey(), driver, meanCpu,
-              java.util.Arrays.stream(cpu).min().orElse(0), java.util.Arrays.stream(cpu).max().orElse(0), bytes,
-              meanCpu / control[0], bytes - control[1]);
+          System.out.printf(
+              "| %s | %s | %.2f (%.2f-%.2f) | %.0f | %.2fx, %+.0f |%n",
+              kind.getKey(),
+              driver,
+              meanCpu,
+              java.util.Arrays.stream(cpu).min().orElse(0),
+              java.util.Arrays.stream(cpu).max().orElse(0),
+              bytes,
+              meanCpu / control[0],
+              bytes - control[1]);
         }
       }
       factory.close();
@@ -112,30 +131,35 @@ public final class HostileQuotaCost {
         }
       } else {
         CompletableFuture<Integer> done = new CompletableFuture<>();
-        client.newCall(get).enqueue(new Callback() {
-          @Override
-          public void onFailure(Call call, IOException e) {
-            done.completeExceptionally(e);
-          }
+        client
+            .newCall(get)
+            .enqueue(
+                new Callback() {
+                  @Override
+                  public void onFailure(Call call, IOException e) {
+                    done.completeExceptionally(e);
+                  }
 
-          @Override
-          public void onResponse(Call call, Response response) throws IOException {
-            try (Response r = response) {
-              r.body().string();
-              done.complete(r.code());
-            }
-          }
-        });
+                  @Override
+                  public void onResponse(Call call, Response response) throws IOException {
+                    try (Response r = response) {
+                      r.body().string();
+                      done.complete(r.code());
+                    }
+                  }
+                });
         done.get(60, TimeUnit.SECONDS);
       }
     }
   }
 
   static long processCpuNanos() {
-    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
-  // Bytes allocated by each live thread; a thread that ends during a measurement takes its count with it.
+  // Bytes allocated by each live thread; a thread that ends during a measurement takes its count
+  // with it.
   static Map<Long, Long> allocatedByThread() {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long[] ids = threads.getAllThreadIds();
@@ -147,7 +171,8 @@ public final class HostileQuotaCost {
 
   static long allocatedSince(Map<Long, Long> before) {
     long sum = 0;
-    for (Map.Entry<Long, Long> e : allocatedByThread().entrySet()) sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+    for (Map.Entry<Long, Long> e : allocatedByThread().entrySet())
+      sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
     return sum;
   }
 

@@ -25,16 +25,19 @@ import org.openjdk.jmh.annotations.State;
 /**
  * Issue 5.1, micro: {@link RetryInterceptor#intercept} alone against a stub chain whose {@code
  * proceed} returns a prebuilt 200, next to a no-op interceptor. Run with {@code -prof gc}: the
- * difference in {@code gc.alloc.rate.norm} is what okretry allocates per successful call. The stub's
- * {@code with…} methods return the chain itself, whereas OkHttp's real chain copies itself on each
- * (about 100 bytes apiece); those copies are counted in {@link SuccessPathBenchmark}, not here.
+ * difference in {@code gc.alloc.rate.norm} is what okretry allocates per successful call. The
+ * stub's {@code with…} methods return the chain itself, whereas OkHttp's real chain copies itself
+ * on each (about 100 bytes apiece); those copies are counted in {@link SuccessPathBenchmark}, not
+ * here.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class InterceptBenchmark {
 
-  /** {@code okretry-deadline}: the same with a 10 s deadline, which shrinks each attempt's timeouts. */
+  /**
+   * {@code okretry-deadline}: the same with a 10 s deadline, which shrinks each attempt's timeouts.
+   */
   @Param({"noop", "okretry", "okretry-deadline"})
   public String interceptor;
 
@@ -52,7 +55,9 @@ public class InterceptBenchmark {
         subject = RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).build());
         break;
       case "okretry-deadline":
-        subject = RetryInterceptor.create(RetryPolicy.builder().maxRetries(3).deadline(Duration.ofSeconds(10)).build());
+        subject =
+            RetryInterceptor.create(
+                RetryPolicy.builder().maxRetries(3).deadline(Duration.ofSeconds(10)).build());
         break;
       default:
         throw new IllegalArgumentException(interceptor);

@@ -29,7 +29,11 @@ import javax.imageio.ImageIO;
 public final class JitterExperiment {
 
   private static final Color[] COLORS = {
-    new Color(0x7f7f7f), new Color(0xd62728), new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xff7f0e)
+    new Color(0x7f7f7f),
+    new Color(0xd62728),
+    new Color(0x1f77b4),
+    new Color(0x2ca02c),
+    new Color(0xff7f0e)
   };
 
   public static void main(String[] args) throws IOException {
@@ -48,17 +52,29 @@ public final class JitterExperiment {
     }
 
     System.out.printf(
-        "Jitter experiment: base 5 ms, cap 2 s, legs |N(10 ms, 2 ms)|, %d runs per cell, seed 1%n%n", runs);
-    printTable("Mean completion time of the last client (ms)", results, ns, Summary::completionMillis, "%.0f");
+        "Jitter experiment: base 5 ms, cap 2 s, legs |N(10 ms, 2 ms)|, %d runs per cell, seed"
+            + " 1%n%n",
+        runs);
+    printTable(
+        "Mean completion time of the last client (ms)",
+        results,
+        ns,
+        Summary::completionMillis,
+        "%.0f");
     printTable("Mean writes (work)", results, ns, Summary::writes, "%.0f");
-    printTable("Mean completion time per client (ms)", results, ns, Summary::meanClientMillis, "%.0f");
+    printTable(
+        "Mean completion time per client (ms)", results, ns, Summary::meanClientMillis, "%.0f");
 
     draw(results, ns, runs, new File(png));
     System.out.printf("chart: %s%nsimulated in %.1f s%n", png, (System.nanoTime() - start) / 1e9);
   }
 
   private static void printTable(
-      String title, Map<Strategy, List<Summary>> results, List<Integer> ns, ToDoubleFunction<Summary> f, String fmt) {
+      String title,
+      Map<Strategy, List<Summary>> results,
+      List<Integer> ns,
+      ToDoubleFunction<Summary> f,
+      String fmt) {
     System.out.println("**" + title + "**\n");
     StringBuilder header = new StringBuilder("| N |");
     StringBuilder rule = new StringBuilder("|---:|");
@@ -80,35 +96,58 @@ public final class JitterExperiment {
 
   private static String label(Strategy s) {
     switch (s) {
-      case NO_BACKOFF: return "no backoff";
-      case EXPONENTIAL: return "exponential, no jitter";
-      case FULL_JITTER: return "Full Jitter";
-      case EQUAL_JITTER: return "Equal Jitter";
-      case DECORRELATED_JITTER: return "Decorrelated Jitter";
-      default: throw new AssertionError(s);
+      case NO_BACKOFF:
+        return "no backoff";
+      case EXPONENTIAL:
+        return "exponential, no jitter";
+      case FULL_JITTER:
+        return "Full Jitter";
+      case EQUAL_JITTER:
+        return "Equal Jitter";
+      case DECORRELATED_JITTER:
+        return "Decorrelated Jitter";
+      default:
+        throw new AssertionError(s);
     }
   }
 
-  private static void draw(Map<Strategy, List<Summary>> results, List<Integer> ns, int runs, File file)
+  private static void draw(
+      Map<Strategy, List<Summary>> results, List<Integer> ns, int runs, File file)
       throws IOException {
     int w = 1400;
     int h = 620;
     BufferedImage image = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
     g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-    g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+    g.setRenderingHint(
+        RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
     g.setColor(Color.WHITE);
     g.fillRect(0, 0, w, h);
     g.setColor(Color.BLACK);
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 20));
     g.drawString(
-        "okretry Backoff: " + ns.get(0) + "–" + ns.get(ns.size() - 1)
-            + " clients racing for one OCC write (base 5 ms, cap 2 s, " + runs + " runs each)",
-        40, 34);
+        "okretry Backoff: "
+            + ns.get(0)
+            + "–"
+            + ns.get(ns.size() - 1)
+            + " clients racing for one OCC write (base 5 ms, cap 2 s, "
+            + runs
+            + " runs each)",
+        40,
+        34);
 
     panel(g, results, ns, 70, 70, 600, 440, "Total writes (work)", Summary::writes, false);
-    panel(g, results, ns, 760, 70, 600, 440, "Completion time of the last client (s, log scale)",
-        s -> s.completionMillis() / 1000, true);
+    panel(
+        g,
+        results,
+        ns,
+        760,
+        70,
+        600,
+        440,
+        "Completion time of the last client (s, log scale)",
+        s -> s.completionMillis() / 1000,
+        true);
 
     // legend
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 16));
@@ -130,8 +169,16 @@ public final class JitterExperiment {
   }
 
   private static void panel(
-      Graphics2D g, Map<Strategy, List<Summary>> results, List<Integer> ns, int x0, int y0, int pw, int ph,
-      String title, ToDoubleFunction<Summary> f, boolean log) {
+      Graphics2D g,
+      Map<Strategy, List<Summary>> results,
+      List<Integer> ns,
+      int x0,
+      int y0,
+      int pw,
+      int ph,
+      String title,
+      ToDoubleFunction<Summary> f,
+      boolean log) {
     double max = 0;
     double min = Double.MAX_VALUE;
     for (List<Summary> row : results.values()) {
@@ -204,7 +251,10 @@ public final class JitterExperiment {
   }
 
   private static int yOf(double v, double lo, double hi, int y0, int ph, boolean log) {
-    double frac = log ? (Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) : (v - lo) / (hi - lo);
+    double frac =
+        log
+            ? (Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))
+            : (v - lo) / (hi - lo);
     return y0 + ph - (int) Math.round(frac * ph);
   }
 

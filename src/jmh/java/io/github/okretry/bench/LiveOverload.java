@@ -27,21 +27,19 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
- * Issue 5.4: a live overload. A MockWebServer serves at most {@code C} requests at once (each
- * takes {@code S} ms) and answers {@code 503} with {@code Retry-After: 1} beyond that. An
- * open-loop Poisson load runs at half its capacity, spikes to twice its capacity for 5 s, and
- * drops back. Each logical call carries its own {@code Idempotency-Key}, so the server counts
- * hits per logical call. Latency is measured from the scheduled arrival (no coordinated
- * omission).
+ * Issue 5.4: a live overload. A MockWebServer serves at most {@code C} requests at once (each takes
+ * {@code S} ms) and answers {@code 503} with {@code Retry-After: 1} beyond that. An open-loop
+ * Poisson load runs at half its capacity, spikes to twice its capacity for 5 s, and drops back.
+ * Each logical call carries its own {@code Idempotency-Key}, so the server counts hits per logical
+ * call. Latency is measured from the scheduled arrival (no coordinated omission).
  *
  * <p>Modes: {@code none} (no retries), {@code okretry} (defaults: 3 retries, honors Retry-After
  * spread upward by up to 50 %, retry budget on), {@code okretry-exact-retry-after} (the same,
  * waiting exactly the Retry-After), {@code okretry-ignore-retry-after} (a network interceptor
  * strips the header, so backoff applies), {@code okretry-no-budget} (defaults with {@link
- * RetryBudget#unlimited()}). Arguments: modes to run, default all five; each takes about 60 s.
- * The baseline
- * ("before") is seconds 8–20; "recovered" means three consecutive arrival-seconds with goodput
- * ≥ 95% and p99 latency of successful calls ≤ 1.2 × the baseline p99.
+ * RetryBudget#unlimited()}). Arguments: modes to run, default all five; each takes about 60 s. The
+ * baseline ("before") is seconds 8–20; "recovered" means three consecutive arrival-seconds with
+ * goodput ≥ 95% and p99 latency of successful calls ≤ 1.2 × the baseline p99.
  */
 public final class LiveOverload {
 
@@ -60,15 +58,29 @@ public final class LiveOverload {
         args.length > 0
             ? Arrays.asList(args)
             : List.of(
-                "none", "okretry", "okretry-exact-retry-after", "okretry-ignore-retry-after", "okretry-no-budget");
+                "none",
+                "okretry",
+                "okretry-exact-retry-after",
+                "okretry-ignore-retry-after",
+                "okretry-no-budget");
     System.out.printf(
-        "capacity %d concurrent x %d ms = %.0f req/s; load %.0f req/s, spike %.0f req/s during [%d s, %d s); run %d s%n%n",
-        CAPACITY, SERVICE_MILLIS, CAPACITY_RPS, BASE_RPS, SPIKE_RPS, SPIKE_START_S, SPIKE_END_S, END_S);
+        "capacity %d concurrent x %d ms = %.0f req/s; load %.0f req/s, spike %.0f req/s during [%d"
+            + " s, %d s); run %d s%n%n",
+        CAPACITY,
+        SERVICE_MILLIS,
+        CAPACITY_RPS,
+        BASE_RPS,
+        SPIKE_RPS,
+        SPIKE_START_S,
+        SPIKE_END_S,
+        END_S);
     List<String> rows = new ArrayList<>();
     for (String mode : modes) rows.add(run(mode));
     System.out.println();
     System.out.println(
-        "| mode | calls | server hits / call (all) | hits / call (spike arrivals) | goodput (all) | goodput (spike arrivals) | p99 before | p99 spike | p99 after spike | recovery after spike |");
+        "| mode | calls | server hits / call (all) | hits / call (spike arrivals) | goodput (all) |"
+            + " goodput (spike arrivals) | p99 before | p99 spike | p99 after spike | recovery"
+            + " after spike |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     rows.forEach(System.out::println);
   }
@@ -86,7 +98,8 @@ public final class LiveOverload {
     @Override
     public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
       String key = request.getHeaders().get("Idempotency-Key");
-      if (key != null && key.startsWith("call-")) hits.incrementAndGet(Integer.parseInt(key.substring(5)));
+      if (key != null && key.startsWith("call-"))
+        hits.incrementAndGet(Integer.parseInt(key.substring(5)));
       if (inFlight.incrementAndGet() > CAPACITY) {
         inFlight.decrementAndGet();
         rejected.incrementAndGet();
@@ -123,16 +136,24 @@ public final class LiveOverload {
           builder.addInterceptor(RetryInterceptor.create());
           break;
         case "okretry-no-budget":
-          builder.addInterceptor(RetryInterceptor.create(RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build()));
+          builder.addInterceptor(
+              RetryInterceptor.create(
+                  RetryPolicy.builder().retryBudget(RetryBudget.unlimited()).build()));
           break;
         case "okretry-exact-retry-after":
-          builder.addInterceptor(RetryInterceptor.create(RetryPolicy.builder().retryAfterSpread(0).build()));
+          builder.addInterceptor(
+              RetryInterceptor.create(RetryPolicy.builder().retryAfterSpread(0).build()));
           break;
         case "okretry-ignore-retry-after":
           builder
               .addInterceptor(RetryInterceptor.create())
               .addNetworkInterceptor(
-                  chain -> chain.proceed(chain.request()).newBuilder().removeHeader("Retry-After").build());
+                  chain ->
+                      chain
+                          .proceed(chain.request())
+                          .newBuilder()
+                          .removeHeader("Retry-After")
+                          .build());
           break;
         default:
           throw new IllegalArgumentException("unknown mode: " + mode);
@@ -194,7 +215,14 @@ public final class LiveOverload {
   }
 
   private static String report(
-      String mode, int n, int finished, long t0, long[] arrival, long[] end, boolean[] ok, CapacityDispatcher server) {
+      String mode,
+      int n,
+      int finished,
+      long t0,
+      long[] arrival,
+      long[] end,
+      boolean[] ok,
+      CapacityDispatcher server) {
     int seconds = END_S;
     List<List<Long>> latency = new ArrayList<>();
     int[] arrivals = new int[seconds];
@@ -217,15 +245,21 @@ public final class LiveOverload {
     }
     // per-second timeline, by arrival second
     StringBuilder timeline = new StringBuilder();
-    timeline.append(String.format("%n### %s: %d calls, %d finished, %d server 503s%n", mode, n, finished, server.rejected.get()));
+    timeline.append(
+        String.format(
+            "%n### %s: %d calls, %d finished, %d server 503s%n",
+            mode, n, finished, server.rejected.get()));
     timeline.append("second:      ");
     for (int s = 0; s < seconds; s++) timeline.append(String.format("%6d", s));
     timeline.append("\ngoodput %:   ");
-    for (int s = 0; s < seconds; s++) timeline.append(String.format("%6.0f", 100.0 * successes[s] / Math.max(1, arrivals[s])));
+    for (int s = 0; s < seconds; s++)
+      timeline.append(String.format("%6.0f", 100.0 * successes[s] / Math.max(1, arrivals[s])));
     timeline.append("\np99 ms:      ");
-    for (int s = 0; s < seconds; s++) timeline.append(String.format("%6.0f", p99(latency.get(s)) / 1e6));
+    for (int s = 0; s < seconds; s++)
+      timeline.append(String.format("%6.0f", p99(latency.get(s)) / 1e6));
     timeline.append("\nhits/call:   ");
-    for (int s = 0; s < seconds; s++) timeline.append(String.format("%6.2f", (double) hits[s] / Math.max(1, arrivals[s])));
+    for (int s = 0; s < seconds; s++)
+      timeline.append(String.format("%6.2f", (double) hits[s] / Math.max(1, arrivals[s])));
     System.out.println(timeline);
 
     double p99Before = p99(range(latency, WARMUP_S, SPIKE_START_S));
@@ -250,9 +284,16 @@ public final class LiveOverload {
     }
     return String.format(
         "| %s | %d | %.2f | %.2f | %.1f%% (%.0f/s) | %.1f%% | %.0f ms | %.0f ms | %.0f ms | %s |",
-        mode, n, (double) totalHits / n, (double) spikeHits / spikeArrivals,
-        100.0 * totalOk / n, totalOk / (double) END_S, 100.0 * spikeOk / spikeArrivals,
-        p99Before / 1e6, p99Spike / 1e6, p99After / 1e6,
+        mode,
+        n,
+        (double) totalHits / n,
+        (double) spikeHits / spikeArrivals,
+        100.0 * totalOk / n,
+        totalOk / (double) END_S,
+        100.0 * spikeOk / spikeArrivals,
+        p99Before / 1e6,
+        p99Spike / 1e6,
+        p99After / 1e6,
         recovered < 0 ? "not within run" : recovered + " s");
   }
 

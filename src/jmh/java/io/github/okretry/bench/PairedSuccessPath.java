@@ -14,11 +14,11 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 
 /**
- * Issue 5.1, cross-check of {@link SuccessPathBenchmark} for a shared, noisy machine: JMH runs
- * the variants one after another, so a neighbour's build starting midway skews their ratio. Here
- * the variants take turns in short rounds (shuffled order, same server), and each round yields
- * a ratio to bare OkHttp measured within ~1 s; the median over rounds is reported. Besides wall
- * time it reports the calling thread's CPU time per call: a synchronous OkHttp call does all its
+ * Issue 5.1, cross-check of {@link SuccessPathBenchmark} for a shared, noisy machine: JMH runs the
+ * variants one after another, so a neighbour's build starting midway skews their ratio. Here the
+ * variants take turns in short rounds (shuffled order, same server), and each round yields a ratio
+ * to bare OkHttp measured within ~1 s; the median over rounds is reported. Besides wall time it
+ * reports the calling thread's CPU time per call: a synchronous OkHttp call does all its
  * client-side work on the calling thread, and CPU time is far less disturbed by neighbours than
  * wall time (which also includes the server thread and the scheduler's decisions).
  *
@@ -38,7 +38,8 @@ public final class PairedSuccessPath {
       Map<String, Peers.Executor> executors = new LinkedHashMap<>();
       for (String v : VARIANTS) executors.put(v, Peers.create(v, new OkHttpClient()));
       System.out.println(
-          "| method | variant | wall µs/call | wall ratio to bare (p25–p75) | client CPU µs/call | CPU ratio to bare (p25–p75) |");
+          "| method | variant | wall µs/call | wall ratio to bare (p25–p75) | client CPU µs/call |"
+              + " CPU ratio to bare (p25–p75) |");
       System.out.println("|---|---|---:|---:|---:|---:|");
       for (Request request : List.of(get, post)) {
         for (int i = 0; i < 3; i++) { // warm-up
@@ -69,16 +70,24 @@ public final class PairedSuccessPath {
           }
           System.out.printf(
               "| %s | %s | %.2f | %.3f (%.3f–%.3f) | %.2f | %.3f (%.3f–%.3f) |%n",
-              request.method(), v, percentile(micros.get(v), 50), percentile(ratio, 50),
-              percentile(ratio, 25), percentile(ratio, 75), percentile(cpu.get(v), 50),
-              percentile(cpuRatio, 50), percentile(cpuRatio, 25), percentile(cpuRatio, 75));
+              request.method(),
+              v,
+              percentile(micros.get(v), 50),
+              percentile(ratio, 50),
+              percentile(ratio, 25),
+              percentile(ratio, 75),
+              percentile(cpu.get(v), 50),
+              percentile(cpuRatio, 50),
+              percentile(cpuRatio, 25),
+              percentile(cpuRatio, 75));
         }
       }
     }
   }
 
   /** Wall and calling-thread CPU microseconds per call. */
-  private static double[] turn(Peers.Executor executor, Request request, int calls) throws IOException {
+  private static double[] turn(Peers.Executor executor, Request request, int calls)
+      throws IOException {
     long cpu0 = THREADS.getCurrentThreadCpuTime();
     long t0 = System.nanoTime();
     for (int i = 0; i < calls; i++) Peers.callOk(executor, request);

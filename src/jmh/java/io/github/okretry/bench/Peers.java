@@ -50,7 +50,8 @@ public final class Peers {
    */
   public static Executor create(String variant, OkHttpClient base, Interceptor answer) {
     if (variant.endsWith("+key")) {
-      Executor peer = create(variant.substring(0, variant.length() - "+key".length()), base, answer);
+      Executor peer =
+          create(variant.substring(0, variant.length() - "+key".length()), base, answer);
       return request -> peer.execute(withIdempotencyKey(request));
     }
     switch (variant) {
@@ -62,19 +63,22 @@ public final class Peers {
       case "bare-call-timeout":
         {
           // OkHttp's own whole-call timeout: the same okio watchdog timer okretry's deadline uses.
-          OkHttpClient client = finish(base.newBuilder().callTimeout(Duration.ofSeconds(10)), answer);
+          OkHttpClient client =
+              finish(base.newBuilder().callTimeout(Duration.ofSeconds(10)), answer);
           return request -> client.newCall(request).execute();
         }
       case "noop-interceptor":
         {
           // What any application interceptor costs: OkHttp copies its chain once per interceptor.
-          OkHttpClient client = finish(base.newBuilder().addInterceptor(c -> c.proceed(c.request())), answer);
+          OkHttpClient client =
+              finish(base.newBuilder().addInterceptor(c -> c.proceed(c.request())), answer);
           return request -> client.newCall(request).execute();
         }
       case "okretry-add":
         {
           // The bare interceptor, without install()'s network guard: issue 10's allocation target.
-          OkHttpClient client = finish(base.newBuilder().addInterceptor(RetryInterceptor.create()), answer);
+          OkHttpClient client =
+              finish(base.newBuilder().addInterceptor(RetryInterceptor.create()), answer);
           return request -> client.newCall(request).execute();
         }
       case "okretry":
@@ -91,13 +95,15 @@ public final class Peers {
           // With a deadline, each attempt's timeouts shrink to the time left.
           if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
           // A listener that hears every event: what an app's logging or metrics listener costs.
-          if (variant.equals("okretry-listener")) retry.listener(new io.github.okretry.RetryListener() {});
+          if (variant.equals("okretry-listener"))
+            retry.listener(new io.github.okretry.RetryListener() {});
           // As the README installs it: the interceptor, plus its network interceptor that guards
           // OkHttp against an out-of-range Retry-After (one more chain copy per network request).
           OkHttpClient.Builder builder = base.newBuilder();
           // A call timeout: okretry keeps per-call state (a LogicalCall) from the first attempt.
           if (variant.equals("okretry-call-timeout")) builder.callTimeout(Duration.ofSeconds(10));
-          OkHttpClient client = finish(RetryInterceptor.create(retry.build()).install(builder), answer);
+          OkHttpClient client =
+              finish(RetryInterceptor.create(retry.build()).install(builder), answer);
           return request -> client.newCall(request).execute();
         }
       case "failsafe":

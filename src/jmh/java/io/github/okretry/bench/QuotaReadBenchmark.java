@@ -22,8 +22,8 @@ import org.openjdk.jmh.annotations.State;
  * names, then {@link QuotaHeaders#parse} if it says so. Three real shapes, with the headers an API
  * sends beside them: {@code none} (no quota field: the name scan alone), {@code github} ({@code
  * X-RateLimit-Limit/Remaining/Reset/Used/Resource} as api.github.com sends them), {@code ietf}
- * ({@code RateLimit} + {@code RateLimit-Policy} with one policy, as Cloudflare's API does). Run with
- * {@code -prof gc}: {@code gc.alloc.rate.norm} is the bytes per response.
+ * ({@code RateLimit} + {@code RateLimit-Policy} with one policy, as Cloudflare's API does). Run
+ * with {@code -prof gc}: {@code gc.alloc.rate.norm} is the bytes per response.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,13 +39,14 @@ public class QuotaReadBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    Headers.Builder b = new Headers.Builder()
-        .add("Date", "Thu, 01 Jan 2026 00:00:00 GMT")
-        .add("Content-Type", "application/json; charset=utf-8")
-        .add("Cache-Control", "private, max-age=60, s-maxage=60")
-        .add("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP")
-        .add("ETag", "W/\"4b2b5a2e8c1f6e0a9d3c7b1e2f4a6c8d\"")
-        .add("Content-Length", "5321");
+    Headers.Builder b =
+        new Headers.Builder()
+            .add("Date", "Thu, 01 Jan 2026 00:00:00 GMT")
+            .add("Content-Type", "application/json; charset=utf-8")
+            .add("Cache-Control", "private, max-age=60, s-maxage=60")
+            .add("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP")
+            .add("ETag", "W/\"4b2b5a2e8c1f6e0a9d3c7b1e2f4a6c8d\"")
+            .add("Content-Length", "5321");
     switch (response) {
       case "none":
         break;
@@ -68,6 +69,8 @@ public class QuotaReadBenchmark {
 
   @Benchmark
   public List<Quota> read() {
-    return QuotaHeaders.mayPublish(headers) ? QuotaHeaders.parse(headers, 200, false, 5_000_000_000L, CLOCK) : null;
+    return QuotaHeaders.mayPublish(headers)
+        ? QuotaHeaders.parse(headers, 200, false, 5_000_000_000L, CLOCK)
+        : null;
   }
 }

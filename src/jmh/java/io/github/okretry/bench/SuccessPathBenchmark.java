@@ -17,8 +17,8 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * Issue 5.1: the cost of one successful call (GET or POST answered 200 over a kept-alive loopback
- * connection) through bare OkHttp and through each retry library configured alike. All variants
- * run in one JMH run, so their ratios share the machine's load.
+ * connection) through bare OkHttp and through each retry library configured alike. All variants run
+ * in one JMH run, so their ratios share the machine's load.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -27,8 +27,8 @@ public class SuccessPathBenchmark {
 
   /**
    * {@code okretry-deadline}: okretry with a 10 s deadline, which shrinks each attempt's timeouts;
-   * {@code noop-interceptor}: what any application interceptor costs; {@code +key}: the peer with
-   * a hand-made idempotency key on POST (see {@link Peers}).
+   * {@code noop-interceptor}: what any application interceptor costs; {@code +key}: the peer with a
+   * hand-made idempotency key on POST (see {@link Peers}).
    */
   @Param({
     "bare", "noop-interceptor", "okretry", "okretry-deadline",

@@ -16,10 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A minimal keep-alive HTTP/1.1 server on loopback, one thread per connection, TCP_NODELAY on.
- * It answers every request with the same prebuilt response, or (stall mode) reads forever and
- * never answers. Unlike MockWebServer it records nothing, so a benchmark of millions of calls
- * neither grows the heap nor spends the shared CPU on bookkeeping.
+ * A minimal keep-alive HTTP/1.1 server on loopback, one thread per connection, TCP_NODELAY on. It
+ * answers every request with the same prebuilt response, or (stall mode) reads forever and never
+ * answers. Unlike MockWebServer it records nothing, so a benchmark of millions of calls neither
+ * grows the heap nor spends the shared CPU on bookkeeping.
  */
 public final class TinyHttpServer implements Closeable {
 

@@ -9,16 +9,22 @@ public final class AttemptFacts {
 
   /** The attempt that just failed, 1 for the first. */
   public final int attempt;
+
   /** Retries allowed after the first attempt. */
   public final int maxRetries;
+
   /** Whether the outcome is a transient failure worth another attempt. */
   public final boolean retryable;
+
   /** Whether sending the request again cannot repeat a side effect. */
   public final boolean safeToRepeat;
+
   /** The server's {@code Retry-After}, or {@link RetryAfter#ABSENT}. */
   public final long retryAfterNanos;
+
   /** Time left before the deadline, or {@link CallDeadline#NO_DEADLINE}. */
   public final long remainingNanos;
+
   /** The previous wait (the base delay before the first retry); decorrelated jitter grows it. */
   public final long previousDelayNanos;
 

@@ -26,8 +26,8 @@ public final class Backoff {
 
   /**
    * @param baseNanos wait before retry 1 (its cap when jittered), positive
-   * @param maxNanos cap on any single wait, positive; may be below {@code baseNanos}, in which
-   *     case every cap is {@code maxNanos}
+   * @param maxNanos cap on any single wait, positive; may be below {@code baseNanos}, in which case
+   *     every cap is {@code maxNanos}
    * @param multiplier growth per retry, finite and greater than 1
    * @param jitter how the wait is drawn from the cap
    */
@@ -56,8 +56,8 @@ public final class Backoff {
   /**
    * The wait before retry {@code retry}.
    *
-   * @param previousNanos the wait chosen before the previous retry, or {@code baseNanos} before
-   *     the first; only {@link Jitter#DECORRELATED} reads it
+   * @param previousNanos the wait chosen before the previous retry, or {@code baseNanos} before the
+   *     first; only {@link Jitter#DECORRELATED} reads it
    */
   public long delayNanos(int retry, long previousNanos, RandomSource random) {
     long cap = capNanos(retry);
@@ -82,7 +82,9 @@ public final class Backoff {
   public static long uniform(RandomSource random, long low, long high) {
     if (high <= low) return low;
     long span = high - low;
-    return span == Long.MAX_VALUE ? low + (random.nextLong() >>> 1) : low + random.nextLong(span + 1);
+    return span == Long.MAX_VALUE
+        ? low + (random.nextLong() >>> 1)
+        : low + random.nextLong(span + 1);
   }
 
   static long saturatedMultiply(long a, long b) {
@@ -92,7 +94,14 @@ public final class Backoff {
 
   @Override
   public String toString() {
-    return "Backoff{baseNanos=" + baseNanos + ", maxNanos=" + maxNanos + ", multiplier="
-        + multiplier + ", jitter=" + jitter + "}";
+    return "Backoff{baseNanos="
+        + baseNanos
+        + ", maxNanos="
+        + maxNanos
+        + ", multiplier="
+        + multiplier
+        + ", jitter="
+        + jitter
+        + "}";
   }
 }

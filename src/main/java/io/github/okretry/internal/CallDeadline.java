@@ -40,7 +40,8 @@ public final class CallDeadline {
     if (budget == NO_DEADLINE) return NONE;
     long end = nowNanos + budget;
     // Keep NO_DEADLINE meaning "none" even if a huge budget lands on it.
-    return new CallDeadline(end < nowNanos || end == NO_DEADLINE ? NO_DEADLINE - 1 : end, isCallTimeout);
+    return new CallDeadline(
+        end < nowNanos || end == NO_DEADLINE ? NO_DEADLINE - 1 : end, isCallTimeout);
   }
 
   public boolean exists() {
@@ -66,18 +67,18 @@ public final class CallDeadline {
   }
 
   /**
-   * The time okretry must bound an attempt in flight by, from {@code nowNanos}, or 0 for none:
-   * its own deadline only, as OkHttp enforces its call timeout itself. Shrunk I/O timeouts bound
-   * each read and write, not a peer that trickles bytes.
+   * The time okretry must bound an attempt in flight by, from {@code nowNanos}, or 0 for none: its
+   * own deadline only, as OkHttp enforces its call timeout itself. Shrunk I/O timeouts bound each
+   * read and write, not a peer that trickles bytes.
    */
   public long watchNanos(long nowNanos) {
     return exists() && !isCallTimeout ? Math.max(1, remainingNanos(nowNanos)) : 0;
   }
 
   /**
-   * The call timeout a separate OkHttp call for one attempt needs, from {@code nowNanos}, or 0
-   * for none: what is left of the logical call's call timeout, which OkHttp would otherwise
-   * restart in full for each attempt.
+   * The call timeout a separate OkHttp call for one attempt needs, from {@code nowNanos}, or 0 for
+   * none: what is left of the logical call's call timeout, which OkHttp would otherwise restart in
+   * full for each attempt.
    */
   public long attemptCallTimeoutNanos(long nowNanos) {
     return exists() && isCallTimeout ? Math.max(1, remainingNanos(nowNanos)) : 0;
@@ -85,6 +86,8 @@ public final class CallDeadline {
 
   @Override
   public String toString() {
-    return !exists() ? "CallDeadline.NONE" : "CallDeadline{end=" + endNanos + (isCallTimeout ? ", call timeout}" : "}");
+    return !exists()
+        ? "CallDeadline.NONE"
+        : "CallDeadline{end=" + endNanos + (isCallTimeout ? ", call timeout}" : "}");
   }
 }

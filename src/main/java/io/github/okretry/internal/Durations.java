@@ -23,15 +23,21 @@ public final class Durations {
     }
     long nanos = unit.toNanos(amount); // saturates, so an overlong value stays overlong
     if (nanos > LONGEST_NANOS) {
-      throw new IllegalArgumentException(name + " must be at most 24 hours: " + amount + " " + unit);
+      throw new IllegalArgumentException(
+          name + " must be at most 24 hours: " + amount + " " + unit);
     }
     return nanos;
   }
 
-  /** {@code amount} of {@code unit} in nanoseconds, checked, where 0 means none (as OkHttp's timeouts). */
+  /**
+   * {@code amount} of {@code unit} in nanoseconds, checked, where 0 means none (as OkHttp's
+   * timeouts).
+   */
   public static long checkedNanosOrNone(String name, long amount, TimeUnit unit) {
     if (unit == null) throw new NullPointerException(name + " unit == null");
-    if (amount < 0) throw new IllegalArgumentException(name + " must be 0 (none) or positive: " + amount + " " + unit);
+    if (amount < 0)
+      throw new IllegalArgumentException(
+          name + " must be 0 (none) or positive: " + amount + " " + unit);
     return amount == 0 ? 0 : checkedNanos(name, amount, unit);
   }
 
@@ -39,7 +45,8 @@ public final class Durations {
   @SuppressSignatureCheck
   public static long checkedNanosOrNone(String name, Duration value) {
     if (value == null) throw new NullPointerException(name + " == null");
-    if (value.isNegative()) throw new IllegalArgumentException(name + " must be 0 (none) or positive: " + value);
+    if (value.isNegative())
+      throw new IllegalArgumentException(name + " must be 0 (none) or positive: " + value);
     return value.isZero() ? 0 : checkedNanos(name, value);
   }
 

@@ -6,9 +6,8 @@ import java.io.IOException;
  * The exceptions of a logical call's earlier attempts, to ride on its final exception as
  * suppressed, in bounded memory: a call allowed 50 000 retries must not hold 50 000 exceptions.
  * Keeps the first {@link #KEEP_FIRST} (how it started) and the last {@link #KEEP_LAST} (how it
- * ended); the ones between are counted and stand as one {@link Omitted} marker in their place.
- * So a final exception carries at most {@code KEEP_FIRST + 1 + KEEP_LAST} suppressed, oldest
- * first.
+ * ended); the ones between are counted and stand as one {@link Omitted} marker in their place. So a
+ * final exception carries at most {@code KEEP_FIRST + 1 + KEEP_LAST} suppressed, oldest first.
  *
  * <p>Not thread-safe: one logical call is driven by one thread at a time.
  */
@@ -18,7 +17,8 @@ public final class FailureHistory {
   public static final int KEEP_LAST = 5;
 
   private final IOException[] first = new IOException[KEEP_FIRST];
-  private final IOException[] last = new IOException[KEEP_LAST]; // a ring, oldest at count % KEEP_LAST
+  private final IOException[] last =
+      new IOException[KEEP_LAST]; // a ring, oldest at count % KEEP_LAST
   private int count; // every failure added, kept or not
 
   /** Records the failure of an attempt that is about to be retried. */
@@ -42,7 +42,8 @@ public final class FailureHistory {
     int inRing = Math.max(0, Math.min(count - KEEP_FIRST, KEEP_LAST));
     int omitted = count - KEEP_FIRST - inRing;
     if (omitted > 0) finalFailure.addSuppressed(new Omitted(omitted, KEEP_FIRST + 1));
-    int oldest = count - KEEP_FIRST - inRing; // index, among those after the first, of the oldest kept
+    int oldest =
+        count - KEEP_FIRST - inRing; // index, among those after the first, of the oldest kept
     for (int k = 0; k < inRing; k++) suppress(finalFailure, last[(oldest + k) % KEEP_LAST]);
     return finalFailure;
   }
@@ -61,11 +62,21 @@ public final class FailureHistory {
     private final int omitted;
 
     Omitted(int omitted, int fromFailure) {
-      super("okretry: "
-          + (omitted == 1
-              ? "1 earlier failure omitted (failure " + fromFailure + ")"
-              : omitted + " earlier failures omitted (failures " + fromFailure + " to " + (fromFailure + omitted - 1) + ")")
-          + "; the first " + KEEP_FIRST + " and the last " + KEEP_LAST + " are kept");
+      super(
+          "okretry: "
+              + (omitted == 1
+                  ? "1 earlier failure omitted (failure " + fromFailure + ")"
+                  : omitted
+                      + " earlier failures omitted (failures "
+                      + fromFailure
+                      + " to "
+                      + (fromFailure + omitted - 1)
+                      + ")")
+              + "; the first "
+              + KEEP_FIRST
+              + " and the last "
+              + KEEP_LAST
+              + " are kept");
       this.omitted = omitted;
     }
 

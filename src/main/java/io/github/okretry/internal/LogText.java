@@ -7,11 +7,11 @@ import org.jspecify.annotations.Nullable;
  * message can carry a malformed status line, and with it ANSI escape sequences, a bare CR that
  * forges a second log line, or 256 KiB of anything.
  *
- * <p>Escaped: C0 controls and DEL ({@code \r}, {@code \n}, {@code \t} as such, the others as
- * {@code \u001b}), C1 controls, Unicode line and paragraph separators, the bidirectional and
- * invisible format controls (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060–U+206F, U+FEFF,
- * U+FFF9–U+FFFB) and unpaired surrogates. Everything else passes unchanged, backslashes included.
- * The result is at most {@link #MAX_CHARS} characters plus a short "... (N more chars)" suffix.
+ * <p>Escaped: C0 controls and DEL ({@code \r}, {@code \n}, {@code \t} as such, the others as {@code
+ * \u001b}), C1 controls, Unicode line and paragraph separators, the bidirectional and invisible
+ * format controls (U+061C, U+200B–U+200F, U+202A–U+202E, U+2060–U+206F, U+FEFF, U+FFF9–U+FFFB) and
+ * unpaired surrogates. Everything else passes unchanged, backslashes included. The result is at
+ * most {@link #MAX_CHARS} characters plus a short "... (N more chars)" suffix.
  */
 public final class LogText {
 
@@ -22,7 +22,9 @@ public final class LogText {
 
   private LogText() {}
 
-  /** {@code text} with control characters escaped and cut to {@link #MAX_CHARS}; null stays null. */
+  /**
+   * {@code text} with control characters escaped and cut to {@link #MAX_CHARS}; null stays null.
+   */
   public static @Nullable String safe(@Nullable String text) {
     if (text == null) return null;
     int n = text.length();
@@ -44,10 +46,15 @@ public final class LogText {
       } else if (c == '\t') {
         out.append("\\t");
       } else {
-        out.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xf]).append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
+        out.append("\\u")
+            .append(HEX[c >> 12])
+            .append(HEX[(c >> 8) & 0xf])
+            .append(HEX[(c >> 4) & 0xf])
+            .append(HEX[c & 0xf]);
       }
     }
-    // An escape may overshoot the cap by a few characters; what matters is that the total is bounded.
+    // An escape may overshoot the cap by a few characters; what matters is that the total is
+    // bounded.
     if (i < n) {
       int last = out.length() - 1;
       if (last >= 0 && Character.isHighSurrogate(out.charAt(last))) { // never end on half a pair

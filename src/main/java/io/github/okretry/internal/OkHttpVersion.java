@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Fails fast, with a message a user can act on, when the OkHttp on the classpath is older than
- * okretry needs: with OkHttp 4 beside 5 on a Maven classpath (README, "OkHttp 4 beside it"),
- * {@code OkHttpClient} may load from the old jar, and the first retry would otherwise throw {@code
+ * okretry needs: with OkHttp 4 beside 5 on a Maven classpath (README, "OkHttp 4 beside it"), {@code
+ * OkHttpClient} may load from the old jar, and the first retry would otherwise throw {@code
  * NoSuchMethodError} deep inside a call.
  */
 public final class OkHttpVersion {
@@ -18,8 +18,8 @@ public final class OkHttpVersion {
 
   /**
    * The running OkHttp's version, read once; null for OkHttp 3, which has no {@code
-   * okhttp3.OkHttp}. {@code OkHttp.VERSION} is a plain static field in OkHttp 5, so javac reads
-   * it at run time rather than copying 5.5.1 in; OkHttp 4 has the same field.
+   * okhttp3.OkHttp}. {@code OkHttp.VERSION} is a plain static field in OkHttp 5, so javac reads it
+   * at run time rather than copying 5.5.1 in; OkHttp 4 has the same field.
    */
   private static final @Nullable String FOUND = readVersion();
 
@@ -35,22 +35,27 @@ public final class OkHttpVersion {
   }
 
   /**
-   * Checks {@code found}, the version OkHttp reports (null: OkHttp 3); a version string that
-   * cannot be read passes.
+   * Checks {@code found}, the version OkHttp reports (null: OkHttp 3); a version string that cannot
+   * be read passes.
    */
   static void check(@Nullable String found) {
     if (found != null && !isOlderThanMinimum(found)) return;
     String shown = found != null ? found : "3.x or older (no okhttp3.OkHttp class)";
-    throw new IllegalStateException("okretry needs OkHttp " + MINIMUM + " or newer, but found OkHttp " + shown
-        + " on the classpath. With Maven, look for com.squareup.okhttp3:okhttp 4.x beside okhttp-jvm 5.x"
-        + " (Retrofit 3 brings okhttp 4.12.0) and exclude it from the dependency that brings it.");
+    throw new IllegalStateException(
+        "okretry needs OkHttp "
+            + MINIMUM
+            + " or newer, but found OkHttp "
+            + shown
+            + " on the classpath. With Maven, look for com.squareup.okhttp3:okhttp 4.x beside"
+            + " okhttp-jvm 5.x (Retrofit 3 brings okhttp 4.12.0) and exclude it from the dependency"
+            + " that brings it.");
   }
 
   /**
-   * True if {@code version} starts with a version number below {@link #MINIMUM}. Reads up to
-   * three leading numbers (a missing one counts as 0) and ignores the rest, so "5.4.0-SNAPSHOT"
-   * passes and "5.0.0-alpha.17" does not. A string that does not start with a number passes: a
-   * custom build is not blocked on its version string.
+   * True if {@code version} starts with a version number below {@link #MINIMUM}. Reads up to three
+   * leading numbers (a missing one counts as 0) and ignores the rest, so "5.4.0-SNAPSHOT" passes
+   * and "5.0.0-alpha.17" does not. A string that does not start with a number passes: a custom
+   * build is not blocked on its version string.
    */
   static boolean isOlderThanMinimum(String version) {
     int[] parts = new int[3];

@@ -18,11 +18,11 @@ import org.jspecify.annotations.Nullable;
  * those still in flight.
  *
  * <p>Bounded: at most {@code maxOrigins} origins (about 200 bytes each); past that the least
- * recently used is forgotten, which at worst lets one call through to an origin still closed, to
- * be closed again by its answer. An entry with nothing left to keep is removed when met, and two
- * at a time from the least recently used end whenever an origin is added, so the table empties
- * itself once throttling is over. Every operation is O(1) under one short lock; a lookup when
- * nothing is remembered takes no lock.
+ * recently used is forgotten, which at worst lets one call through to an origin still closed, to be
+ * closed again by its answer. An entry with nothing left to keep is removed when met, and two at a
+ * time from the least recently used end whenever an origin is added, so the table empties itself
+ * once throttling is over. Every operation is O(1) under one short lock; a lookup when nothing is
+ * remembered takes no lock.
  */
 public final class OriginGate {
 
@@ -30,6 +30,7 @@ public final class OriginGate {
   public static final class Closed {
     /** No request before this time. */
     public final long notBeforeNanos;
+
     /** The status that closed it, handed to callers that cannot wait. */
     public final int code;
 
@@ -85,6 +86,7 @@ public final class OriginGate {
   private final LinkedHashMap<String, Entry> entries; // guarded by this; access order: LRU first
   private volatile int size; // entries.size(), readable without the lock
   private volatile int quotaOrigins; // entries with a QuotaPacer, readable without the lock
+
   /**
    * Sends in flight that no quota pacer counts (a first attempt without state, a call to an origin
    * with no pacer yet), by a stripe of their origin: what a quota first heard of may not show yet.
@@ -101,7 +103,8 @@ public final class OriginGate {
    * @param clock the wall clock an epoch reset without {@code Date} is measured against
    * @param random draws each window's offset past a reset
    */
-  public OriginGate(int maxOrigins, boolean paceQuotas, boolean probe, WallClock clock, RandomSource random) {
+  public OriginGate(
+      int maxOrigins, boolean paceQuotas, boolean probe, WallClock clock, RandomSource random) {
     if (maxOrigins < 1) throw new IllegalArgumentException("maxOrigins < 1: " + maxOrigins);
     if (probe && !paceQuotas) throw new IllegalArgumentException("probe without paceQuotas");
     this.maxOrigins = maxOrigins;
@@ -143,7 +146,10 @@ public final class OriginGate {
     return (h ^ (h >>> 16)) & (UNCOUNTED_STRIPES - 1);
   }
 
-  /** Whether a call must ask {@link #admitQuota} before it goes: some origin is paced by its quota, or probing is on. */
+  /**
+   * Whether a call must ask {@link #admitQuota} before it goes: some origin is paced by its quota,
+   * or probing is on.
+   */
   public boolean pacesQuotas() {
     return probe || quotaOrigins > 0;
   }
@@ -184,10 +190,16 @@ public final class OriginGate {
   // response was counted: answeredOrigin is never read from a null; answered is null only then.
   @SuppressWarnings("NullAway")
   public void quotaAnswered(
-      @Nullable QuotaTurn counted, @Nullable Response response, boolean refused, long retryAfterNanos, long nowNanos) {
+      @Nullable QuotaTurn counted,
+      @Nullable Response response,
+      boolean refused,
+      long retryAfterNanos,
+      long nowNanos) {
     if (!paceQuotas) return;
-    List<Quota> quotas = response != null && QuotaHeaders.mayPublish(response.headers())
-        ? QuotaHeaders.parse(response, nowNanos, clock) : null;
+    List<Quota> quotas =
+        response != null && QuotaHeaders.mayPublish(response.headers())
+            ? QuotaHeaders.parse(response, nowNanos, clock)
+            : null;
     if (quotas == null && counted == null) return;
     HttpUrl answered = response != null ? response.request().url() : null;
     String answeredOrigin = answered != null ? origin(answered) : counted.origin;
@@ -198,13 +210,15 @@ public final class OriginGate {
         if (admitted != null && admitted.quota != null) admitted.quota.failed(seq, nowNanos);
         seq = 0; // counted there; the answer is learned where it came from
       }
-      Entry entry = quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
+      Entry entry =
+          quotas != null ? entryFor(answeredOrigin, nowNanos) : entries.get(answeredOrigin);
       if (entry == null || (entry.quota == null && quotas == null)) return;
       QuotaPacer quota = quotaFor(entry, nowNanos);
       if (response == null) {
         quota.failed(seq, nowNanos);
       } else {
-        quota.answered(seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
+        quota.answered(
+            seq, answered.encodedPath(), quotas, refused, retryAfterNanos, nowNanos, random);
       }
     }
   }
@@ -260,7 +274,8 @@ public final class OriginGate {
    *
    * @param origin a key from {@link #origin(HttpUrl)}
    */
-  public synchronized long reserve(String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
+  public synchronized long reserve(
+      String origin, long nowNanos, long latestNanos, long ownLatestNanos) {
     return pacerFor(origin, nowNanos).reserve(nowNanos, latestNanos, ownLatestNanos);
   }
 
@@ -273,16 +288,28 @@ public final class OriginGate {
     if (entry != null && entry.pacer != null) entry.pacer.used(slotNanos, nowNanos);
   }
 
-  /** The call holding the turn at {@code slotNanos} ended unsent ({@link OriginPacer#givenBack}); as {@link #used}. */
+  /**
+   * The call holding the turn at {@code slotNanos} ended unsent ({@link OriginPacer#givenBack}); as
+   * {@link #used}.
+   */
   public synchronized void givenBack(String origin, long slotNanos, long nowNanos) {
     Entry entry = entries.get(origin);
     if (entry != null && entry.pacer != null) entry.pacer.givenBack(slotNanos, nowNanos);
   }
 
-  /** What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link OriginPacer#released}. */
+  /**
+   * What {@code origin} answered to the attempt of the turn at {@code slotNanos}: see {@link
+   * OriginPacer#released}.
+   */
   public synchronized void released(
-      String origin, long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
-    pacerFor(origin, nowNanos).released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
+      String origin,
+      long slotNanos,
+      boolean admitted,
+      long retryAfterNanos,
+      long waitedNanos,
+      long nowNanos) {
+    pacerFor(origin, nowNanos)
+        .released(slotNanos, admitted, retryAfterNanos, waitedNanos, nowNanos);
   }
 
   /** A call that is not paced was sent to {@code url}'s origin: see {@link OriginPacer#sent}. */
@@ -290,7 +317,10 @@ public final class OriginGate {
     report(url, sentNanos, false);
   }
 
-  /** {@code answeredUrl}'s origin admitted a call that was not paced: see {@link OriginPacer#admitted}. */
+  /**
+   * {@code answeredUrl}'s origin admitted a call that was not paced: see {@link
+   * OriginPacer#admitted}.
+   */
   public void admitted(HttpUrl answeredUrl, long sentNanos) {
     report(answeredUrl, sentNanos, true);
   }

@@ -11,8 +11,8 @@ import okhttp3.HttpUrl;
  * hedges to it for {@link Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS}; and, for the adaptive hedge
  * delay, a ring of its last {@link Tuning#HEDGE_WINDOW} answer latencies with a percentile
  * recomputed once per {@link Tuning#HEDGE_RECOMPUTE_EVERY} new ones. An attempt canceled because
- * another answered first is not recorded (its latency is only bounded below), so a hedge that cut
- * a slow attempt short does not teach the table that the origin is slow.
+ * another answered first is not recorded (its latency is only bounded below), so a hedge that cut a
+ * slow attempt short does not teach the table that the origin is slow.
  *
  * <p>Bounded: at most {@code maxOrigins} origins, the least recently used forgotten first (it only
  * warms up again). O(1) under one short lock, but one record in {@link
@@ -27,7 +27,9 @@ public final class OriginLatencies {
     final long[] nanos = new long[Tuning.HEDGE_WINDOW];
     int count; // up to nanos.length
     int next; // where the next latency goes
-    int sinceComputed = Tuning.HEDGE_RECOMPUTE_EVERY - 1; // records since the percentile was computed: due at warm-up
+    int sinceComputed =
+        Tuning.HEDGE_RECOMPUTE_EVERY
+            - 1; // records since the percentile was computed: due at warm-up
     long percentileNanos; // 0 until warmed up
     boolean refused;
     long refusedNanos; // when it last refused, if refused
@@ -48,7 +50,8 @@ public final class OriginLatencies {
 
   /** As {@link #OriginLatencies(double)}, remembering at most {@code maxOrigins} origins. */
   public OriginLatencies(double percentile, int maxOrigins) {
-    if (!(percentile > 0 && percentile < 1)) throw new IllegalArgumentException("percentile not in (0, 1): " + percentile);
+    if (!(percentile > 0 && percentile < 1))
+      throw new IllegalArgumentException("percentile not in (0, 1): " + percentile);
     if (maxOrigins < 1) throw new IllegalArgumentException("maxOrigins < 1: " + maxOrigins);
     this.percentile = percentile;
     this.maxOrigins = maxOrigins;
@@ -65,12 +68,17 @@ public final class OriginLatencies {
     }
   }
 
-  /** True if {@code url}'s origin refused a call less than {@link Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS} ago. */
+  /**
+   * True if {@code url}'s origin refused a call less than {@link
+   * Tuning#HEDGE_QUIET_AFTER_REFUSAL_NANOS} ago.
+   */
   public boolean refusedRecently(HttpUrl url, long nowNanos) {
     String key = OriginGate.origin(url);
     synchronized (this) {
       Ring ring = rings.get(key);
-      return ring != null && ring.refused && nowNanos - ring.refusedNanos < Tuning.HEDGE_QUIET_AFTER_REFUSAL_NANOS;
+      return ring != null
+          && ring.refused
+          && nowNanos - ring.refusedNanos < Tuning.HEDGE_QUIET_AFTER_REFUSAL_NANOS;
     }
   }
 
@@ -97,7 +105,8 @@ public final class OriginLatencies {
       ring.nanos[ring.next] = latencyNanos;
       ring.next = (ring.next + 1) % ring.nanos.length;
       if (ring.count < ring.nanos.length) ring.count++;
-      if (ring.count >= Tuning.HEDGE_WARMUP_SAMPLES && ++ring.sinceComputed >= Tuning.HEDGE_RECOMPUTE_EVERY) {
+      if (ring.count >= Tuning.HEDGE_WARMUP_SAMPLES
+          && ++ring.sinceComputed >= Tuning.HEDGE_RECOMPUTE_EVERY) {
         ring.percentileNanos = percentileOf(ring.nanos, ring.count, percentile);
         ring.sinceComputed = 0;
       }
@@ -105,8 +114,8 @@ public final class OriginLatencies {
   }
 
   /**
-   * The {@code percentile} of the latencies of {@code url}'s origin's recent answers, or 0 while
-   * it has given fewer than {@link Tuning#HEDGE_WARMUP_SAMPLES} (warming up).
+   * The {@code percentile} of the latencies of {@code url}'s origin's recent answers, or 0 while it
+   * has given fewer than {@link Tuning#HEDGE_WARMUP_SAMPLES} (warming up).
    */
   public long percentileNanos(HttpUrl url) {
     String key = OriginGate.origin(url);

@@ -2,10 +2,10 @@ package io.github.okretry.internal;
 
 /**
  * Paces the retries of one client that wait on one origin after it refused them with a 429/503
- * {@code Retry-After}, so a crowd arrives about as fast as the origin recently admitted them
- * rather than all in the same instant. Each retry, once its own {@code Retry-After} (spread upward)
- * has passed, asks for a turn: the later of now and the last turn handed out plus the interval,
- * held until its attempt leaves ({@link #used}) or its call ends unsent ({@link #givenBack}). The
+ * {@code Retry-After}, so a crowd arrives about as fast as the origin recently admitted them rather
+ * than all in the same instant. Each retry, once its own {@code Retry-After} (spread upward) has
+ * passed, asks for a turn: the later of now and the last turn handed out plus the interval, held
+ * until its attempt leaves ({@link #used}) or its call ends unsent ({@link #givenBack}). The
  * invariants (docs/semantics.md, "Pacing a crowd"; property tests on fake time):
  *
  * <ol>
@@ -14,8 +14,8 @@ package io.github.okretry.internal;
  *   <li><em>A given-back turn delays no one</em>: once no turn is held, the next counts from the
  *       last turn used; a turn given back at the end of the line is handed out again.
  *   <li><em>A crowd beyond its ceiling gives up, never bunches</em>: a retry that is not alone and
- *       whose turn would come after its latest time takes none ({@link #reserve}); released at
- *       that time, such retries would reach the origin together.
+ *       whose turn would come after its latest time takes none ({@link #reserve}); released at that
+ *       time, such retries would reach the origin together.
  *   <li><em>Intervals come from evidence about spacing and are bounded by it</em>: a turn refused
  *       {@code g} after the origin last admitted one of this client's calls shows it needs more
  *       than {@code g} ({@code lo}), unless an unpaced call was sent since or {@code g} is not
@@ -30,7 +30,8 @@ package io.github.okretry.internal;
  * {@code Retry-After}s that taught {@code lo}, and at most {@link Tuning#PACING_RATE_SLACK} mean
  * gaps between the origin's admissions of this client's calls over the last {@link
  * Tuning#PACING_RATE_WINDOW_NANOS}. Of two bounds that contradict each other the newer stands; each
- * is forgotten {@code memoryNanos} after it was learned, so spacing the pacer caused never keeps it.
+ * is forgotten {@code memoryNanos} after it was learned, so spacing the pacer caused never keeps
+ * it.
  *
  * <p>Pure: every method takes the time. Not thread-safe ({@link OriginGate} guards it). O(1) per
  * call: turns are counted, not listed, so a turn given back mid-line leaves a hole that only the
@@ -76,7 +77,12 @@ public final class OriginPacer {
 
   /** A pacer with okretry's defaults from {@link Tuning}. */
   public OriginPacer() {
-    this(Tuning.PACING_GROWTH, Tuning.PACING_MARGIN, Tuning.PACING_MEMORY_NANOS, Tuning.PACING_RATE_WINDOW_NANOS, Tuning.PACING_RATE_SLACK);
+    this(
+        Tuning.PACING_GROWTH,
+        Tuning.PACING_MARGIN,
+        Tuning.PACING_MEMORY_NANOS,
+        Tuning.PACING_RATE_WINDOW_NANOS,
+        Tuning.PACING_RATE_SLACK);
   }
 
   /**
@@ -86,12 +92,17 @@ public final class OriginPacer {
    * @param rateWindowNanos the window over which admissions are counted, positive
    * @param rateSlack the interval is at most this many mean gaps between admissions, ≥ 1
    */
-  public OriginPacer(double growth, double margin, long memoryNanos, long rateWindowNanos, double rateSlack) {
-    if (!(growth >= 1) || Double.isInfinite(growth)) throw new IllegalArgumentException("growth < 1: " + growth);
-    if (!(margin >= 1) || Double.isInfinite(margin)) throw new IllegalArgumentException("margin < 1: " + margin);
+  public OriginPacer(
+      double growth, double margin, long memoryNanos, long rateWindowNanos, double rateSlack) {
+    if (!(growth >= 1) || Double.isInfinite(growth))
+      throw new IllegalArgumentException("growth < 1: " + growth);
+    if (!(margin >= 1) || Double.isInfinite(margin))
+      throw new IllegalArgumentException("margin < 1: " + margin);
     if (memoryNanos <= 0) throw new IllegalArgumentException("memoryNanos <= 0: " + memoryNanos);
-    if (rateWindowNanos <= 0) throw new IllegalArgumentException("rateWindowNanos <= 0: " + rateWindowNanos);
-    if (!(rateSlack >= 1) || Double.isInfinite(rateSlack)) throw new IllegalArgumentException("rateSlack < 1: " + rateSlack);
+    if (rateWindowNanos <= 0)
+      throw new IllegalArgumentException("rateWindowNanos <= 0: " + rateWindowNanos);
+    if (!(rateSlack >= 1) || Double.isInfinite(rateSlack))
+      throw new IllegalArgumentException("rateSlack < 1: " + rateSlack);
     this.growth = growth;
     this.margin = margin;
     this.memoryNanos = memoryNanos;
@@ -100,12 +111,11 @@ public final class OriginPacer {
   }
 
   /**
-   * A turn for a retry that has waited out its own {@code Retry-After}: {@code nowNanos} or
-   * later. The turn is taken (and must be {@link #used} or {@link #givenBack}) if it is at most
-   * {@code max(nowNanos, latestNanos)}; a later result is the time the call would have had to
-   * wait for, no turn is taken, and the call cannot go (docs: "a crowd beyond its ceiling").
-   * A call that asks while no other holds a turn still ahead always gets one, no later than
-   * {@code ownLatestNanos}.
+   * A turn for a retry that has waited out its own {@code Retry-After}: {@code nowNanos} or later.
+   * The turn is taken (and must be {@link #used} or {@link #givenBack}) if it is at most {@code
+   * max(nowNanos, latestNanos)}; a later result is the time the call would have had to wait for, no
+   * turn is taken, and the call cannot go (docs: "a crowd beyond its ceiling"). A call that asks
+   * while no other holds a turn still ahead always gets one, no later than {@code ownLatestNanos}.
    *
    * @param latestNanos the latest the retry may go (its {@code maxRetryAfter}, half its time left)
    * @param ownLatestNanos the latest its own {@code Retry-After} and spread could have put it
@@ -137,8 +147,8 @@ public final class OriginPacer {
 
   /**
    * The call holding the turn at {@code slotNanos} ended without sending its attempt: the turn is
-   * free again. If no turn is held any more, the next counts from the last one used; if it was
-   * the last turn handed out, the next caller gets it.
+   * free again. If no turn is held any more, the next counts from the last one used; if it was the
+   * last turn handed out, the next caller gets it.
    */
   public void givenBack(long slotNanos, long nowNanos) {
     touch(nowNanos);
@@ -160,7 +170,8 @@ public final class OriginPacer {
    * @param retryAfterNanos the refusal's {@code Retry-After}, or {@link RetryAfter#ABSENT}
    * @param waitedNanos the {@code Retry-After} the call had waited out before this turn
    */
-  public void released(long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
+  public void released(
+      long slotNanos, boolean admitted, long retryAfterNanos, long waitedNanos, long nowNanos) {
     touch(nowNanos);
     if (anyOutcome && slotNanos - previousSlotNanos > 0) {
       if (admitted && previousAdmitted) {
@@ -170,12 +181,14 @@ public final class OriginPacer {
           hiLearnedNanos = nowNanos;
         }
         // The origin sped up: lo drops to where it no longer narrows the interval below hi.
-        if (loKnown(nowNanos) && hiNanos <= loNanos) loNanos = Math.max(1, Math.min(hiNanos - 1, (long) (hiNanos / growth)));
+        if (loKnown(nowNanos) && hiNanos <= loNanos)
+          loNanos = Math.max(1, Math.min(hiNanos - 1, (long) (hiNanos / growth)));
       } else if (!admitted && anyAdmitted && retryAfterNanos != RetryAfter.ABSENT) {
         // From the origin's last admission of any of this client's calls: if it admitted an
         // unpaced call in between (or after this release left), the refusal is not about spacing.
         long lastAdmission = lastAdmittedSlotNanos;
-        if (anyOtherAdmission && lastOtherAdmissionNanos - lastAdmission > 0) lastAdmission = lastOtherAdmissionNanos;
+        if (anyOtherAdmission && lastOtherAdmissionNanos - lastAdmission > 0)
+          lastAdmission = lastOtherAdmissionNanos;
         long gap = slotNanos - lastAdmission;
         boolean othersSentSince = anyOtherSent && lastOtherSentNanos - lastAdmission > 0;
         long cap = Math.min(retryAfterNanos, waitedNanos);
@@ -211,7 +224,8 @@ public final class OriginPacer {
    */
   public void admitted(long sentNanos) {
     countAdmission(sentNanos);
-    if (!anyOtherAdmission || sentNanos - lastOtherAdmissionNanos > 0) lastOtherAdmissionNanos = sentNanos;
+    if (!anyOtherAdmission || sentNanos - lastOtherAdmissionNanos > 0)
+      lastOtherAdmissionNanos = sentNanos;
     anyOtherAdmission = true;
   }
 
@@ -281,8 +295,8 @@ public final class OriginPacer {
   }
 
   /**
-   * True if there is nothing to keep: nothing happened for {@link Tuning#PACING_MEMORY_NANOS}
-   * (so everything learned has lapsed) and no turn is held that is still ahead.
+   * True if there is nothing to keep: nothing happened for {@link Tuning#PACING_MEMORY_NANOS} (so
+   * everything learned has lapsed) and no turn is held that is still ahead.
    */
   public boolean isIdle(long nowNanos) {
     if (!active) return true;

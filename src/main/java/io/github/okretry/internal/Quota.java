@@ -4,11 +4,11 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One quota a response published, as {@link QuotaHeaders} parsed it: how many requests are left
- * for one policy of the server, and when more arrive. Immutable; every number already bounded by
- * {@link QuotaHeaders}, so a consumer needs no checks of its own. Keyed by the caller's origin,
- * {@link #policy()} and {@link #partitionKey()} (two quotas of one response never share both);
- * times on the caller's monotonic clock (a wall-clock reset was converted to a delta first).
+ * One quota a response published, as {@link QuotaHeaders} parsed it: how many requests are left for
+ * one policy of the server, and when more arrive. Immutable; every number already bounded by {@link
+ * QuotaHeaders}, so a consumer needs no checks of its own. Keyed by the caller's origin, {@link
+ * #policy()} and {@link #partitionKey()} (two quotas of one response never share both); times on
+ * the caller's monotonic clock (a wall-clock reset was converted to a delta first).
  */
 public final class Quota {
 
@@ -37,15 +37,25 @@ public final class Quota {
   private final boolean hasReset;
   private final long resetAfterNanos;
 
-  Quota(Form form, @Nullable String policy, @Nullable String partitionKey, long remaining, boolean hasLimit,
-      long limit, long windowNanos, long receivedAtNanos, boolean hasReset, long resetAfterNanos) {
+  Quota(
+      Form form,
+      @Nullable String policy,
+      @Nullable String partitionKey,
+      long remaining,
+      boolean hasLimit,
+      long limit,
+      long windowNanos,
+      long receivedAtNanos,
+      boolean hasReset,
+      long resetAfterNanos) {
     if (form == null) throw new NullPointerException("form == null");
     if (remaining < 0) throw new IllegalArgumentException("remaining < 0: " + remaining);
     if (hasLimit && (limit < 0 || remaining > limit)) {
       throw new IllegalArgumentException("limit " + limit + " with remaining " + remaining);
     }
     if (windowNanos < 0) throw new IllegalArgumentException("windowNanos < 0: " + windowNanos);
-    if (hasReset && resetAfterNanos < 0) throw new IllegalArgumentException("resetAfterNanos < 0: " + resetAfterNanos);
+    if (hasReset && resetAfterNanos < 0)
+      throw new IllegalArgumentException("resetAfterNanos < 0: " + resetAfterNanos);
     this.form = form;
     this.policy = policy;
     this.partitionKey = partitionKey;
@@ -64,21 +74,27 @@ public final class Quota {
   }
 
   /**
-   * The server's name for the policy (IETF item name, Discord's {@code X-RateLimit-Bucket}, GitHub's
-   * {@code X-RateLimit-Resource}), at most 128 visible ASCII characters; null when it names none.
+   * The server's name for the policy (IETF item name, Discord's {@code X-RateLimit-Bucket},
+   * GitHub's {@code X-RateLimit-Resource}), at most 128 visible ASCII characters; null when it
+   * names none.
    */
   @Nullable
   public String policy() {
     return policy;
   }
 
-  /** The IETF partition key {@code pk} as the base64 text of its Byte Sequence (≤ 128 characters), or null. */
+  /**
+   * The IETF partition key {@code pk} as the base64 text of its Byte Sequence (≤ 128 characters),
+   * or null.
+   */
   @Nullable
   public String partitionKey() {
     return partitionKey;
   }
 
-  /** Requests left in this quota when the response was made; ≥ 0 and ≤ {@link #limit()} if known. */
+  /**
+   * Requests left in this quota when the response was made; ≥ 0 and ≤ {@link #limit()} if known.
+   */
   public long remaining() {
     return remaining;
   }
@@ -88,7 +104,9 @@ public final class Quota {
     return hasLimit;
   }
 
-  /** The quota's size in requests ({@code q}, {@code limit}); 0 when {@link #hasLimit()} is false. */
+  /**
+   * The quota's size in requests ({@code q}, {@code limit}); 0 when {@link #hasLimit()} is false.
+   */
   public long limit() {
     return limit;
   }
@@ -103,17 +121,26 @@ public final class Quota {
     return receivedAtNanos;
   }
 
-  /** Whether the response said when more quota arrives; false if it did not, or out of bounds or malformed. */
+  /**
+   * Whether the response said when more quota arrives; false if it did not, or out of bounds or
+   * malformed.
+   */
   public boolean hasReset() {
     return hasReset;
   }
 
-  /** Nanoseconds from {@link #receivedAtNanos()} until more quota arrives; 0 when {@link #hasReset()} is false. */
+  /**
+   * Nanoseconds from {@link #receivedAtNanos()} until more quota arrives; 0 when {@link
+   * #hasReset()} is false.
+   */
   public long resetAfterNanos() {
     return resetAfterNanos;
   }
 
-  /** When more quota arrives, on the caller's monotonic clock; only meaningful when {@link #hasReset()}. */
+  /**
+   * When more quota arrives, on the caller's monotonic clock; only meaningful when {@link
+   * #hasReset()}.
+   */
   public long resetAtNanos() {
     return receivedAtNanos + resetAfterNanos;
   }
@@ -137,11 +164,23 @@ public final class Quota {
 
   @Override
   public int hashCode() {
-    return Objects.hash(form, policy, partitionKey, remaining, hasLimit, limit, windowNanos, receivedAtNanos, hasReset,
+    return Objects.hash(
+        form,
+        policy,
+        partitionKey,
+        remaining,
+        hasLimit,
+        limit,
+        windowNanos,
+        receivedAtNanos,
+        hasReset,
         resetAfterNanos);
   }
 
-  /** E.g. {@code Quota{IETF_LIST "default" remaining=0/20 w=1s reset in 1000ms}}; server text escaped. */
+  /**
+   * E.g. {@code Quota{IETF_LIST "default" remaining=0/20 w=1s reset in 1000ms}}; server text
+   * escaped.
+   */
   @Override
   public String toString() {
     StringBuilder b = new StringBuilder("Quota{").append(form);

@@ -13,14 +13,13 @@ import org.jspecify.annotations.Nullable;
  * fields (draft-ietf-httpapi-ratelimit-headers -08 to -10, and the -07 Dictionary), the separate
  * {@code RateLimit-Limit/-Remaining/-Reset} of the earlier drafts, and the {@code X-RateLimit-*}
  * and {@code X-Rate-Limit-*} families. Pure: time comes in as arguments; never throws; null when
- * nothing usable was published. What each form means and every bound: docs/semantics.md,
- * "Published quotas".
+ * nothing usable was published. What each form means and every bound: docs/semantics.md, "Published
+ * quotas".
  *
- * <p>One family per response, the first present and valid in this order: IETF List, -07
- * Dictionary, {@code RateLimit-*} fields, {@code X-RateLimit-*}, {@code X-Rate-Limit-*}. A
- * malformed IETF field is ignored whole (the draft's MUST, and RFC 9651 §4.2), as if absent.
- * The two structured forms (IETF List, -07 Dictionary) are read by {@link StructuredQuotas};
- * the separate fields here.
+ * <p>One family per response, the first present and valid in this order: IETF List, -07 Dictionary,
+ * {@code RateLimit-*} fields, {@code X-RateLimit-*}, {@code X-Rate-Limit-*}. A malformed IETF field
+ * is ignored whole (the draft's MUST, and RFC 9651 §4.2), as if absent. The two structured forms
+ * (IETF List, -07 Dictionary) are read by {@link StructuredQuotas}; the separate fields here.
  */
 public final class QuotaHeaders {
   /**
@@ -48,16 +47,18 @@ public final class QuotaHeaders {
   private static final long NOT_AN_INTEGER = -1;
 
   static final long NANOS_PER_SECOND = 1_000_000_000L;
+
   /** A reset value at or above this is epoch seconds (2001-09-09), below it delta seconds. */
   static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
+
   /** A reset value at or above this is epoch milliseconds. */
   static final long EPOCH_MILLIS_FROM = 1_000_000_000_000L;
 
   private QuotaHeaders() {}
 
   /**
-   * The quotas {@code response} published, or null. A response served from OkHttp's cache
-   * ({@code cacheResponse} without {@code networkResponse}) publishes nothing; a conditional hit
+   * The quotas {@code response} published, or null. A response served from OkHttp's cache ({@code
+   * cacheResponse} without {@code networkResponse}) publishes nothing; a conditional hit
    * revalidated by the network does.
    *
    * @param nowNanos the caller's monotonic time when the response arrived
@@ -79,13 +80,15 @@ public final class QuotaHeaders {
    * @param fromCache whether the response was served from a cache rather than by the origin
    */
   @Nullable
-  public static List<Quota> parse(Headers headers, int code, boolean fromCache, long nowNanos, WallClock clock) {
+  public static List<Quota> parse(
+      Headers headers, int code, boolean fromCache, long nowNanos, WallClock clock) {
     if (fromCache || code == 401 || code == 407 || hasPositiveAge(headers)) return null;
     List<Quota> quotas = StructuredQuotas.ietf(headers, nowNanos);
     if (quotas == null) quotas = StructuredQuotas.draftDictionary(headers, nowNanos);
     if (quotas == null) quotas = fields(headers, "RateLimit-", Form.DRAFT_FIELDS, nowNanos, clock);
     if (quotas == null) quotas = fields(headers, "X-RateLimit-", Form.X_RATELIMIT, nowNanos, clock);
-    if (quotas == null) quotas = fields(headers, "X-Rate-Limit-", Form.X_RATE_LIMIT, nowNanos, clock);
+    if (quotas == null)
+      quotas = fields(headers, "X-Rate-Limit-", Form.X_RATE_LIMIT, nowNanos, clock);
     return quotas;
   }
 
@@ -144,7 +147,8 @@ public final class QuotaHeaders {
   // ---- separate fields: RateLimit-*, X-RateLimit-*, X-Rate-Limit-* ----------------------------
 
   @Nullable
-  private static List<Quota> fields(Headers headers, String prefix, Form form, long nowNanos, WallClock clock) {
+  private static List<Quota> fields(
+      Headers headers, String prefix, Form form, long nowNanos, WallClock clock) {
     long remaining = integer(headers.get(prefix + "Remaining"));
     if (remaining == NOT_AN_INTEGER) return null; // absent, negative, fractional, garbage: none
     long limit = integer(firstMember(headers.get(prefix + "Limit")));
@@ -156,16 +160,28 @@ public final class QuotaHeaders {
       if (bucket == null) bucket = headers.get("X-RateLimit-Resource"); // GitHub
       if (bucket != null) {
         policy = bucket.trim();
-        if (!isKeyText(policy)) return null; // an unusable id: keying it would merge or split buckets
+        if (!isKeyText(policy))
+          return null; // an unusable id: keying it would merge or split buckets
       }
     }
     String after = form == Form.X_RATELIMIT ? headers.get("X-RateLimit-Reset-After") : null;
-    long resetNanos = after != null
-        ? delta(decimal(after)) // Discord: relative, so immune to clock skew
-        : reset(headers, decimal(headers.get(prefix + "Reset")), clock);
+    long resetNanos =
+        after != null
+            ? delta(decimal(after)) // Discord: relative, so immune to clock skew
+            : reset(headers, decimal(headers.get(prefix + "Reset")), clock);
     boolean hasReset = resetNanos != NO_RESET;
-    Quota q = new Quota(form, policy, null, remaining, hasLimit, hasLimit ? limit : 0, 0, nowNanos,
-        hasReset, hasReset ? resetNanos : 0);
+    Quota q =
+        new Quota(
+            form,
+            policy,
+            null,
+            remaining,
+            hasLimit,
+            hasLimit ? limit : 0,
+            0,
+            nowNanos,
+            hasReset,
+            hasReset ? resetNanos : 0);
     return Collections.singletonList(q);
   }
 

@@ -13,19 +13,19 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li><b>Keys</b>: one state per (policy name or bucket id, partition key). A bucket the server
  *       names covers many paths, so a path not heard from goes by its nearest known path's bucket
- *       ({@link #bucketFor}); a partition may be anything, so a {@code pk} gates only the path
- *       that last reported it.
+ *       ({@link #bucketFor}); a partition may be anything, so a {@code pk} gates only the path that
+ *       last reported it.
  *   <li><b>Spent</b>: available = the server's last {@code remaining} − this client's calls in
- *       flight (as nyxx), also those that left uncounted before the quota was first heard of,
- *       while only their answers have told the window's figures. At 0 a call waits until the
- *       reset plus a per-window offset in [0, one quota interval], so processes told the same
- *       reset do not return in the same instant.
- *   <li><b>After the reset</b> one call at a time until an answer tells the new remaining, and
- *       <b>a fresh key</b> grows its calls in flight by one per answer (TCP's slow start): a crowd
- *       is released as the origin's answers allow, not all at once.
+ *       flight (as nyxx), also those that left uncounted before the quota was first heard of, while
+ *       only their answers have told the window's figures. At 0 a call waits until the reset plus a
+ *       per-window offset in [0, one quota interval], so processes told the same reset do not
+ *       return in the same instant.
+ *   <li><b>After the reset</b> one call at a time until an answer tells the new remaining, and <b>a
+ *       fresh key</b> grows its calls in flight by one per answer (TCP's slow start): a crowd is
+ *       released as the origin's answers allow, not all at once.
  *   <li><b>Shared</b>: a fall faster than this client's sends, or a refusal while some was left,
- *       means others draw on the quota: for {@link Tuning#PACING_MEMORY_NANOS} the key spreads
- *       what is left over the time to its reset, so the processes settle near its refill rate.
+ *       means others draw on the quota: for {@link Tuning#PACING_MEMORY_NANOS} the key spreads what
+ *       is left over the time to its reset, so the processes settle near its refill rate.
  *   <li><b>Probe</b> (opt-in): an origin met for the first time sends one call and holds the rest
  *       until it answers; an answer without a quota frees the origin.
  * </ul>
@@ -36,15 +36,26 @@ import org.jspecify.annotations.Nullable;
 public final class QuotaPacer {
 
   private static final long MILLI = 1_000_000L;
+
   /** How often a call held for an answer (a probe, a stale window, slow start) asks again. */
   static final long ANSWER_POLL_NANOS = 5 * MILLI;
-  /** A quota with no interval of its own (no {@code q} and {@code w}) is re-tried this often when spent. */
+
+  /**
+   * A quota with no interval of its own (no {@code q} and {@code w}) is re-tried this often when
+   * spent.
+   */
   static final long DEFAULT_INTERVAL_NANOS = 50 * MILLI;
+
   /** Answers that may overtake one another on the way back, beyond what is counted in flight. */
   static final int REORDER_SLACK = 2;
+
   /** Paths remembered per named bucket, to tell which bucket a path not heard from draws on. */
   static final int PATHS_PER_BUCKET = 4;
-  /** A longer path is not remembered (it goes by the nearest known one): bounds memory and each comparison. */
+
+  /**
+   * A longer path is not remembered (it goes by the nearest known one): bounds memory and each
+   * comparison.
+   */
   static final int MAX_PATH_CHARS = 256;
 
   /** One key's state. Sends are numbered from 1: a number 0 is a send that was not counted. */
@@ -97,7 +108,9 @@ public final class QuotaPacer {
   private long lastSendNanos;
   private long lastActivityNanos;
 
-  /** @param probe whether to hold a crowd's calls to this origin until its first answer */
+  /**
+   * @param probe whether to hold a crowd's calls to this origin until its first answer
+   */
   public QuotaPacer(boolean probe, long nowNanos) {
     this.probe = probe;
     this.probing = probe;
@@ -136,7 +149,8 @@ public final class QuotaPacer {
       anyShared |= k.shared(nowNanos) && k.current(nowNanos);
     }
     if (notBefore == nowNanos && anyKey && !anyShared && inFlight >= 1 + answers) {
-      notBefore = nowNanos + ANSWER_POLL_NANOS; // slow start: more once answers show the quota holds
+      notBefore =
+          nowNanos + ANSWER_POLL_NANOS; // slow start: more once answers show the quota holds
     }
     long wait = notBefore - nowNanos;
     if (wait > 0 && wait <= maxWaitNanos) return wait;
@@ -170,7 +184,8 @@ public final class QuotaPacer {
       return nowNanos - next >= 0 ? nowNanos : next;
     }
     if (k.shared(nowNanos) && sends > 0) {
-      long horizon = k.hasReset ? k.resetAtNanos - nowNanos : k.intervalNanos * Math.max(1, k.remaining);
+      long horizon =
+          k.hasReset ? k.resetAtNanos - nowNanos : k.intervalNanos * Math.max(1, k.remaining);
       return lastSendNanos + horizon / available;
     }
     return nowNanos;
@@ -183,8 +198,13 @@ public final class QuotaPacer {
    * RetryAfter#ABSENT}.
    */
   public void answered(
-      long seq, @Nullable String path, @Nullable List<Quota> quotas, boolean refused, long retryAfterNanos,
-      long nowNanos, RandomSource random) {
+      long seq,
+      @Nullable String path,
+      @Nullable List<Quota> quotas,
+      boolean refused,
+      long retryAfterNanos,
+      long nowNanos,
+      RandomSource random) {
     failed(seq, nowNanos); // no longer in flight
     if (quotas == null) {
       if (seq > 0) {
@@ -195,21 +215,32 @@ public final class QuotaPacer {
     }
     probing = false;
     answers = Math.min(answers + 1, 1 << 20);
-    for (int i = 0; i < quotas.size(); i++) learn(quotas.get(i), seq, path, refused, retryAfterNanos, nowNanos, random);
+    for (int i = 0; i < quotas.size(); i++)
+      learn(quotas.get(i), seq, path, refused, retryAfterNanos, nowNanos, random);
   }
 
-  /** Send {@code seq} (0: not counted) ended without an answer (an exception): it is no longer in flight. */
+  /**
+   * Send {@code seq} (0: not counted) ended without an answer (an exception): it is no longer in
+   * flight.
+   */
   public void failed(long seq, long nowNanos) {
     lastActivityNanos = nowNanos;
     if (seq > 0 && inFlight > 0) inFlight--;
   }
 
   private void learn(
-      Quota q, long seq, @Nullable String path, boolean refused, long retryAfterNanos, long nowNanos,
+      Quota q,
+      long seq,
+      @Nullable String path,
+      boolean refused,
+      long retryAfterNanos,
+      long nowNanos,
       RandomSource random) {
     boolean byPath = q.partitionKey() != null;
-    boolean bucket = !byPath && q.policy() != null
-        && (q.form() == Quota.Form.X_RATELIMIT || q.form() == Quota.Form.X_RATE_LIMIT);
+    boolean bucket =
+        !byPath
+            && q.policy() != null
+            && (q.form() == Quota.Form.X_RATELIMIT || q.form() == Quota.Form.X_RATE_LIMIT);
     Key k = find(q, byPath, bucket);
     if (byPath) k.path = path;
     if (bucket && path != null) reportedBy(k, path);
@@ -233,12 +264,16 @@ public final class QuotaPacer {
     if (current && refused && k.remaining - inFlight > 0) markShared(k, nowNanos);
     // Every send since the window's first answer, and every one then in flight, may have reached
     // the server in between: only a fall beyond all of them, and a little, is someone else's.
-    if (current && k.baseSeq > 0 && seq > k.baseSeq
+    if (current
+        && k.baseSeq > 0
+        && seq > k.baseSeq
         && k.baseRemaining - remaining > (sends - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
       markShared(k, nowNanos);
     }
-    if (current && k.baseSeq == 0 && seq > 0) base(k, seq, remaining); // a window first heard of uncounted
-    // A key's first counted answer short by more than every send this client made: others drew first.
+    if (current && k.baseSeq == 0 && seq > 0)
+      base(k, seq, remaining); // a window first heard of uncounted
+    // A key's first counted answer short by more than every send this client made: others drew
+    // first.
     if (!known && seq > 0 && q.hasLimit() && q.limit() - remaining > sends) markShared(k, nowNanos);
     boolean newer = seq > k.lastSeq;
     if (newer) k.lastSeq = seq;
@@ -260,7 +295,9 @@ public final class QuotaPacer {
         k.hasReset = true;
         k.resetAtNanos = resetAt;
       }
-    } else if (newer && k.baseSeq > 0 && remaining > k.baseRemaining + k.baseInFlight + REORDER_SLACK) {
+    } else if (newer
+        && k.baseSeq > 0
+        && remaining > k.baseRemaining + k.baseInFlight + REORDER_SLACK) {
       // Above anything this window showed, even with this client's sends racing: more quota
       // arrived (a refill, a window turned early). Any other rise is an overtaken answer or a
       // loose count (3, 2, 3): the lower count stands until the window is over.
@@ -287,7 +324,8 @@ public final class QuotaPacer {
   private void dropStale(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
-      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.byPath && !k.bucket) keys[i] = keys[--keyCount];
+      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.byPath && !k.bucket)
+        keys[i] = keys[--keyCount];
     }
   }
 
@@ -313,9 +351,11 @@ public final class QuotaPacer {
         if (known.equals(path)) return k;
         segments = Math.max(segments, commonSegments(known, path));
       }
-      if (best == null || segments > bestSegments
-          || (segments == bestSegments && (k.pathCount > best.pathCount
-              || (k.pathCount == best.pathCount && k.infoAtNanos - best.infoAtNanos > 0)))) {
+      if (best == null
+          || segments > bestSegments
+          || (segments == bestSegments
+              && (k.pathCount > best.pathCount
+                  || (k.pathCount == best.pathCount && k.infoAtNanos - best.infoAtNanos > 0)))) {
         best = k;
         bestSegments = segments;
       }
@@ -323,7 +363,10 @@ public final class QuotaPacer {
     return best;
   }
 
-  /** {@code path} reported bucket {@code k}: remembered there first, and no longer under another bucket. */
+  /**
+   * {@code path} reported bucket {@code k}: remembered there first, and no longer under another
+   * bucket.
+   */
   private void reportedBy(Key k, String path) {
     if (path.length() > MAX_PATH_CHARS) return;
     for (int i = 0; i < keyCount; i++) {
@@ -372,7 +415,8 @@ public final class QuotaPacer {
       Key k = keys[i];
       // A name in two forms (an IETF policy, a bucket GitHub names) is two keys: a bucket alone
       // remembers the paths that report it.
-      if (Objects.equals(k.policy, q.policy()) && Objects.equals(k.partitionKey, q.partitionKey())
+      if (Objects.equals(k.policy, q.policy())
+          && Objects.equals(k.partitionKey, q.partitionKey())
           && k.bucket == bucket) {
         return k;
       }
@@ -392,9 +436,9 @@ public final class QuotaPacer {
 
   /**
    * True if there is nothing to keep: every key lapsed (dropped on the way: {@link
-   * Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard), and no send is in flight
-   * and no probe pending, or nothing happened for that long either (an answer that never came must
-   * not keep the entry forever).
+   * Tuning#PACING_MEMORY_NANOS} past its reset, or past when it was heard), and no send is in
+   * flight and no probe pending, or nothing happened for that long either (an answer that never
+   * came must not keep the entry forever).
    */
   public boolean isIdle(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
@@ -403,7 +447,8 @@ public final class QuotaPacer {
       if (nowNanos - end >= 0 && !k.shared(nowNanos)) keys[i] = keys[--keyCount];
     }
     if (keyCount > 0) return false;
-    return nowNanos - lastActivityNanos >= Tuning.PACING_MEMORY_NANOS || (inFlight == 0 && !probing && !probe);
+    return nowNanos - lastActivityNanos >= Tuning.PACING_MEMORY_NANOS
+        || (inFlight == 0 && !probing && !probe);
   }
 
   /** Sends counted in flight (for tests). */

@@ -21,7 +21,10 @@ public final class RepeatSafety {
 
   /** Indexed by (idempotent ? 2 : 0) + (repeatableBody ? 1 : 0). */
   private static final RepeatSafety[] ALL = {
-    new RepeatSafety(false, false), new RepeatSafety(false, true), new RepeatSafety(true, false), new RepeatSafety(true, true)
+    new RepeatSafety(false, false),
+    new RepeatSafety(false, true),
+    new RepeatSafety(true, false),
+    new RepeatSafety(true, true)
   };
 
   private final boolean idempotent;
@@ -41,8 +44,8 @@ public final class RepeatSafety {
   }
 
   /**
-   * True if sending the request twice has the effect of sending it once: its method is
-   * idempotent, or it carries an idempotency key ({@code hasKey}: a non-blank one).
+   * True if sending the request twice has the effect of sending it once: its method is idempotent,
+   * or it carries an idempotency key ({@code hasKey}: a non-blank one).
    */
   public static boolean idempotent(String method, boolean hasKey) {
     return hasKey || IDEMPOTENT_METHODS.contains(method);
@@ -59,8 +62,8 @@ public final class RepeatSafety {
   }
 
   /**
-   * True if another attempt may send the request: its body can be written again, and the request
-   * is idempotent or the failed attempt is {@code provenUnprocessed} (never sent, or refused).
+   * True if another attempt may send the request: its body can be written again, and the request is
+   * idempotent or the failed attempt is {@code provenUnprocessed} (never sent, or refused).
    */
   public boolean safeToRepeat(boolean provenUnprocessed) {
     return repeatableBody && (idempotent || provenUnprocessed);
@@ -76,7 +79,8 @@ public final class RepeatSafety {
 
   @Override
   public String toString() {
-    return "RepeatSafety{" + (idempotent ? "idempotent" : "not idempotent")
+    return "RepeatSafety{"
+        + (idempotent ? "idempotent" : "not idempotent")
         + (repeatableBody ? ", repeatable body}" : ", one-shot body}");
   }
 }

@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Lenient where the RFC allows and strict where a hostile value could hurt: delta-seconds are
  * ASCII digits with optional surrounding spaces or tabs and saturate instead of overflowing;
  * HTTP-dates in all three RFC 9110 formats are parsed by OkHttp's own {@link Headers#getDate} and
- * measured against the response's {@code Date} header when it has one, so a skewed local clock
- * does not stretch or shrink the wait; a past date means 0. Anything else ({@code -1},
- * {@code 1.5}, {@code soon}, empty) is "absent", never an exception, so backoff applies.
+ * measured against the response's {@code Date} header when it has one, so a skewed local clock does
+ * not stretch or shrink the wait; a past date means 0. Anything else ({@code -1}, {@code 1.5},
+ * {@code soon}, empty) is "absent", never an exception, so backoff applies.
  *
  * <p>Also the millisecond forms {@code retry-after-ms} (Azure, OpenAI) and {@code
  * x-ms-retry-after-ms} (Azure, Cosmos DB): non-negative decimal milliseconds, a fraction allowed
@@ -25,11 +25,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryAfter {
 
-  /** No usable {@code Retry-After}: not 0, a valid "retry now"; below every wait, for {@code Math.max}. */
+  /**
+   * No usable {@code Retry-After}: not 0, a valid "retry now"; below every wait, for {@code
+   * Math.max}.
+   */
   public static final long ABSENT = -1L;
 
   private static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
   private static final long MAX_MILLIS = Long.MAX_VALUE / 1_000_000L;
+
   /** The millisecond forms, each read like the other. */
   private static final String[] MILLIS_FIELDS = {"retry-after-ms", "x-ms-retry-after-ms"};
 
@@ -52,9 +56,7 @@ public final class RetryAfter {
     return best;
   }
 
-  /**
-   * Parses one field value; {@code responseHeaders} supplies the server's {@code Date}, if any.
-   */
+  /** Parses one field value; {@code responseHeaders} supplies the server's {@code Date}, if any. */
   public static long parse(@Nullable String value, Headers responseHeaders, WallClock clock) {
     String v = trimSpacesAndTabs(value);
     if (v.isEmpty()) return ABSENT;
@@ -69,7 +71,8 @@ public final class RetryAfter {
     long best = ABSENT;
     for (String name : MILLIS_FIELDS) {
       List<String> values = headers.values(name);
-      for (int i = 0, n = values.size(); i < n; i++) best = Math.max(best, parseMillis(values.get(i)));
+      for (int i = 0, n = values.size(); i < n; i++)
+        best = Math.max(best, parseMillis(values.get(i)));
     }
     return best;
   }
@@ -119,7 +122,11 @@ public final class RetryAfter {
   @SuppressWarnings("JavaUtilDate") // OkHttp's Headers.getDate gives a Date; java.time is API 26+
   private static long parseDate(String value, Headers responseHeaders, WallClock clock) {
     // addUnsafeNonAscii never throws, whatever bytes a hostile server sent.
-    Date date = new Headers.Builder().addUnsafeNonAscii("Retry-After", value).build().getDate("Retry-After");
+    Date date =
+        new Headers.Builder()
+            .addUnsafeNonAscii("Retry-After", value)
+            .build()
+            .getDate("Retry-After");
     if (date == null) return ABSENT;
     Date serverNow = responseHeaders.getDate("Date");
     long nowMillis = serverNow != null ? serverNow.getTime() : clock.currentTimeMillis();

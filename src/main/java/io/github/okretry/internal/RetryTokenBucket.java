@@ -7,14 +7,14 @@ import okhttp3.HttpUrl;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The arithmetic of a retry budget: a balance that calls whose first attempt succeeds pay into
- * and retries draw from, plus a small reserve refilled with time; and, per origin, a {@link
- * Streak}: the retries paid since that origin last answered a call, which stops at one failing
- * call's worth, past which a retry is held until the origin answers again. Every decision takes
- * the time as an argument, so the same code runs on a real clock inside {@code RetryBudget} and
- * on a simulated one in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the
- * balance is lock-free, the reserve and the streaks each have a lock, and a success with no
- * streak open (the healthy path) takes neither.
+ * The arithmetic of a retry budget: a balance that calls whose first attempt succeeds pay into and
+ * retries draw from, plus a small reserve refilled with time; and, per origin, a {@link Streak}:
+ * the retries paid since that origin last answered a call, which stops at one failing call's worth,
+ * past which a retry is held until the origin answers again. Every decision takes the time as an
+ * argument, so the same code runs on a real clock inside {@code RetryBudget} and on a simulated one
+ * in a fleet simulator. Tokens are kept in thousandths. Thread-safe: the balance is lock-free, the
+ * reserve and the streaks each have a lock, and a success with no streak open (the healthy path)
+ * takes neither.
  */
 public final class RetryTokenBucket {
 
@@ -37,7 +37,8 @@ public final class RetryTokenBucket {
 
   // The open streaks by origin (OriginGate.origin), least recently used first, at most
   // Tuning.MAX_ORIGINS: an origin that answers a call closes its streak and leaves the table.
-  private final LinkedHashMap<String, Streak> streaks = new LinkedHashMap<>(16, 0.75f, true); // guarded by itself
+  private final LinkedHashMap<String, Streak> streaks =
+      new LinkedHashMap<>(16, 0.75f, true); // guarded by itself
   private volatile int openStreaks; // streaks.size(), read without the lock by the healthy path
   // The share of recent answers that were failures, in millionths ({@link #failed}); while it is
   // 0 (nothing failed lately) a success reads it and writes nothing.
@@ -55,19 +56,31 @@ public final class RetryTokenBucket {
    * @param retryCostMilli what a retry after an error without a server-given wait costs, > 0
    * @param timeoutCostMilli what a retry after a timeout costs, > 0
    * @param retryAfterCostMilli what a retry honouring a 429/503 {@code Retry-After} costs, > 0
-   * @param retryBeforeFirstSuccess false: no retry after an error is paid before the bucket's
-   *     first success (the strict rule for fleets of one-shot processes)
+   * @param retryBeforeFirstSuccess false: no retry after an error is paid before the bucket's first
+   *     success (the strict rule for fleets of one-shot processes)
    */
-  public RetryTokenBucket(long depositMilli, long capacityMilli, long initialMilli, int reservePerSecond,
-      long retryCostMilli, long timeoutCostMilli, long retryAfterCostMilli, boolean retryBeforeFirstSuccess) {
+  public RetryTokenBucket(
+      long depositMilli,
+      long capacityMilli,
+      long initialMilli,
+      int reservePerSecond,
+      long retryCostMilli,
+      long timeoutCostMilli,
+      long retryAfterCostMilli,
+      boolean retryBeforeFirstSuccess) {
     if (depositMilli < 0) throw new IllegalArgumentException("depositMilli < 0: " + depositMilli);
-    if (capacityMilli < MILLI) throw new IllegalArgumentException("capacityMilli < 1000: " + capacityMilli);
+    if (capacityMilli < MILLI)
+      throw new IllegalArgumentException("capacityMilli < 1000: " + capacityMilli);
     if (initialMilli < 0 || initialMilli > capacityMilli) {
-      throw new IllegalArgumentException("initialMilli not in [0, " + capacityMilli + "]: " + initialMilli);
+      throw new IllegalArgumentException(
+          "initialMilli not in [0, " + capacityMilli + "]: " + initialMilli);
     }
-    if (reservePerSecond < 0) throw new IllegalArgumentException("reservePerSecond < 0: " + reservePerSecond);
-    if (retryCostMilli <= 0) throw new IllegalArgumentException("retryCostMilli <= 0: " + retryCostMilli);
-    if (timeoutCostMilli <= 0) throw new IllegalArgumentException("timeoutCostMilli <= 0: " + timeoutCostMilli);
+    if (reservePerSecond < 0)
+      throw new IllegalArgumentException("reservePerSecond < 0: " + reservePerSecond);
+    if (retryCostMilli <= 0)
+      throw new IllegalArgumentException("retryCostMilli <= 0: " + retryCostMilli);
+    if (timeoutCostMilli <= 0)
+      throw new IllegalArgumentException("timeoutCostMilli <= 0: " + timeoutCostMilli);
     if (retryAfterCostMilli <= 0) {
       throw new IllegalArgumentException("retryAfterCostMilli <= 0: " + retryAfterCostMilli);
     }
@@ -85,11 +98,21 @@ public final class RetryTokenBucket {
 
   /** A bucket with okretry's defaults ({@link Tuning}) and the given public settings. */
   public static RetryTokenBucket withDefaults(
-      double percentCanRetry, int maxTokens, int minRetriesPerSecond, boolean retryBeforeFirstSuccess) {
+      double percentCanRetry,
+      int maxTokens,
+      int minRetriesPerSecond,
+      boolean retryBeforeFirstSuccess) {
     long capacity = (long) maxTokens * MILLI;
     long initial = Math.round(capacity * Tuning.INITIAL_FILL);
-    return new RetryTokenBucket(Math.round(percentCanRetry * MILLI), capacity, initial, minRetriesPerSecond,
-        Tuning.RETRY_COST_MILLI, Tuning.TIMEOUT_COST_MILLI, Tuning.RETRY_AFTER_COST_MILLI, retryBeforeFirstSuccess);
+    return new RetryTokenBucket(
+        Math.round(percentCanRetry * MILLI),
+        capacity,
+        initial,
+        minRetriesPerSecond,
+        Tuning.RETRY_COST_MILLI,
+        Tuning.TIMEOUT_COST_MILLI,
+        Tuning.RETRY_AFTER_COST_MILLI,
+        retryBeforeFirstSuccess);
   }
 
   /** The balance, without the reserve, in thousandths of a token. */
@@ -99,17 +122,21 @@ public final class RetryTokenBucket {
 
   /**
    * The retries since an origin last answered a call, in halves (2 for a retry after an error, 1
-   * for one that waits out a 503's {@code Retry-After}), and whether it has answered since: a
-   * retry held on the streak ({@link Payment#HELD}) goes once it has. One per origin at a time;
-   * a success ends it and a new one starts at the next retry.
+   * for one that waits out a 503's {@code Retry-After}), and whether it has answered since: a retry
+   * held on the streak ({@link Payment#HELD}) goes once it has. One per origin at a time; a success
+   * ends it and a new one starts at the next retry.
    */
   public static final class Streak {
     private long halves; // these three guarded by the bucket's streaks
-    private long sends; // attempts to the origin sent during the streak ({@link #sent}), numbered from 1
+    private long
+        sends; // attempts to the origin sent during the streak ({@link #sent}), numbered from 1
     private long lastFailedSend; // the number of the latest of them that failed; 0 for none
     private volatile boolean ended;
 
-    /** True once the origin answered a call (a success) after this streak began: held retries may go. */
+    /**
+     * True once the origin answered a call (a success) after this streak began: held retries may
+     * go.
+     */
     public boolean ended() {
       return ended;
     }
@@ -120,7 +147,10 @@ public final class RetryTokenBucket {
     return openStreaks != 0;
   }
 
-  /** The open streak of {@code origin} (a key from {@link OriginGate#origin}), or null if it has none. */
+  /**
+   * The open streak of {@code origin} (a key from {@link OriginGate#origin}), or null if it has
+   * none.
+   */
   public @Nullable Streak openStreak(String origin) {
     if (openStreaks == 0) return null;
     synchronized (streaks) {
@@ -135,7 +165,10 @@ public final class RetryTokenBucket {
     }
   }
 
-  /** Attempt {@code send} ({@link #sent}) was answered, {@code failed} or not (a success also ends the streak). */
+  /**
+   * Attempt {@code send} ({@link #sent}) was answered, {@code failed} or not (a success also ends
+   * the streak).
+   */
   public void answered(Streak streak, long send, boolean failed) {
     if (!failed) return; // a success ends the streak, through succeeded()
     synchronized (streaks) {
@@ -143,7 +176,10 @@ public final class RetryTokenBucket {
     }
   }
 
-  /** The number of the latest attempt sent during {@code streak}: a held retry waits for one past it. */
+  /**
+   * The number of the latest attempt sent during {@code streak}: a held retry waits for one past
+   * it.
+   */
   public long lastSend(Streak streak) {
     synchronized (streaks) {
       return streak.sends;
@@ -151,11 +187,10 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * Whether {@code streak}'s origin may yet be seen to work, by a held retry about to end that
-   * has seen sends up to {@code since}: it has not answered a call since, and no attempt sent
-   * after {@code since} has failed yet. Attempts that left before may fail without saying
-   * anything of now (a blip's last refusals come back after it is over); a later one's failure
-   * does.
+   * Whether {@code streak}'s origin may yet be seen to work, by a held retry about to end that has
+   * seen sends up to {@code since}: it has not answered a call since, and no attempt sent after
+   * {@code since} has failed yet. Attempts that left before may fail without saying anything of now
+   * (a blip's last refusals come back after it is over); a later one's failure does.
    */
   public boolean mayYetAnswer(Streak streak, long since) {
     synchronized (streaks) {
@@ -168,7 +203,10 @@ public final class RetryTokenBucket {
     return streak(OriginGate.origin(url));
   }
 
-  /** The open streak of {@code origin} (a key from {@link OriginGate#origin}), begun now if it has none. */
+  /**
+   * The open streak of {@code origin} (a key from {@link OriginGate#origin}), begun now if it has
+   * none.
+   */
   public Streak streak(String origin) {
     synchronized (streaks) {
       Streak s = streaks.get(origin);
@@ -188,15 +226,18 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * A call to {@code url} was answered with a success ({@code firstAttempt}: by its first
-   * attempt): evidence that its origin works, which ends the origin's streak; a first attempt's
-   * success also pays its share in, up to the capacity.
+   * A call to {@code url} was answered with a success ({@code firstAttempt}: by its first attempt):
+   * evidence that its origin works, which ends the origin's streak; a first attempt's success also
+   * pays its share in, up to the capacity.
    */
   public void succeeded(HttpUrl url, boolean firstAttempt) {
     succeeded(url, null, firstAttempt);
   }
 
-  /** As {@link #succeeded(HttpUrl, boolean)}, with the origin's key if the caller has it ({@link OriginGate#origin}). */
+  /**
+   * As {@link #succeeded(HttpUrl, boolean)}, with the origin's key if the caller has it ({@link
+   * OriginGate#origin}).
+   */
   public void succeeded(HttpUrl url, @Nullable String origin, boolean firstAttempt) {
     if (!retryBeforeFirstSuccess && !succeeded) succeeded = true;
     if (failureShareMicros.get() != 0) share(0);
@@ -205,7 +246,8 @@ public final class RetryTokenBucket {
     if (openStreaks != 0) endStreak(origin != null ? origin : OriginGate.origin(url));
     if (!firstAttempt) return;
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
-      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli))) return;
+      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + depositMilli)))
+        return;
     }
   }
 
@@ -231,7 +273,10 @@ public final class RetryTokenBucket {
   // writes nothing.
   private void share(long sampleMicros) {
     for (long f = failureShareMicros.get(); ; f = failureShareMicros.get()) {
-      long next = Math.max(0, f + (sampleMicros - f) / Tuning.FAILURE_SHARE_WINDOW - (sampleMicros == 0 ? 1 : 0));
+      long next =
+          Math.max(
+              0,
+              f + (sampleMicros - f) / Tuning.FAILURE_SHARE_WINDOW - (sampleMicros == 0 ? 1 : 0));
       if (failureShareMicros.compareAndSet(f, next)) return;
     }
   }
@@ -239,9 +284,9 @@ public final class RetryTokenBucket {
   /**
    * Whether failures are common: a third or more of the recent answers of this budget's calls
    * ({@link Tuning#COMMON_FAILURE_SHARE}). While they are rare (a lossy link: a timeout now and
-   * then on a server that answers), a retry after a timeout is priced as any other and a retry
-   * that succeeds gets its price back; while they are common (an outage, an overload), a retry
-   * after a timeout costs {@code timeoutCostMilli}, from the balance alone, and none is paid back.
+   * then on a server that answers), a retry after a timeout is priced as any other and a retry that
+   * succeeds gets its price back; while they are common (an outage, an overload), a retry after a
+   * timeout costs {@code timeoutCostMilli}, from the balance alone, and none is paid back.
    */
   public boolean failuresAreCommon() {
     return failureShareMicros.get() >= Tuning.COMMON_FAILURE_SHARE * MICROS;
@@ -258,7 +303,10 @@ public final class RetryTokenBucket {
     ERROR,
     /** A timeout: the server may still be working on the request, and may be overloaded. */
     TIMEOUT,
-    /** A 503 with a {@code Retry-After} the retry waits out: the server is unavailable, and said when. */
+    /**
+     * A 503 with a {@code Retry-After} the retry waits out: the server is unavailable, and said
+     * when.
+     */
     RETRY_AFTER,
     /**
      * A 4xx (429, or another the policy retries, such as GitHub's 403) with a {@code Retry-After},
@@ -280,8 +328,8 @@ public final class RetryTokenBucket {
     /**
      * Not paid yet: the retries paid since the origin last answered a call already add up to one
      * call's {@code maxRetries}. The retry waits its backoff as it would anyway; if by then the
-     * origin has answered a call ({@link Streak#ended}) it goes, paid for then ({@link
-     * #payHeld}); if not, it is not sent. Nothing was taken.
+     * origin has answered a call ({@link Streak#ended}) it goes, paid for then ({@link #payHeld});
+     * if not, it is not sent. Nothing was taken.
      */
     HELD,
     /** Not paid: under the strict rule, nothing has succeeded yet. Nothing was taken. */
@@ -293,16 +341,19 @@ public final class RetryTokenBucket {
   /**
    * Pays for one retry about to be scheduled, by {@code RetryBudget}'s rules: counted on its
    * origin's {@code streak} as {@link #halves} says, up to one failing call's worth (past that,
-   * {@link Payment#HELD}), and its cost taken from the balance, or else from the reserve. Take
-   * back with {@link #refund} a retry that is not sent.
+   * {@link Payment#HELD}), and its cost taken from the balance, or else from the reserve. Take back
+   * with {@link #refund} a retry that is not sent.
    *
    * @param streak the open streak of the origin the retry goes to ({@link #streak})
    * @param kind what the retry follows
-   * @param maxRetries the asking call's {@code maxRetries}: how many retries one failing call may make
+   * @param maxRetries the asking call's {@code maxRetries}: how many retries one failing call may
+   *     make
    * @param nowNanos the monotonic time, for the reserve's refill
    */
-  public Payment payForRetry(Streak streak, Kind kind, long priceMilli, int maxRetries, long nowNanos) {
-    if (!retryBeforeFirstSuccess && !serverSaidWhen(kind) && !succeeded) return Payment.NO_RECENT_SUCCESS;
+  public Payment payForRetry(
+      Streak streak, Kind kind, long priceMilli, int maxRetries, long nowNanos) {
+    if (!retryBeforeFirstSuccess && !serverSaidWhen(kind) && !succeeded)
+      return Payment.NO_RECENT_SUCCESS;
     long halves = halves(kind);
     if (halves > 0) {
       synchronized (streaks) {
@@ -317,9 +368,9 @@ public final class RetryTokenBucket {
 
   /**
    * What a retry of {@code kind} costs now, in thousandths of a token, to hand to {@link
-   * #payForRetry} and back with the retry ({@link #refund}, {@link #paidBack}): half a retry's
-   * cost for one that waits out a server's wait; {@code timeoutCostMilli} for one after a timeout
-   * while failures are common ({@link #failuresAreCommon}); else a retry's cost.
+   * #payForRetry} and back with the retry ({@link #refund}, {@link #paidBack}): half a retry's cost
+   * for one that waits out a server's wait; {@code timeoutCostMilli} for one after a timeout while
+   * failures are common ({@link #failuresAreCommon}); else a retry's cost.
    */
   public long price(Kind kind) {
     if (serverSaidWhen(kind)) return retryAfterCostMilli;
@@ -341,8 +392,8 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * A retry of {@code kind} that {@link #payForRetry} paid {@code priceMilli} for is not sent
-   * after all: its price, and its count on {@code streak}, are given back.
+   * A retry of {@code kind} that {@link #payForRetry} paid {@code priceMilli} for is not sent after
+   * all: its price, and its count on {@code streak}, are given back.
    */
   public void refund(Kind kind, long priceMilli, Streak streak) {
     giveBack(priceMilli);
@@ -350,10 +401,10 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * A retry paid {@code priceMilli} for was answered with a success: while failures are rare,
-   * its price comes back, as the AWS SDKs give back a retry's cost when it succeeds. A lossy
-   * link's retries mostly succeed and so cost little; in an outage or an overload, where
-   * failures are common, retries are paid for in full.
+   * A retry paid {@code priceMilli} for was answered with a success: while failures are rare, its
+   * price comes back, as the AWS SDKs give back a retry's cost when it succeeds. A lossy link's
+   * retries mostly succeed and so cost little; in an outage or an overload, where failures are
+   * common, retries are paid for in full.
    */
   public void paidBack(long priceMilli) {
     if (!failuresAreCommon()) giveBack(priceMilli);
@@ -362,7 +413,8 @@ public final class RetryTokenBucket {
   private void giveBack(long priceMilli) {
     // Back to the balance even if the reserve paid: a small gift, never past the capacity.
     for (long current = balanceMilli.get(); current < capacityMilli; current = balanceMilli.get()) {
-      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + priceMilli))) return;
+      if (balanceMilli.compareAndSet(current, Math.min(capacityMilli, current + priceMilli)))
+        return;
     }
   }
 
@@ -373,10 +425,11 @@ public final class RetryTokenBucket {
   }
 
   /**
-   * Takes one retry's cost from the balance, or else from the reserve, without the count since
-   * the last success (a hedge's price); false if neither holds it, and then nothing is taken.
+   * Takes one retry's cost from the balance, or else from the reserve, without the count since the
+   * last success (a hedge's price); false if neither holds it, and then nothing is taken.
    *
-   * @param honoursRetryAfter true for the cost of a retry that waits out a 429/503 {@code Retry-After}
+   * @param honoursRetryAfter true for the cost of a retry that waits out a 429/503 {@code
+   *     Retry-After}
    * @param nowNanos the monotonic time, for the reserve's refill
    */
   public boolean tryWithdraw(boolean honoursRetryAfter, long nowNanos) {
@@ -397,7 +450,8 @@ public final class RetryTokenBucket {
     // It refills from its first use, reservePerSecond thousandths of a token per millisecond
     // (computed without overflow); its clock moves on only when something was added.
     long elapsed = reserveStarted ? Math.max(0, nowNanos - reserveRefilledAtNanos) : 0;
-    long refill = elapsed >= NANOS_PER_SECOND ? reserveCapMilli : elapsed * reservePerSecond / 1_000_000L;
+    long refill =
+        elapsed >= NANOS_PER_SECOND ? reserveCapMilli : elapsed * reservePerSecond / 1_000_000L;
     if (!reserveStarted || refill > 0) {
       reserveStarted = true;
       reserveRefilledAtNanos = nowNanos;

@@ -13,12 +13,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A request counts as sent at {@code requestHeadersEnd}, not {@code requestHeadersStart}: a
  * server cannot act on a request whose headers it never received whole. OkHttp 5 reports {@code
- * requestHeadersStart}, hands the headers to the connection, and reports {@code
- * requestHeadersEnd} only if that returned; on HTTP/2 the stream is opened in between, so a
- * connection already shut down by a GOAWAY ({@code ConnectionShutdownException}) fails after the
- * start and before the end, with nothing sent. A TLS handshake the server closed or reset fails
- * earlier still, while connecting: nothing sent either. A failure after the end proves nothing
- * either way.
+ * requestHeadersStart}, hands the headers to the connection, and reports {@code requestHeadersEnd}
+ * only if that returned; on HTTP/2 the stream is opened in between, so a connection already shut
+ * down by a GOAWAY ({@code ConnectionShutdownException}) fails after the start and before the end,
+ * with nothing sent. A TLS handshake the server closed or reset fails earlier still, while
+ * connecting: nothing sent either. A failure after the end proves nothing either way.
  *
  * <p>Attached only when needed (a non-idempotent request without a key, or a listener that wants
  * network requests), so the common path pays nothing.
@@ -55,8 +54,8 @@ public final class SendTracker extends EventListener {
   }
 
   /**
-   * True once the current attempt completely wrote the headers of a network request: only then
-   * can the server have processed it.
+   * True once the current attempt completely wrote the headers of a network request: only then can
+   * the server have processed it.
    */
   public boolean requestSent() {
     return requestsThisAttempt > 0;

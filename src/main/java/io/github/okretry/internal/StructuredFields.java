@@ -30,14 +30,25 @@ final class StructuredFields {
 
   /** One member, or one parameter, with the key it was sent under (null for a List member). */
   static final class Item {
-    enum Type { INTEGER, STRING, TOKEN, BYTES, BOOLEAN }
+    enum Type {
+      INTEGER,
+      STRING,
+      TOKEN,
+      BYTES,
+      BOOLEAN
+    }
 
     @Nullable final String key;
     final Type type;
+
     /** An Integer's value, 1 for Boolean true; 0 otherwise. */
     final long integer;
-    /** A String's (unescaped), Token's or Byte Sequence's (base64, as sent) text; null otherwise. */
+
+    /**
+     * A String's (unescaped), Token's or Byte Sequence's (base64, as sent) text; null otherwise.
+     */
     @Nullable final String text;
+
     /** Parameters in the order sent; empty for a parameter. */
     final List<Item> params;
 
@@ -50,14 +61,16 @@ final class StructuredFields {
     }
 
     /** The parameter {@code key}, the last one sent winning (§4.2.3.2), or null. */
-    @Nullable
-    Item param(String key) {
+    @Nullable Item param(String key) {
       return find(params, key);
     }
 
     @Override
     public String toString() {
-      return (key == null ? "" : key + "=") + type + (text != null ? " " + text : " " + integer) + params;
+      return (key == null ? "" : key + "=")
+          + type
+          + (text != null ? " " + text : " " + integer)
+          + params;
     }
   }
 
@@ -124,7 +137,10 @@ final class StructuredFields {
     return members;
   }
 
-  /** The last of {@code items} sent under {@code key} (a later value replaces an earlier one), or null. */
+  /**
+   * The last of {@code items} sent under {@code key} (a later value replaces an earlier one), or
+   * null.
+   */
   @Nullable
   static Item find(List<Item> items, String key) {
     for (int i = items.size() - 1; i >= 0; i--) {
@@ -133,12 +149,16 @@ final class StructuredFields {
     return null;
   }
 
-  // A List member is an Item; a Dictionary member a key, then "=" and an Item, or true with parameters.
+  // A List member is an Item; a Dictionary member a key, then "=" and an Item, or true with
+  // parameters.
   @Nullable
   private Item member(boolean dictionary) {
     String key = dictionary ? key() : null;
     if (dictionary && key == null) return null;
-    Item bare = dictionary && !take('=') ? new Item(key, Item.Type.BOOLEAN, 1, null, NO_PARAMS) : bareItem(key);
+    Item bare =
+        dictionary && !take('=')
+            ? new Item(key, Item.Type.BOOLEAN, 1, null, NO_PARAMS)
+            : bareItem(key);
     if (bare == null || peek() != ';') return bare;
     List<Item> params = new ArrayList<>(4);
     while (take(';')) {
@@ -175,7 +195,8 @@ final class StructuredFields {
     return null;
   }
 
-  // §4.2.4: at most 15 digits. A '.' after them (a Decimal) is left unread, so the field is malformed.
+  // §4.2.4: at most 15 digits. A '.' after them (a Decimal) is left unread, so the field is
+  // malformed.
   @Nullable
   private Item integer(@Nullable String key) {
     boolean negative = take('-');
@@ -210,7 +231,8 @@ final class StructuredFields {
 
   private Item token(@Nullable String key) {
     int start = pos++;
-    while (pos < end && (isTchar(in.charAt(pos)) || in.charAt(pos) == ':' || in.charAt(pos) == '/')) pos++;
+    while (pos < end && (isTchar(in.charAt(pos)) || in.charAt(pos) == ':' || in.charAt(pos) == '/'))
+      pos++;
     return new Item(key, Item.Type.TOKEN, 0, in.substring(start, pos), NO_PARAMS);
   }
 
@@ -233,7 +255,8 @@ final class StructuredFields {
   private static boolean isBase64(String text) {
     int end = text.length();
     while (end > 0 && text.charAt(end - 1) == '=') end--;
-    if (text.length() - end > 2 || text.indexOf('=') != (end == text.length() ? -1 : end)) return false;
+    if (text.length() - end > 2 || text.indexOf('=') != (end == text.length() ? -1 : end))
+      return false;
     return end % 4 != 1;
   }
 

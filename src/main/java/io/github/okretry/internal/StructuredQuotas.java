@@ -50,7 +50,8 @@ final class StructuredQuotas {
       // The policy of the same name whose pk matches, else the one without pk (it covers every pk).
       Item policy = policies.get(policyKey(name, pk));
       if (policy == null && pk != null) policy = policies.get(name);
-      if (policy != null && !countsRequests(policy)) continue; // a quota of bytes says nothing of requests
+      if (policy != null && !countsRequests(policy))
+        continue; // a quota of bytes says nothing of requests
       long remaining = item.param("r").integer;
       boolean hasLimit = policy != null;
       long limit = hasLimit ? policy.param("q").integer : 0;
@@ -62,21 +63,34 @@ final class StructuredQuotas {
       // t ≤ 10^15 - 1: no overflow
       long resetNanos = t == null ? NO_RESET : boundedReset(t.integer * NANOS_PER_SECOND);
       boolean hasReset = resetNanos != NO_RESET;
-      merge(merged, new Quota(Form.IETF_LIST, name, pk, remaining, hasLimit, limit, windowNanos, nowNanos,
-          hasReset, hasReset ? resetNanos : 0));
+      merge(
+          merged,
+          new Quota(
+              Form.IETF_LIST,
+              name,
+              pk,
+              remaining,
+              hasLimit,
+              limit,
+              windowNanos,
+              nowNanos,
+              hasReset,
+              hasReset ? resetNanos : 0));
     }
     return merged.isEmpty() ? null : Collections.unmodifiableList(merged);
   }
 
   /**
-   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the field
-   * is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands alone).
+   * {@code RateLimit-Policy} by {@link #policyKey}, the first of each key sent; empty when the
+   * field is absent, too long or malformed (it is informative, §7: {@code RateLimit} then stands
+   * alone).
    */
   // The map is private to one parse and only read: no unmodifiable wrapper allocated per response.
   // Each policy was validated whole before it is read (validPolicy): a name has its text.
   @SuppressWarnings({"MixedMutabilityReturnType", "NullAway"})
   private static Map<String, Item> policies(Headers headers) {
-    List<Item> list = StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
+    List<Item> list =
+        StructuredFields.parse(StructuredFields.field(headers, "RateLimit-Policy"), false);
     if (list == null) return Collections.emptyMap();
     Map<String, Item> byKey = new HashMap<>();
     for (int i = 0; i < list.size(); i++) {
@@ -96,7 +110,9 @@ final class StructuredQuotas {
   // §5: a String (or Token: draft issue #158 is open) naming the policy; r a non-negative Integer,
   // REQUIRED; t a non-negative Integer; pk a Byte Sequence. Other parameters are comments.
   private static boolean validServiceLimit(Item item) {
-    return isName(item) && nonNegativeInteger(item.param("r")) && absentOrNonNegative(item.param("t"))
+    return isName(item)
+        && nonNegativeInteger(item.param("r"))
+        && absentOrNonNegative(item.param("t"))
         && isBytes(item.param("pk"));
   }
 
@@ -104,7 +120,8 @@ final class StructuredQuotas {
   private static boolean validPolicy(Item item) {
     Item qu = item.param("qu");
     Item w = item.param("w");
-    return isName(item) && nonNegativeInteger(item.param("q"))
+    return isName(item)
+        && nonNegativeInteger(item.param("q"))
         && (qu == null || qu.type == Item.Type.STRING)
         && (w == null || (w.type == Item.Type.INTEGER && w.integer > 0))
         && isBytes(item.param("pk"));
@@ -147,31 +164,60 @@ final class StructuredQuotas {
     Item limit = StructuredFields.find(dict, "limit");
     Item reset = StructuredFields.find(dict, "reset");
     // -07 §3: each a non-negative Integer; any other type makes the field malformed.
-    if (remaining == null || !nonNegativeInteger(remaining) || !absentOrNonNegative(limit) || !absentOrNonNegative(reset)) return null;
+    if (remaining == null
+        || !nonNegativeInteger(remaining)
+        || !absentOrNonNegative(limit)
+        || !absentOrNonNegative(reset)) return null;
     long r = limit == null ? remaining.integer : Math.min(remaining.integer, limit.integer);
     long resetNanos = reset == null ? NO_RESET : boundedReset(reset.integer * NANOS_PER_SECOND);
     boolean hasReset = resetNanos != NO_RESET;
-    Quota q = new Quota(Form.DRAFT_DICTIONARY, null, null, r, limit != null, limit == null ? 0 : limit.integer,
-        0, nowNanos, hasReset, hasReset ? resetNanos : 0);
+    Quota q =
+        new Quota(
+            Form.DRAFT_DICTIONARY,
+            null,
+            null,
+            r,
+            limit != null,
+            limit == null ? 0 : limit.integer,
+            0,
+            nowNanos,
+            hasReset,
+            hasReset ? resetNanos : 0);
     return Collections.singletonList(q);
   }
 
   /**
    * Adds {@code q} to {@code quotas}, at most {@link QuotaHeaders#MAX_QUOTAS}, one per key (policy,
-   * pk): the same key twice keeps the more conservative reading, fewer remaining and the later reset.
+   * pk): the same key twice keeps the more conservative reading, fewer remaining and the later
+   * reset.
    */
   private static void merge(List<Quota> quotas, Quota q) {
     for (int i = 0; i < quotas.size(); i++) {
       Quota old = quotas.get(i);
-      if (Objects.equals(old.policy(), q.policy()) && Objects.equals(old.partitionKey(), q.partitionKey())) {
+      if (Objects.equals(old.policy(), q.policy())
+          && Objects.equals(old.partitionKey(), q.partitionKey())) {
         boolean hasReset = old.hasReset() || q.hasReset();
         long reset = Math.max(old.resetAfterNanos(), q.resetAfterNanos());
         boolean hasLimit = old.hasLimit() || q.hasLimit();
-        long limit = old.hasLimit() && q.hasLimit() ? Math.min(old.limit(), q.limit()) : Math.max(old.limit(), q.limit());
+        long limit =
+            old.hasLimit() && q.hasLimit()
+                ? Math.min(old.limit(), q.limit())
+                : Math.max(old.limit(), q.limit());
         long remaining = Math.min(old.remaining(), q.remaining());
         if (hasLimit) remaining = Math.min(remaining, limit);
-        quotas.set(i, new Quota(q.form(), q.policy(), q.partitionKey(), remaining, hasLimit, limit,
-            Math.max(old.windowNanos(), q.windowNanos()), q.receivedAtNanos(), hasReset, reset));
+        quotas.set(
+            i,
+            new Quota(
+                q.form(),
+                q.policy(),
+                q.partitionKey(),
+                remaining,
+                hasLimit,
+                limit,
+                Math.max(old.windowNanos(), q.windowNanos()),
+                q.receivedAtNanos(),
+                hasReset,
+                reset));
         return;
       }
     }

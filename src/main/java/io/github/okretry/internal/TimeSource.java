@@ -9,9 +9,9 @@ import okhttp3.EventListener;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The seam through which okretry's decisions read time and the blocking driver waits, after
- * Guava's {@code SleepingStopwatch}: production code uses {@link #SYSTEM}; tests use a fake whose
- * clock advances when it "sleeps", so a whole retry timeline is asserted without real waiting.
+ * The seam through which okretry's decisions read time and the blocking driver waits, after Guava's
+ * {@code SleepingStopwatch}: production code uses {@link #SYSTEM}; tests use a fake whose clock
+ * advances when it "sleeps", so a whole retry timeline is asserted without real waiting.
  *
  * <p>Outside it, on real time: the async driver waits on the factory's scheduler (which a test
  * replaces with a fake one), {@code DeadlineWatch} cancels on okio's watchdog, and okio deadlines
@@ -26,7 +26,9 @@ public interface TimeSource {
    */
   long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
-  /** Monotonic ticks in nanoseconds, as {@link System#nanoTime()}; only differences mean anything. */
+  /**
+   * Monotonic ticks in nanoseconds, as {@link System#nanoTime()}; only differences mean anything.
+   */
   long nanoTime();
 
   /**

@@ -3,12 +3,12 @@ package io.github.okretry.internal;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The numbers that decide how much load okretry lets through to a server when failures pile
- * up: the retry budget's defaults, what a retry costs, how the pacer of a crowd learns, and how
- * many origins the per-origin state remembers. They live here, together, so a reviewer finds
- * them in one place and a fleet simulator can build {@link RetryTokenBucket} and {@link
- * OriginPacer} with other values side by side with these. Why each value was chosen is in
- * {@code docs/semantics.md} ("Retry budget", "Pacing a crowd").
+ * The numbers that decide how much load okretry lets through to a server when failures pile up: the
+ * retry budget's defaults, what a retry costs, how the pacer of a crowd learns, and how many
+ * origins the per-origin state remembers. They live here, together, so a reviewer finds them in one
+ * place and a fleet simulator can build {@link RetryTokenBucket} and {@link OriginPacer} with other
+ * values side by side with these. Why each value was chosen is in {@code docs/semantics.md} ("Retry
+ * budget", "Pacing a crowd").
  */
 public final class Tuning {
 
@@ -28,8 +28,8 @@ public final class Tuning {
   /**
    * The fraction of {@link #MAX_TOKENS} a new budget starts with: full, as gRPC (A6), the AWS SDKs
    * and MongoDB's drivers start, and like Finagle's 100 retries at t = 0. A fresh client can ride
-   * out a burst or a flaky start; a server that fails everything sees at most the starting
-   * balance in extra attempts before the budget holds.
+   * out a burst or a flaky start; a server that fails everything sees at most the starting balance
+   * in extra attempts before the budget holds.
    */
   public static final double INITIAL_FILL = 1.0;
 
@@ -38,32 +38,36 @@ public final class Tuning {
 
   /**
    * What a retry after a timeout costs while failures are common ({@link #COMMON_FAILURE_SHARE}),
-   * in thousandths of a token: fourteen ordinary retries (as the AWS SDKs price a retry since 2026), never from the reserve. A timeout among
-   * many failures is the sign of a server too slow to answer, which may still be working on the
-   * request: the retries that turn an overload into an outage that outlasts its cause follow
-   * timeouts. Chosen on the fleet simulator's frontier (docs/fleet.md, "A retry after a timeout").
+   * in thousandths of a token: fourteen ordinary retries (as the AWS SDKs price a retry since
+   * 2026), never from the reserve. A timeout among many failures is the sign of a server too slow
+   * to answer, which may still be working on the request: the retries that turn an overload into an
+   * outage that outlasts its cause follow timeouts. Chosen on the fleet simulator's frontier
+   * (docs/fleet.md, "A retry after a timeout").
    */
   public static final long TIMEOUT_COST_MILLI = 14_000;
 
   /**
-   * The share of recent answers, failures among them, at or above which failures are common
-   * ({@code RetryTokenBucket#failuresAreCommon}): a retry after a timeout then costs {@link
+   * The share of recent answers, failures among them, at or above which failures are common ({@code
+   * RetryTokenBucket#failuresAreCommon}): a retry after a timeout then costs {@link
    * #TIMEOUT_COST_MILLI} and none is paid back; below it (a lossy link) a retry after a timeout
    * costs as any other, and one that succeeds is free. A third: a lossy link at 20 % stalls stays
-   * below it, an overload whose queue times out half the attempts does not (docs/fleet.md, "A
-   * retry after a timeout").
+   * below it, an overload whose queue times out half the attempts does not (docs/fleet.md, "A retry
+   * after a timeout").
    */
   public static final double COMMON_FAILURE_SHARE = 1.0 / 3;
 
-  /** The answers the failure share averages over, about: enough that a lossy link's noise stays below a third. */
+  /**
+   * The answers the failure share averages over, about: enough that a lossy link's noise stays
+   * below a third.
+   */
   public static final int FAILURE_SHARE_WINDOW = 64;
 
   /**
    * What a retry costs that honours a 429/503 {@code Retry-After}, in thousandths of a token: half
-   * of an ordinary retry. The server said when it can take the request, the retry comes no
-   * earlier, and refusing such a request costs a rate limiter little; but a server that sends
-   * {@code Retry-After} on every response still has its extra load bounded (twice the ordinary
-   * retry rate). AWS's 2026 retry update charges throttling retries 5 tokens against 14.
+   * of an ordinary retry. The server said when it can take the request, the retry comes no earlier,
+   * and refusing such a request costs a rate limiter little; but a server that sends {@code
+   * Retry-After} on every response still has its extra load bounded (twice the ordinary retry
+   * rate). AWS's 2026 retry update charges throttling retries 5 tokens against 14.
    */
   public static final long RETRY_AFTER_COST_MILLI = 500;
 
@@ -75,25 +79,31 @@ public final class Tuning {
   public static final long MIN_QUOTA_RESET_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /**
-   * A held retry's call, about to end unsent, asks this often whether an attempt to its origin
-   * in flight has answered ({@code LogicalCall}): as often as a quota's probe is asked after.
+   * A held retry's call, about to end unsent, asks this often whether an attempt to its origin in
+   * flight has answered ({@code LogicalCall}): as often as a quota's probe is asked after.
    */
   public static final long HELD_ANSWER_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   /**
    * The longest a held call's last attempt waits for its origin to answer a call before it ends
-   * unsent: what a busy client needs to see a blip's end (a few answers' time), short of what
-   * would keep a crowd's calls through an overload waiting on each other's evidence (at 200 ms
-   * the metastable run recovers on 19 of 20 seeds, at 100 ms on 20).
+   * unsent: what a busy client needs to see a blip's end (a few answers' time), short of what would
+   * keep a crowd's calls through an overload waiting on each other's evidence (at 200 ms the
+   * metastable run recovers on 19 of 20 seeds, at 100 ms on 20).
    */
   public static final long HELD_ANSWER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   // ---- Pacing a crowd on one origin (OriginPacer) ----
 
-  /** Until two retries were admitted back to back, turns go this many times the widest refused gap apart. */
+  /**
+   * Until two retries were admitted back to back, turns go this many times the widest refused gap
+   * apart.
+   */
   public static final double PACING_GROWTH = 1.25;
 
-  /** Turns go this many times the narrowest admitted gap apart: one that passed may fail by a millisecond. */
+  /**
+   * Turns go this many times the narrowest admitted gap apart: one that passed may fail by a
+   * millisecond.
+   */
   public static final double PACING_MARGIN = 1.1;
 
   /** An origin's pacing is forgotten after this long without a release or an outcome. */
@@ -132,9 +142,9 @@ public final class Tuning {
   public static final int HEDGE_WINDOW = 128;
 
   /**
-   * How long after an origin refused a call (a 429 or 503, or a {@code Retry-After}) no call of
-   * the factory hedges to it: hedging is for a healthy service with a tail, and an origin that
-   * sheds load is not one. Ten seconds, a few times the usual {@code Retry-After}.
+   * How long after an origin refused a call (a 429 or 503, or a {@code Retry-After}) no call of the
+   * factory hedges to it: hedging is for a healthy service with a tail, and an origin that sheds
+   * load is not one. Ten seconds, a few times the usual {@code Retry-After}.
    */
   public static final long HEDGE_QUIET_AFTER_REFUSAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 

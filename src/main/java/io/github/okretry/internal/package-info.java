@@ -9,8 +9,8 @@
  * state: {@link io.github.okretry.internal.OriginGate}; seams: {@link
  * io.github.okretry.internal.TimeSource}, {@link io.github.okretry.internal.WallClock}, {@link
  * io.github.okretry.internal.RandomSource}, {@link io.github.okretry.internal.KeyGenerator}.
- * Nothing here names a class of {@code io.github.okretry}: internal takes plain values
- * ({@code ArchitectureTest}).
+ * Nothing here names a class of {@code io.github.okretry}: internal takes plain values ({@code
+ * ArchitectureTest}).
  */
 @NullMarked
 package io.github.okretry.internal;

@@ -22,17 +22,18 @@ class ExamplesTest {
 
   @Test
   void everyExampleIsInTheDemo() {
-    assertThat(RunExamples.ALL).containsExactly(
-        "FlakyGet",
-        "RetryAfterExample",
-        "PaymentExample",
-        "DeadlineExample",
-        "PerRequestExample",
-        "OutcomeExample",
-        "JitterHistogramExample",
-        "RetrofitExample",
-        "MicrometerExample",
-        "OpenTelemetryExample");
+    assertThat(RunExamples.ALL)
+        .containsExactly(
+            "FlakyGet",
+            "RetryAfterExample",
+            "PaymentExample",
+            "DeadlineExample",
+            "PerRequestExample",
+            "OutcomeExample",
+            "JitterHistogramExample",
+            "RetrofitExample",
+            "MicrometerExample",
+            "OpenTelemetryExample");
   }
 
   @Test
@@ -70,8 +71,12 @@ class ExamplesTest {
   @Test
   void deadlineEndsTheCallAtAboutTwoSeconds() throws Exception {
     String out = run(DeadlineExample::main);
-    assertThat(out).contains("DEADLINE_EXCEEDED").contains("caller got java.net.SocketTimeoutException");
-    assertThat(elapsedMillis(out)).singleElement().satisfies(ms -> assertThat(ms).isBetween(1800L, 4000L));
+    assertThat(out)
+        .contains("DEADLINE_EXCEEDED")
+        .contains("caller got java.net.SocketTimeoutException");
+    assertThat(elapsedMillis(out))
+        .singleElement()
+        .satisfies(ms -> assertThat(ms).isBetween(1800L, 4000L));
   }
 
   @Test
@@ -91,18 +96,30 @@ class ExamplesTest {
   @Test
   void theOutcomeIsReadFromTheExceptionAndTheResponse() throws Exception {
     String out = run(OutcomeExample::main);
-    assertThat(out).contains("policy: Worst case: 3 attempts (the first and 2 retries).",
-        "0.1 + 0.2 = 0.3 s of waiting");
+    assertThat(out)
+        .contains(
+            "policy: Worst case: 3 attempts (the first and 2 retries).",
+            "0.1 + 0.2 = 0.3 s of waiting");
     String post = section(out, "a keyed POST");
-    assertThat(post).contains("caller got java.net.SocketTimeoutException",
-        "its last suppressed says: okretry: after 3 attempts: RETRIES_EXHAUSTED (3 requests, waited ",
-        "attempts: 3, requests sent: 3", "ended: RETRIES_EXHAUSTED, key: order-42, processed: MAYBE",
-        "retry later with key order-42");
+    assertThat(post)
+        .contains(
+            "caller got java.net.SocketTimeoutException",
+            "its last suppressed says: okretry: after 3 attempts: RETRIES_EXHAUSTED (3 requests,"
+                + " waited ",
+            "attempts: 3, requests sent: 3",
+            "ended: RETRIES_EXHAUSTED, key: order-42, processed: MAYBE",
+            "retry later with key order-42");
     String get = section(out, "a GET");
-    assertThat(get).contains("caller got HTTP 200 \"hello\"", "attempts: 3, requests sent: 3",
-        "ended: SUCCEEDED, key: null, processed: PROCESSED");
-    assertThat(section(out, "a GET the budget holds")).contains("caller got HTTP 503", "attempts: 1, requests sent: 1",
-        "ended: NO_RECENT_SUCCESS, key: null, processed: NOT_PROCESSED");
+    assertThat(get)
+        .contains(
+            "caller got HTTP 200 \"hello\"",
+            "attempts: 3, requests sent: 3",
+            "ended: SUCCEEDED, key: null, processed: PROCESSED");
+    assertThat(section(out, "a GET the budget holds"))
+        .contains(
+            "caller got HTTP 503",
+            "attempts: 1, requests sent: 1",
+            "ended: NO_RECENT_SUCCESS, key: null, processed: NOT_PROCESSED");
   }
 
   @Test
@@ -117,20 +134,24 @@ class ExamplesTest {
     String out = run(RetrofitExample::main);
     // execute(): a 503, then the order.
     assertThat(section(out, "client: orders.get(\"42\")"))
-        .contains("done after 2 attempt(s): HTTP 200").contains("caller got HTTP 200 \"order 42\"");
+        .contains("done after 2 attempt(s): HTTP 200")
+        .contains("caller got HTTP 200 \"order 42\"");
     // enqueue() with @Tag IdempotencyKey: both copies of the POST carry the caller's key.
     String post = section(out, "client: orders.create");
-    assertThat(all(post, "server: POST /orders key=(\\S+)")).containsExactly("order-42", "order-42");
+    assertThat(all(post, "server: POST /orders key=(\\S+)"))
+        .containsExactly("order-42", "order-42");
     assertThat(post).contains("caller got HTTP 201 \"created\"");
     // @Retry(maxRetries = 1) reaches okretry through the Invocation tag, on both paths.
     for (String title : List.of("client: orders.report()", "callFactory: orders.report()")) {
       String report = section(out, title);
       assertThat(count(report, "server: GET /reports/today")).as(title).isEqualTo(2);
-      assertThat(report).contains("gave up after 2 attempt(s): RETRIES_EXHAUSTED (HTTP 503)")
+      assertThat(report)
+          .contains("gave up after 2 attempt(s): RETRIES_EXHAUSTED (HTTP 503)")
           .contains("caller got HTTP 503");
     }
     assertThat(section(out, "callFactory: orders.get(\"43\")"))
-        .contains("done after 2 attempt(s): HTTP 200").contains("caller got HTTP 200 \"order 43\"");
+        .contains("done after 2 attempt(s): HTTP 200")
+        .contains("caller got HTTP 200 \"order 43\"");
   }
 
   @Test
@@ -158,18 +179,24 @@ class ExamplesTest {
     assertThat(inventory).hasSize(3);
     assertThat(inventory.get(0)).contains("resend_count=- ").contains("status_code=503");
     assertThat(inventory.get(1)).contains("resend_count=1 ").contains("status_code=503");
-    assertThat(inventory.get(2)).contains("resend_count=2 ").contains("status_code=200").contains("status=UNSET");
+    assertThat(inventory.get(2))
+        .contains("resend_count=2 ")
+        .contains("status_code=200")
+        .contains("status=UNSET");
     // OkHttp repeated the first request itself, so okretry's second attempt is the second resend.
     List<String> reservations = all(out, "(GET\\s+CLIENT\\s+parent=checkout /reservations/42 .*)");
     assertThat(reservations).hasSize(3);
     assertThat(reservations.get(0)).contains("resend_count=- ").contains("status_code=- ");
     assertThat(reservations.get(1)).contains("resend_count=1 ").contains("status_code=503");
     assertThat(reservations.get(2)).contains("resend_count=2 ").contains("status_code=200");
-    // A hedge is a resend: its span opens beside the stalled request's, which ends without a status.
+    // A hedge is a resend: its span opens beside the stalled request's, which ends without a
+    // status.
     List<String> prices = all(out, "(GET\\s+CLIENT\\s+parent=checkout /prices/42 .*)");
     assertThat(prices).hasSize(2);
-    assertThat(prices).anySatisfy(p -> assertThat(p).contains("resend_count=- ").contains("status_code=- "));
-    assertThat(prices).anySatisfy(p -> assertThat(p).contains("resend_count=1 ").contains("status_code=200"));
+    assertThat(prices)
+        .anySatisfy(p -> assertThat(p).contains("resend_count=- ").contains("status_code=- "));
+    assertThat(prices)
+        .anySatisfy(p -> assertThat(p).contains("resend_count=1 ").contains("status_code=200"));
     assertThat(out).contains("server saw 9 requests");
   }
 
@@ -190,7 +217,10 @@ class ExamplesTest {
     return buffer.toString(StandardCharsets.UTF_8);
   }
 
-  /** The part of {@code text} under the section header starting with {@code title}, up to the next one. */
+  /**
+   * The part of {@code text} under the section header starting with {@code title}, up to the next
+   * one.
+   */
   private static String section(String text, String title) {
     int start = text.indexOf("--- " + title);
     assertThat(start).as("section " + title).isNotNegative();

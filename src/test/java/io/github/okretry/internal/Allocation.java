@@ -14,7 +14,8 @@ final class Allocation {
 
   static long ofCurrentThread(Runnable action) {
     ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-    assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+    assumeTrue(
+        threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
     long before = threads.getCurrentThreadAllocatedBytes();
     action.run();
     return threads.getCurrentThreadAllocatedBytes() - before;

@@ -32,9 +32,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link Backoff}: the cap {@code min(base × m^(n-1), max)} with saturating arithmetic, each
- * jitter kind's range and exact ends, validation, and seeded properties over random valid
- * configurations. Through the interceptor: {@code DelaysTest}.
+ * {@link Backoff}: the cap {@code min(base × m^(n-1), max)} with saturating arithmetic, each jitter
+ * kind's range and exact ends, validation, and seeded properties over random valid configurations.
+ * Through the interceptor: {@code DelaysTest}.
  */
 @Tag("unit")
 class BackoffTest {
@@ -43,15 +43,30 @@ class BackoffTest {
 
   @Test
   void rejectsInvalidParts() {
-    assertThatThrownBy(() -> new Backoff(0, 1, 2, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("baseNanos");
-    assertThatThrownBy(() -> new Backoff(1, 0, 2, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxNanos");
-    assertThatThrownBy(() -> new Backoff(S, -1, 2, Jitter.FULL)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxNanos");
-    assertThatThrownBy(() -> new Backoff(1, 1, 1.0, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
-    assertThatThrownBy(() -> new Backoff(1, 1, Double.NaN, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
-    assertThatThrownBy(() -> new Backoff(1, 1, Double.POSITIVE_INFINITY, Jitter.NONE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
+    assertThatThrownBy(() -> new Backoff(0, 1, 2, Jitter.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("baseNanos");
+    assertThatThrownBy(() -> new Backoff(1, 0, 2, Jitter.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxNanos");
+    assertThatThrownBy(() -> new Backoff(S, -1, 2, Jitter.FULL))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxNanos");
+    assertThatThrownBy(() -> new Backoff(1, 1, 1.0, Jitter.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("multiplier");
+    assertThatThrownBy(() -> new Backoff(1, 1, Double.NaN, Jitter.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("multiplier");
+    assertThatThrownBy(() -> new Backoff(1, 1, Double.POSITIVE_INFINITY, Jitter.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("multiplier");
     assertThatThrownBy(() -> new Backoff(1, 1, 2, null)).isInstanceOf(NullPointerException.class);
-    assertThat(new Backoff(1, 1, Math.nextUp(1.0), Jitter.NONE).capNanos(1)).isEqualTo(1); // the least multiplier above 1
-    assertThatThrownBy(() -> new Backoff(1, 1, 2, Jitter.NONE).capNanos(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retry < 1: 0");
+    assertThat(new Backoff(1, 1, Math.nextUp(1.0), Jitter.NONE).capNanos(1))
+        .isEqualTo(1); // the least multiplier above 1
+    assertThatThrownBy(() -> new Backoff(1, 1, 2, Jitter.NONE).capNanos(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("retry < 1: 0");
   }
 
   @Nested
@@ -67,9 +82,18 @@ class BackoffTest {
     @Test
     void exactCaps() {
       Backoff b = new Backoff(100, 1000, 2, Jitter.NONE);
-      assertThat(new long[] {b.capNanos(1), b.capNanos(2), b.capNanos(3), b.capNanos(4), b.capNanos(5), b.capNanos(6)})
+      assertThat(
+              new long[] {
+                b.capNanos(1),
+                b.capNanos(2),
+                b.capNanos(3),
+                b.capNanos(4),
+                b.capNanos(5),
+                b.capNanos(6)
+              })
           .containsExactly(100, 200, 400, 800, 1000, 1000);
-      assertThat(new Backoff(100, 400, 2, Jitter.NONE).capNanos(3)).isEqualTo(400); // exactly at the max
+      assertThat(new Backoff(100, 400, 2, Jitter.NONE).capNanos(3))
+          .isEqualTo(400); // exactly at the max
       assertThat(b.delayNanos(3, 0, HIGHEST)).isEqualTo(400);
     }
 
@@ -133,7 +157,8 @@ class BackoffTest {
       RandomSource random = new SplittableRandom(7)::nextLong;
       for (int n = 1; n <= 8; n++) {
         long cap = b.capNanos(n);
-        for (int i = 0; i < 1_000; i++) assertThat(b.delayNanos(n, 0, random)).isBetween(cap - cap / 2, cap);
+        for (int i = 0; i < 1_000; i++)
+          assertThat(b.delayNanos(n, 0, random)).isBetween(cap - cap / 2, cap);
       }
     }
 
@@ -185,7 +210,8 @@ class BackoffTest {
       assertThat(Backoff.uniform(LOWEST, 0, Long.MAX_VALUE)).isEqualTo(0);
       assertThat(Backoff.saturatedMultiply(0, 3)).isEqualTo(0);
       assertThat(Backoff.saturatedMultiply(7, 3)).isEqualTo(21);
-      assertThat(Backoff.saturatedMultiply(Long.MAX_VALUE / 3, 3)).isEqualTo(Long.MAX_VALUE / 3 * 3);
+      assertThat(Backoff.saturatedMultiply(Long.MAX_VALUE / 3, 3))
+          .isEqualTo(Long.MAX_VALUE / 3 * 3);
       assertThat(Backoff.saturatedMultiply(Long.MAX_VALUE / 3 + 1, 3)).isEqualTo(Long.MAX_VALUE);
       assertThat(Backoff.saturatedMultiply(Long.MAX_VALUE / 2 + 1, 3)).isEqualTo(Long.MAX_VALUE);
       assertThat(Backoff.saturatedMultiply(Long.MAX_VALUE, 3)).isEqualTo(Long.MAX_VALUE);
@@ -193,9 +219,9 @@ class BackoffTest {
   }
 
   /**
-   * For seeded random valid configurations and retry numbers, the cap is {@code min(base ×
-   * m^(n-1), max)} and never decreases, and every jittered wait lies in its documented range. Each
-   * seed is a dynamic test named after it, so a failure names the seed to replay.
+   * For seeded random valid configurations and retry numbers, the cap is {@code min(base × m^(n-1),
+   * max)} and never decreases, and every jittered wait lies in its documented range. Each seed is a
+   * dynamic test named after it, so a failure names the seed to replay.
    */
   @Nested
   class Properties {
@@ -205,12 +231,21 @@ class BackoffTest {
 
     @AfterAll
     static void printCounts() {
-      Diagnostics.println("Backoff properties: cases checked per property " + CASES
-          + " (" + SeededProperties.SEEDS + " seeds x " + CASES_PER_SEED + " cases)");
+      Diagnostics.println(
+          "Backoff properties: cases checked per property "
+              + CASES
+              + " ("
+              + SeededProperties.SEEDS
+              + " seeds x "
+              + CASES_PER_SEED
+              + " cases)");
     }
 
     static Stream<DynamicTest> forSeeds(String name, Consumer<SplittableRandom> property) {
-      return SeededProperties.forSeeds(name, property, () -> CASES.computeIfAbsent(name, k -> new LongAdder()).add(CASES_PER_SEED));
+      return SeededProperties.forSeeds(
+          name,
+          property,
+          () -> CASES.computeIfAbsent(name, k -> new LongAdder()).add(CASES_PER_SEED));
     }
 
     static int retry(SplittableRandom r) {
@@ -227,7 +262,8 @@ class BackoffTest {
     }
 
     /** A {@link Backoff} with the settings it was built from, which it does not show. */
-    record Config(long baseNanos, long maxNanos, double multiplier, Jitter jitter, Backoff backoff) {
+    record Config(
+        long baseNanos, long maxNanos, double multiplier, Jitter jitter, Backoff backoff) {
       long capNanos(int retry) {
         return backoff.capNanos(retry);
       }
@@ -255,7 +291,8 @@ class BackoffTest {
       BigDecimal m = new BigDecimal(b.multiplier());
       BigDecimal max = BigDecimal.valueOf(b.maxNanos());
       // Far past the cap (by more than a factor e) the answer is the max; skip the huge power.
-      if ((retry - 1) * Math.log(b.multiplier()) > Math.log(b.maxNanos()) - Math.log(b.baseNanos()) + 1) {
+      if ((retry - 1) * Math.log(b.multiplier())
+          > Math.log(b.maxNanos()) - Math.log(b.baseNanos()) + 1) {
         return max;
       }
       BigDecimal cap = BigDecimal.valueOf(b.baseNanos()).multiply(pow(m, retry - 1));
@@ -265,7 +302,9 @@ class BackoffTest {
     /** {@code m^e} by squaring at 34 significant digits; BigDecimal.pow stops at 999 999 999. */
     static BigDecimal pow(BigDecimal m, long e) {
       BigDecimal result = BigDecimal.ONE;
-      for (BigDecimal square = m; e > 0; e >>= 1, square = square.multiply(square, MathContext.DECIMAL128)) {
+      for (BigDecimal square = m;
+          e > 0;
+          e >>= 1, square = square.multiply(square, MathContext.DECIMAL128)) {
         if ((e & 1) == 1) result = result.multiply(square, MathContext.DECIMAL128);
       }
       return result;
@@ -302,7 +341,8 @@ class BackoffTest {
               long previous = b.capNanos(n);
               for (int k = 1; k <= 70 && n + k > 0; k++) {
                 long next = b.capNanos(n + k);
-                assertThat(next).as("%s cap(%d) after cap(%d)=%d", b, n + k, n + k - 1, previous)
+                assertThat(next)
+                    .as("%s cap(%d) after cap(%d)=%d", b, n + k, n + k - 1, previous)
                     .isGreaterThanOrEqualTo(previous);
                 previous = next;
               }
@@ -323,7 +363,8 @@ class BackoffTest {
               for (int n = first; n < first + 20 && n > 0; n++) {
                 long cap = b.capNanos(n);
                 long d = b.delayNanos(n, previous, rng::nextLong);
-                String what = b + " retry " + n + " previous " + previous + " cap " + cap + " got " + d;
+                String what =
+                    b + " retry " + n + " previous " + previous + " cap " + cap + " got " + d;
                 switch (b.jitter()) {
                   case NONE -> assertThat(d).as(what).isEqualTo(cap);
                   case FULL -> assertThat(d).as(what).isBetween(0L, cap);
@@ -332,9 +373,12 @@ class BackoffTest {
                     assertThat(d).as(what).isLessThanOrEqualTo(cap);
                   }
                   case DECORRELATED ->
-                      assertThat(d).as(what).isBetween(Math.min(b.baseNanos(), b.maxNanos()), b.maxNanos());
+                      assertThat(d)
+                          .as(what)
+                          .isBetween(Math.min(b.baseNanos(), b.maxNanos()), b.maxNanos());
                 }
-                previous = r.nextInt(8) == 0 ? r.nextLong(1, Long.MAX_VALUE) : d; // hostile previous too
+                previous =
+                    r.nextInt(8) == 0 ? r.nextLong(1, Long.MAX_VALUE) : d; // hostile previous too
               }
             }
           });

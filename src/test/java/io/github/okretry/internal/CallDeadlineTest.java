@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** {@link CallDeadline}: the shorter of okretry's deadline and OkHttp's call timeout, as arithmetic. */
+/**
+ * {@link CallDeadline}: the shorter of okretry's deadline and OkHttp's call timeout, as arithmetic.
+ */
 @Tag("unit")
 class CallDeadlineTest {
   static final long MS = 1_000_000L;
@@ -28,7 +30,9 @@ class CallDeadlineTest {
     assertThat(own.endNanos()).isEqualTo(NOW + 1_000 * MS);
     assertThat(own.remainingNanos(NOW + 400 * MS)).isEqualTo(600 * MS);
     assertThat(own.watchNanos(NOW + 400 * MS)).isEqualTo(600 * MS);
-    assertThat(own.watchNanos(NOW + 2_000 * MS)).as("at least 1 ns: a watch of 0 is none").isEqualTo(1);
+    assertThat(own.watchNanos(NOW + 2_000 * MS))
+        .as("at least 1 ns: a watch of 0 is none")
+        .isEqualTo(1);
     assertThat(own.attemptCallTimeoutNanos(NOW)).isZero();
     assertThat(own.passed(NOW + 999 * MS)).isFalse();
     assertThat(own.passed(NOW + 1_000 * MS)).isTrue();
@@ -54,7 +58,8 @@ class CallDeadlineTest {
 
   @Test
   void aHugeBudgetNeverLandsOnTheSentinel() {
-    assertThat(CallDeadline.of(NOW, Long.MAX_VALUE - 1, 0).endNanos()).isEqualTo(CallDeadline.NO_DEADLINE - 1);
+    assertThat(CallDeadline.of(NOW, Long.MAX_VALUE - 1, 0).endNanos())
+        .isEqualTo(CallDeadline.NO_DEADLINE - 1);
     assertThat(CallDeadline.of(-NOW, Long.MAX_VALUE - 1, 0).exists()).isTrue();
   }
 }

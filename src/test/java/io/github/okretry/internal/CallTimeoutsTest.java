@@ -7,14 +7,17 @@ import okio.Timeout;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** {@link CallTimeouts}: a call's okio {@code Timeout} (timeout and deadline, the shorter winning). */
+/**
+ * {@link CallTimeouts}: a call's okio {@code Timeout} (timeout and deadline, the shorter winning).
+ */
 @Tag("unit")
 class CallTimeoutsTest {
 
   @Test
   void timeoutDeadlineBothOrNeither() {
     assertThat(CallTimeouts.nanosAllowed(new Timeout())).isZero();
-    assertThat(CallTimeouts.nanosAllowed(new Timeout().timeout(2, TimeUnit.SECONDS))).isEqualTo(2_000_000_000L);
+    assertThat(CallTimeouts.nanosAllowed(new Timeout().timeout(2, TimeUnit.SECONDS)))
+        .isEqualTo(2_000_000_000L);
 
     long deadline = CallTimeouts.nanosAllowed(new Timeout().deadline(2, TimeUnit.SECONDS));
     assertThat(deadline).isBetween(1_000_000_000L, 2_000_000_000L);

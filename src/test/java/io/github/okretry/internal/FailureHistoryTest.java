@@ -38,10 +38,14 @@ class FailureHistoryTest {
 
   @Test
   void keepsTheFirstThreeAndTheLastFiveBeyond() {
-    assertThat(attach(9)).containsExactly("f1", "f2", "f3", "omitted 1", "f5", "f6", "f7", "f8", "f9");
-    assertThat(attach(13)).containsExactly("f1", "f2", "f3", "omitted 5", "f9", "f10", "f11", "f12", "f13");
-    assertThat(attach(100_000)).hasSize(FailureHistory.KEEP_FIRST + 1 + FailureHistory.KEEP_LAST)
-        .contains("omitted 99992").endsWith("f99996", "f99997", "f99998", "f99999", "f100000");
+    assertThat(attach(9))
+        .containsExactly("f1", "f2", "f3", "omitted 1", "f5", "f6", "f7", "f8", "f9");
+    assertThat(attach(13))
+        .containsExactly("f1", "f2", "f3", "omitted 5", "f9", "f10", "f11", "f12", "f13");
+    assertThat(attach(100_000))
+        .hasSize(FailureHistory.KEEP_FIRST + 1 + FailureHistory.KEEP_LAST)
+        .contains("omitted 99992")
+        .endsWith("f99996", "f99997", "f99998", "f99999", "f100000");
   }
 
   @Test
@@ -57,8 +61,11 @@ class FailureHistoryTest {
     FailureHistory history = new FailureHistory();
     for (int i = 0; i < 20; i++) history.add(new IOException());
     Throwable marker = history.attachTo(new IOException()).getSuppressed()[3];
-    assertThat(marker).isInstanceOf(FailureHistory.Omitted.class)
-        .hasMessage("okretry: 12 earlier failures omitted (failures 4 to 15); the first 3 and the last 5 are kept");
+    assertThat(marker)
+        .isInstanceOf(FailureHistory.Omitted.class)
+        .hasMessage(
+            "okretry: 12 earlier failures omitted (failures 4 to 15); the first 3 and the last 5"
+                + " are kept");
     assertThat(marker.getStackTrace()).isEmpty();
   }
 }

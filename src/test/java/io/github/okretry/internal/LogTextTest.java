@@ -20,15 +20,23 @@ class LogTextTest {
 
   static Stream<Arguments> escapes() {
     return Stream.of(
-        Arguments.of("plain ASCII", "Unexpected status line: HTTP/1.1 2OO OK", "Unexpected status line: HTTP/1.1 2OO OK"),
+        Arguments.of(
+            "plain ASCII",
+            "Unexpected status line: HTTP/1.1 2OO OK",
+            "Unexpected status line: HTTP/1.1 2OO OK"),
         Arguments.of("CR and LF", "a\rb\nc", "a\\rb\\nc"),
         Arguments.of("tab", "a\tb", "a\\tb"),
         Arguments.of("ANSI escape (ESC)", "\u001b[31mred", "\\u001b[31mred"),
         Arguments.of("NUL and DEL", "a\u0000b\u007f", "a\\u0000b\\u007f"),
         Arguments.of("C1 controls (CSI, NEL)", "\u009b2J\u0085", "\\u009b2J\\u0085"),
-        Arguments.of("bidi override and isolates", "\u202Eexe.txt\u2066x\u2069", "\\u202eexe.txt\\u2066x\\u2069"),
-        Arguments.of("line separator, zero width, BOM", "a\u2028b\u200Bc\uFEFF", "a\\u2028b\\u200bc\\ufeff"),
-        Arguments.of("letters of other scripts", "Zürich Ελλάδα 東京 مرحبا", "Zürich Ελλάδα 東京 مرحبا"),
+        Arguments.of(
+            "bidi override and isolates",
+            "\u202Eexe.txt\u2066x\u2069",
+            "\\u202eexe.txt\\u2066x\\u2069"),
+        Arguments.of(
+            "line separator, zero width, BOM", "a\u2028b\u200Bc\uFEFF", "a\\u2028b\\u200bc\\ufeff"),
+        Arguments.of(
+            "letters of other scripts", "Zürich Ελλάδα 東京 مرحبا", "Zürich Ελλάδα 東京 مرحبا"),
         Arguments.of("backslashes pass unchanged", "C:\\path\\u001b", "C:\\path\\u001b"));
   }
 
@@ -41,13 +49,34 @@ class LogTextTest {
   /** The first and last character of each escaped range, and its neighbours, which pass. */
   @ParameterizedTest(name = "U+{0}: escaped {1}")
   @CsvSource({
-    "001f, true", "0020, false", "007e, false", "007f, true", "009f, true", "00a0, false",
-    "061b, false", "061c, true", "061d, false",
-    "200a, false", "200b, true", "200f, true", "2010, false",
-    "2027, false", "2028, true", "202e, true", "202f, false",
-    "205f, false", "2060, true", "206f, true", "2070, false",
-    "fefe, false", "feff, true", "ff00, false",
-    "fff8, false", "fff9, true", "fffb, true", "fffc, false",
+    "001f, true",
+    "0020, false",
+    "007e, false",
+    "007f, true",
+    "009f, true",
+    "00a0, false",
+    "061b, false",
+    "061c, true",
+    "061d, false",
+    "200a, false",
+    "200b, true",
+    "200f, true",
+    "2010, false",
+    "2027, false",
+    "2028, true",
+    "202e, true",
+    "202f, false",
+    "205f, false",
+    "2060, true",
+    "206f, true",
+    "2070, false",
+    "fefe, false",
+    "feff, true",
+    "ff00, false",
+    "fff8, false",
+    "fff9, true",
+    "fffb, true",
+    "fffc, false",
   })
   void theEdgesOfEachEscapedRange(String hex, boolean escaped) {
     char c = (char) Integer.parseInt(hex, 16);
@@ -83,6 +112,8 @@ class LogTextTest {
     // a cut never leaves half a surrogate pair behind
     String pairs = LogText.safe("x" + "\uD83D\uDE00".repeat(200));
     assertThat(pairs.codePoints().filter(c -> Character.isSurrogate((char) c))).isEmpty();
-    assertThat(pairs).startsWith("x\uD83D\uDE00").endsWith("\uDE00... (202 more chars)"); // 99 pairs kept, 101 left
+    assertThat(pairs)
+        .startsWith("x\uD83D\uDE00")
+        .endsWith("\uDE00... (202 more chars)"); // 99 pairs kept, 101 left
   }
 }

@@ -47,7 +47,8 @@ class OkHttpVersionTest {
   void messageNamesTheVersionFoundAndTheVersionNeeded() {
     assertThatThrownBy(() -> OkHttpVersion.check("5.3.2"))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageStartingWith("okretry needs OkHttp 5.4.0 or newer, but found OkHttp 5.3.2 on the classpath.")
+        .hasMessageStartingWith(
+            "okretry needs OkHttp 5.4.0 or newer, but found OkHttp 5.3.2 on the classpath.")
         .hasMessageContaining("exclude it");
   }
 

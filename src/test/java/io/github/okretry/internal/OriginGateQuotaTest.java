@@ -5,16 +5,16 @@ import static io.github.okretry.internal.QuotaPacerTest.response;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.SplittableRandom;
 import io.github.okretry.internal.OriginGate.QuotaTurn;
+import java.util.SplittableRandom;
 import okhttp3.HttpUrl;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link OriginGate}'s settings and what it does with quota answers: a gate that does not read
- * quotas, an answer that came from another origin than the one counted (a redirect), an origin
- * with a quota forgotten by the bound, and {@link OriginGate#quiet} for hedging.
+ * quotas, an answer that came from another origin than the one counted (a redirect), an origin with
+ * a quota forgotten by the bound, and {@link OriginGate#quiet} for hedging.
  */
 @Tag("unit")
 class OriginGateQuotaTest {
@@ -23,8 +23,10 @@ class OriginGateQuotaTest {
   static final long FAR = Long.MAX_VALUE / 4;
   static final HttpUrl A = HttpUrl.get("https://a.test/items");
   static final HttpUrl B = HttpUrl.get("https://b.test/items");
-  static final String SPENT = "RateLimit-Policy: \"default\";q=20;w=1 | RateLimit: \"default\";r=0;t=1";
-  static final String ONE_LEFT = "RateLimit-Policy: \"default\";q=20;w=1 | RateLimit: \"default\";r=1;t=1";
+  static final String SPENT =
+      "RateLimit-Policy: \"default\";q=20;w=1 | RateLimit: \"default\";r=0;t=1";
+  static final String ONE_LEFT =
+      "RateLimit-Policy: \"default\";q=20;w=1 | RateLimit: \"default\";r=1;t=1";
 
   static OriginGate gate(int maxOrigins, boolean paceQuotas, boolean probe) {
     SplittableRandom r = new SplittableRandom(7);
@@ -49,7 +51,8 @@ class OriginGateQuotaTest {
     assertThat(off.readsQuotas()).isFalse();
     assertThat(off.probes()).isFalse();
     assertThatThrownBy(() -> gate(8, false, true))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("probe without paceQuotas");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("probe without paceQuotas");
   }
 
   @Test
@@ -67,7 +70,9 @@ class OriginGateQuotaTest {
     publish(gate, A, SPENT, 0);
     assertThat(gate.pacesQuotas()).isTrue();
     assertThat(gate.size()).isEqualTo(1);
-    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).as("held until the reset").isGreaterThanOrEqualTo(1 * S);
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos())
+        .as("held until the reset")
+        .isGreaterThanOrEqualTo(1 * S);
     assertThat(gate.admitQuota(B, 0, FAR)).as("another origin").isNull();
     assertThat(gate.size()).as("asking about another origin adds nothing").isEqualTo(1);
   }
@@ -83,7 +88,9 @@ class OriginGateQuotaTest {
     // Redirected to b, which answers that its quota is spent.
     gate.quotaAnswered(counted, response(B, 200, SPENT), false, RetryAfter.ABSENT, 1 * MS);
     assertThat(gate.admitQuota(A, 1 * MS, FAR).waitNanos()).as("a's count is freed").isZero();
-    assertThat(gate.admitQuota(B, 1 * MS, FAR).waitNanos()).as("b learned its quota is spent").isGreaterThanOrEqualTo(S - MS);
+    assertThat(gate.admitQuota(B, 1 * MS, FAR).waitNanos())
+        .as("b learned its quota is spent")
+        .isGreaterThanOrEqualTo(S - MS);
   }
 
   @Test
@@ -100,7 +107,8 @@ class OriginGateQuotaTest {
   void answersWithoutACountOrAQuotaAddNothing() {
     OriginGate gate = gate(8, true, false);
     gate.quotaAnswered(null, null, false, RetryAfter.ABSENT, 0);
-    gate.quotaAnswered(null, response(A, 200, "Content-Type: text/plain"), false, RetryAfter.ABSENT, 0);
+    gate.quotaAnswered(
+        null, response(A, 200, "Content-Type: text/plain"), false, RetryAfter.ABSENT, 0);
     assertThat(gate.size()).isZero();
     assertThat(gate.pacesQuotas()).isFalse();
   }
@@ -132,7 +140,9 @@ class OriginGateQuotaTest {
     OriginGate gate = gate(8, true, true);
     assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).isZero();
     assertThat(gate.size()).isEqualTo(1);
-    assertThat(gate.admitQuota(A, 0, FAR).waitNanos()).as("waits for the first answer").isPositive();
+    assertThat(gate.admitQuota(A, 0, FAR).waitNanos())
+        .as("waits for the first answer")
+        .isPositive();
     assertThat(gate.admitQuota(B, 0, FAR).waitNanos()).as("b has its own first call").isZero();
     assertThat(gate.size()).isEqualTo(2);
   }

@@ -16,7 +16,10 @@ class OriginGateTest {
   static final long S = 1_000_000_000L;
   static final long FAR = Long.MAX_VALUE / 4;
 
-  /** A gate remembering at most {@code maxOrigins} origins, pacing by published quotas, on the system clock. */
+  /**
+   * A gate remembering at most {@code maxOrigins} origins, pacing by published quotas, on the
+   * system clock.
+   */
   static OriginGate gate(int maxOrigins) {
     return new OriginGate(maxOrigins, true, false, WallClock.SYSTEM, RandomSource.THREAD_LOCAL);
   }
@@ -145,7 +148,9 @@ class OriginGateTest {
     assertThat(gate.size()).isEqualTo(1);
     assertThat(gate.check(url("a.test"), 1)).isNull();
     assertThat(gate.check(url("b.test"), 1).code).isEqualTo(429);
-    assertThatThrownBy(() -> gate(0)).isInstanceOf(IllegalArgumentException.class).hasMessage("maxOrigins < 1: 0");
+    assertThatThrownBy(() -> gate(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxOrigins < 1: 0");
   }
 
   @ParameterizedTest(name = "origin {0}")
@@ -172,7 +177,8 @@ class OriginGateTest {
     gate.released(a, 0, true, RetryAfter.ABSENT, S, 1);
     gate.sent(url("a.test"), 20_000_000L);
     gate.admitted(url("a.test"), 20_000_000L);
-    gate.released(a, 40_000_000L, false, S, S, 41_000_000L); // 20 ms after the other call's admission
+    gate.released(
+        a, 40_000_000L, false, S, S, 41_000_000L); // 20 ms after the other call's admission
     assertThat(gapBetweenTurns(gate, a, 42_000_000L)).isEqualTo(25_000_000L);
 
     OriginGate inFlight = gate(Tuning.MAX_ORIGINS);
@@ -180,7 +186,9 @@ class OriginGateTest {
     inFlight.released(a, 0, true, RetryAfter.ABSENT, S, 1);
     inFlight.sent(url("a.test"), 20_000_000L); // not answered yet
     inFlight.released(a, 40_000_000L, false, S, S, 41_000_000L);
-    assertThat(gapBetweenTurns(inFlight, a, 42_000_000L)).as("the refusal may be the other call's doing").isZero();
+    assertThat(gapBetweenTurns(inFlight, a, 42_000_000L))
+        .as("the refusal may be the other call's doing")
+        .isZero();
   }
 
   @Test

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import okhttp3.HttpUrl;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 
 @Tag("unit")
 class OriginLatenciesTest {
@@ -47,7 +47,8 @@ class OriginLatenciesTest {
     OriginLatencies table = new OriginLatencies(0.9);
     assertThat(table.refusedRecently(a, 0)).isFalse();
     table.refused(a, 0);
-    assertThat(table.refusedRecently(aOtherPath, Tuning.HEDGE_QUIET_AFTER_REFUSAL_NANOS - 1)).isTrue();
+    assertThat(table.refusedRecently(aOtherPath, Tuning.HEDGE_QUIET_AFTER_REFUSAL_NANOS - 1))
+        .isTrue();
     assertThat(table.refusedRecently(a, Tuning.HEDGE_QUIET_AFTER_REFUSAL_NANOS)).isFalse();
     assertThat(table.refusedRecently(b, 1)).isFalse();
   }

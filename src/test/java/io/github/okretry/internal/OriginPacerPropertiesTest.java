@@ -34,7 +34,9 @@ public class OriginPacerPropertiesTest {
     final boolean paced;
     long lastAdmitted = Long.MIN_VALUE / 2;
     // event: {time, kind, caller, slot}; kinds below
-    final PriorityQueue<long[]> events = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[4], b[4]));
+    final PriorityQueue<long[]> events =
+        new PriorityQueue<>(
+            (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[4], b[4]));
     long sequence;
     final List<long[]> calls = new ArrayList<>(); // {latest, ownLatest, waited, canceled(0/1)}
     final List<SplittableRandom> callerDraws = new ArrayList<>(); // so paced and unpaced draw alike
@@ -98,7 +100,12 @@ public class OriginPacerPropertiesTest {
       if (admitted) lastAdmitted = t;
       long answered = t + (1 + random.nextInt(3)) * MS;
       // Mostly short refusals, sometimes a long, quota-like one.
-      long retryAfter = admitted ? ABSENT : random.nextInt(10) == 0 ? (10 + random.nextInt(21)) * S : (1 + random.nextInt(2)) * S;
+      long retryAfter =
+          admitted
+              ? ABSENT
+              : random.nextInt(10) == 0
+                  ? (10 + random.nextInt(21)) * S
+                  : (1 + random.nextInt(2)) * S;
       if (slot >= 0) {
         pacer.released(slot, admitted, retryAfter, call[2], answered);
         if (!admitted) refusals.add(new long[] {answered, Math.min(retryAfter, call[2])});
@@ -127,7 +134,9 @@ public class OriginPacerPropertiesTest {
         // A retry with no other waiter is never released later than its own Retry-After plus
         // the most its spread could add, and always gets its turn.
         assertThat(taken).as("alone at %d: a turn", t).isTrue();
-        assertThat(slot).as("alone at %d: within its own spread", t).isLessThanOrEqualTo(Math.max(t, call[1]));
+        assertThat(slot)
+            .as("alone at %d: within its own spread", t)
+            .isLessThanOrEqualTo(Math.max(t, call[1]));
         // Turns given back delay nobody: the turn counts from the last one used, or now.
         long fromUsed = anyUsed ? Math.max(t, lastUsed + interval) : t;
         assertThat(slot).as("alone at %d: no ghost turns ahead", t).isLessThanOrEqualTo(fromUsed);
@@ -147,7 +156,8 @@ public class OriginPacerPropertiesTest {
      * Retry-After of such a refusal (the one the origin gave, the one the call had waited).
      */
     private void checkLearned(long now) {
-      while (!refusals.isEmpty() && now - refusals.peekFirst()[0] >= Tuning.PACING_MEMORY_NANOS) refusals.pollFirst();
+      while (!refusals.isEmpty() && now - refusals.peekFirst()[0] >= Tuning.PACING_MEMORY_NANOS)
+        refusals.pollFirst();
       long learned = pacer.learnedIntervalNanos(now);
       if (learned == 0) return;
       long bound = refusals.stream().mapToLong(r -> r[1]).max().orElse(0);
@@ -203,7 +213,9 @@ public class OriginPacerPropertiesTest {
       int n = CROWDS[draws.nextInt(CROWDS.length)];
       long gap = LIMITER_GAPS[draws.nextInt(LIMITER_GAPS.length)];
       int[] d = densestRetries(seed, n, gap);
-      assertThat(d[1]).as("seed %d, %d calls, limiter gap %d ms: paced vs unpaced", seed, n, gap / MS).isLessThanOrEqualTo(d[0]);
+      assertThat(d[1])
+          .as("seed %d, %d calls, limiter gap %d ms: paced vs unpaced", seed, n, gap / MS)
+          .isLessThanOrEqualTo(d[0]);
     }
   }
 }

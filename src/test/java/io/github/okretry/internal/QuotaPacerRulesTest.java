@@ -42,9 +42,13 @@ class QuotaPacerRulesTest {
     pacer = new QuotaPacer(probe, origin);
   }
 
-  /** An IETF policy {@code name}, no q or w (a 50 ms interval), with a reset {@code resetAfter} from {@code at}. */
+  /**
+   * An IETF policy {@code name}, no q or w (a 50 ms interval), with a reset {@code resetAfter} from
+   * {@code at}.
+   */
   Quota quota(String name, long at, long remaining, long resetAfter) {
-    return new Quota(Quota.Form.IETF_LIST, name, null, remaining, false, 0, 0, t0 + at, true, resetAfter);
+    return new Quota(
+        Quota.Form.IETF_LIST, name, null, remaining, false, 0, 0, t0 + at, true, resetAfter);
   }
 
   Quota quota(long at, long remaining, long resetAfter) {
@@ -53,11 +57,13 @@ class QuotaPacerRulesTest {
 
   /** q=10, w=1 s: one unit's interval is 100 ms. */
   Quota tenPerSecond(long at, long remaining, long resetAfter) {
-    return new Quota(Quota.Form.IETF_LIST, "default", null, remaining, true, 10, S, t0 + at, true, resetAfter);
+    return new Quota(
+        Quota.Form.IETF_LIST, "default", null, remaining, true, 10, S, t0 + at, true, resetAfter);
   }
 
   Quota withoutReset(long at, long remaining) {
-    return new Quota(Quota.Form.IETF_LIST, "default", null, remaining, false, 0, 0, t0 + at, false, 0);
+    return new Quota(
+        Quota.Form.IETF_LIST, "default", null, remaining, false, 0, 0, t0 + at, false, 0);
   }
 
   long admit(long at) {
@@ -68,7 +74,9 @@ class QuotaPacerRulesTest {
     return pacer.admit(t0 + at, path, FAR);
   }
 
-  /** A call that cannot wait: it goes whatever the quota says, counted; its number for the answer. */
+  /**
+   * A call that cannot wait: it goes whatever the quota says, counted; its number for the answer.
+   */
   long send(long at) {
     assertThat(pacer.admit(t0 + at, PATH, 0)).isZero();
     return pacer.lastSend();
@@ -94,7 +102,8 @@ class QuotaPacerRulesTest {
 
   @ParameterizedTest(name = "offset drawn {0}")
   @CsvSource({"lowest, 0", "highest, 100"})
-  void aSpentQuotaHoldsACallUntilItsResetPlusAnOffsetInZeroToOneInterval(String draw, long offsetMillis) {
+  void aSpentQuotaHoldsACallUntilItsResetPlusAnOffsetInZeroToOneInterval(
+      String draw, long offsetMillis) {
     random = draw.equals("lowest") ? ExtremeRandom.LOWEST : ExtremeRandom.HIGHEST;
     answer(UNCOUNTED, 0, tenPerSecond(0, 0, S)); // w/q = 100 ms
     assertThat(admit(0)).isEqualTo(S + offsetMillis * MS);
@@ -109,15 +118,31 @@ class QuotaPacerRulesTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', textBlock = """
-      q=10 and w=1 s: w/q                 | true  | 10 | 1000 | 100
-      a limit but no window: 50 ms        | true  | 10 | 0    | 50
-      a window but no limit: 50 ms        | false | 0  | 1000 | 50
-      a limit of 0: 50 ms                 | true  | 0  | 1000 | 50
-      """)
-  void aSpentQuotaWithoutAResetIsRetriedOncePerInterval(String name, boolean hasLimit, long limit, long windowMillis,
-      long intervalMillis) {
-    answer(UNCOUNTED, 0, new Quota(Quota.Form.IETF_LIST, "default", null, 0, hasLimit, limit, windowMillis * MS, t0, false, 0));
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          q=10 and w=1 s: w/q                 | true  | 10 | 1000 | 100
+          a limit but no window: 50 ms        | true  | 10 | 0    | 50
+          a window but no limit: 50 ms        | false | 0  | 1000 | 50
+          a limit of 0: 50 ms                 | true  | 0  | 1000 | 50
+          """)
+  void aSpentQuotaWithoutAResetIsRetriedOncePerInterval(
+      String name, boolean hasLimit, long limit, long windowMillis, long intervalMillis) {
+    answer(
+        UNCOUNTED,
+        0,
+        new Quota(
+            Quota.Form.IETF_LIST,
+            "default",
+            null,
+            0,
+            hasLimit,
+            limit,
+            windowMillis * MS,
+            t0,
+            false,
+            0));
     assertThat(admit(0)).isEqualTo(intervalMillis * MS);
     assertThat(admit(intervalMillis * MS)).as("one call finds out").isZero();
   }
@@ -133,7 +158,9 @@ class QuotaPacerRulesTest {
   void aSpentQuotaLearnsAResetFromALaterAnswer() {
     answer(UNCOUNTED, 0, withoutReset(0, 0));
     answer(UNCOUNTED, 10 * MS, quota(10 * MS, 0, 5 * S));
-    assertThat(admit(10 * MS)).as("parked until the reset, not retried per interval").isEqualTo(5 * S);
+    assertThat(admit(10 * MS))
+        .as("parked until the reset, not retried per interval")
+        .isEqualTo(5 * S);
   }
 
   @Test
@@ -243,11 +270,25 @@ class QuotaPacerRulesTest {
 
   @Test
   void aKeyIsSpreadFor30SecondsAfterTheSignThatOthersDrawOnIt() {
-    Quota q = new Quota(Quota.Form.IETF_LIST, "default", null, 17, true, 20, S, t0 + MS, true, 100 * S);
+    Quota q =
+        new Quota(Quota.Form.IETF_LIST, "default", null, 17, true, 20, S, t0 + MS, true, 100 * S);
     answer(send(0), MS, q); // 20 a window, 1 sent, 17 left: others drew on it
     long end = MS + 30 * S;
     long b = send(end - 1);
-    answer(b, end - 1, new Quota(Quota.Form.IETF_LIST, "default", null, 16, true, 20, S, t0 + end - 1, true, 100 * S - end + 1 + MS));
+    answer(
+        b,
+        end - 1,
+        new Quota(
+            Quota.Form.IETF_LIST,
+            "default",
+            null,
+            16,
+            true,
+            20,
+            S,
+            t0 + end - 1,
+            true,
+            100 * S - end + 1 + MS));
     assertThat(admit(end - 1)).as("still spread").isGreaterThan(POLL);
     assertThat(admit(end)).as("30 s on: no longer").isZero();
   }
@@ -262,33 +303,58 @@ class QuotaPacerRulesTest {
   }
 
   /**
-   * A call sequence and what the next call then meets. Steps, one millisecond apart: {@code sN}
-   * N sends that cannot wait; {@code aK=R} the answer to send K saying R left; {@code rK=R} the
-   * same as a refusal; {@code u=R} an answer to an uncounted send; {@code @T} the clock set to T
-   * ms. Every quota's window ends at the next multiple of 10 s.
+   * A call sequence and what the next call then meets. Steps, one millisecond apart: {@code sN} N
+   * sends that cannot wait; {@code aK=R} the answer to send K saying R left; {@code rK=R} the same
+   * as a refusal; {@code u=R} an answer to an uncounted send; {@code @T} the clock set to T ms.
+   * Every quota's window ends at the next multiple of 10 s.
    */
   static Stream<Arguments> sequences() {
     Object[][] table = {
-        // Shared: a fall beyond every send since the window's first answer, those then in flight, and 2.
-        {"a fall of the 3 sends since the first answer, and 2: ours", "s1 a0=100 s3 a1=95", Outcome.GO},
-        {"one more: others draw on it", "s1 a0=100 s3 a1=94", Outcome.SPREAD},
-        {"the sends in flight at the first answer count too", "s3 a1=100 s2 a2=93", Outcome.POLL},
-        {"one more than them: others'", "s3 a1=100 s2 a2=92", Outcome.SPREAD},
-        {"a window first heard uncounted: from its first counted answer", "u=100 s3 a0=99 a1=93", Outcome.GO},
-        {"one more: others'", "u=100 s3 a0=99 a1=92", Outcome.SPREAD},
-        {"measured from the window's first answer, not the latest", "s1 a0=100 s3 a1=97 a2=95", Outcome.GO},
-        {"one more since the first: others'", "s1 a0=100 s3 a1=97 a2=94", Outcome.SPREAD},
-        {"a new window is measured from its own first answer", "s1 a0=100 @10001 s1 a1=20 s1 a2=19", Outcome.GO},
-        {"a refusal while some was left: others'", "u=5 s2 r0=0 @10001 s1 a2=19", Outcome.SPREAD},
-        {"a refusal when none was left (one in flight): expected", "u=0 s2 r0=0 @10001 s1 a2=19", Outcome.GO},
-        {"a refusal when none was left: expected", "u=0 s1 r0=0 @10001 s1 a1=19", Outcome.GO},
-        // Counts that rise.
-        {"a rise within the 2 in flight and 2: not believed", "s3 a0=0 a1=4", Outcome.SPENT},
-        {"one more: believed", "s3 a0=0 a1=5", Outcome.GO},
-        {"an overtaken answer's rise: not believed", "s3 a1=0 a0=9", Outcome.SPENT},
-        {"an uncounted answer's rise: not believed", "s3 a0=0 u=9", Outcome.SPENT},
-        {"after a believed rise, a fall is measured from it: ours", "s3 a0=0 a1=20 s3 a2=13", Outcome.GO},
-        {"one more: others'", "s3 a0=0 a1=20 s3 a2=12", Outcome.SPREAD},
+      // Shared: a fall beyond every send since the window's first answer, those then in flight, and
+      // 2.
+      {
+        "a fall of the 3 sends since the first answer, and 2: ours",
+        "s1 a0=100 s3 a1=95",
+        Outcome.GO
+      },
+      {"one more: others draw on it", "s1 a0=100 s3 a1=94", Outcome.SPREAD},
+      {"the sends in flight at the first answer count too", "s3 a1=100 s2 a2=93", Outcome.POLL},
+      {"one more than them: others'", "s3 a1=100 s2 a2=92", Outcome.SPREAD},
+      {
+        "a window first heard uncounted: from its first counted answer",
+        "u=100 s3 a0=99 a1=93",
+        Outcome.GO
+      },
+      {"one more: others'", "u=100 s3 a0=99 a1=92", Outcome.SPREAD},
+      {
+        "measured from the window's first answer, not the latest",
+        "s1 a0=100 s3 a1=97 a2=95",
+        Outcome.GO
+      },
+      {"one more since the first: others'", "s1 a0=100 s3 a1=97 a2=94", Outcome.SPREAD},
+      {
+        "a new window is measured from its own first answer",
+        "s1 a0=100 @10001 s1 a1=20 s1 a2=19",
+        Outcome.GO
+      },
+      {"a refusal while some was left: others'", "u=5 s2 r0=0 @10001 s1 a2=19", Outcome.SPREAD},
+      {
+        "a refusal when none was left (one in flight): expected",
+        "u=0 s2 r0=0 @10001 s1 a2=19",
+        Outcome.GO
+      },
+      {"a refusal when none was left: expected", "u=0 s1 r0=0 @10001 s1 a1=19", Outcome.GO},
+      // Counts that rise.
+      {"a rise within the 2 in flight and 2: not believed", "s3 a0=0 a1=4", Outcome.SPENT},
+      {"one more: believed", "s3 a0=0 a1=5", Outcome.GO},
+      {"an overtaken answer's rise: not believed", "s3 a1=0 a0=9", Outcome.SPENT},
+      {"an uncounted answer's rise: not believed", "s3 a0=0 u=9", Outcome.SPENT},
+      {
+        "after a believed rise, a fall is measured from it: ours",
+        "s3 a0=0 a1=20 s3 a2=13",
+        Outcome.GO
+      },
+      {"one more: others'", "s3 a0=0 a1=20 s3 a2=12", Outcome.SPREAD},
     };
     List<Arguments> out = new ArrayList<>();
     for (long origin : new long[] {0, Long.MAX_VALUE - 5 * S}) {
@@ -312,7 +378,9 @@ class QuotaPacerRulesTest {
   @MethodSource("sequences")
   void aCallSequenceLeavesTheNextCall(String name, String steps, Outcome expected, long origin) {
     start(origin, false);
-    List<Long> sent = new ArrayList<>(); // the pacer's numbers for the sends, in order: aK answers the K-th (from 0)
+    List<Long> sent =
+        new ArrayList<>(); // the pacer's numbers for the sends, in order: aK answers the K-th (from
+    // 0)
     long t = 0;
     for (String step : steps.split(" ")) {
       if (step.startsWith("@")) {
@@ -339,34 +407,44 @@ class QuotaPacerRulesTest {
     t += MS;
     long reset = (t / (10 * S) + 1) * 10 * S;
     long r = admit(t);
-    Outcome got = r == 0 ? Outcome.GO : r == POLL ? Outcome.POLL : r >= reset - t ? Outcome.SPENT : Outcome.SPREAD;
+    Outcome got =
+        r == 0
+            ? Outcome.GO
+            : r == POLL ? Outcome.POLL : r >= reset - t ? Outcome.SPENT : Outcome.SPREAD;
     assertThat(got).as("admit returned %d", r).isEqualTo(expected);
   }
 
   // ---- keys --------------------------------------------------------------------------------
 
   @ParameterizedTest(name = "{0} {1} pk={2}: gates every path {3}")
-  @CsvSource(nullValues = "-", textBlock = """
-      IETF_LIST,        default, -,    true
-      IETF_LIST,        default, cGs=, false
-      DRAFT_DICTIONARY, -,       -,    true
-      DRAFT_FIELDS,     -,       -,    true
-      X_RATELIMIT,      -,       -,    true
-      X_RATELIMIT,      abc,     -,    true
-      X_RATE_LIMIT,     -,       -,    true
-      X_RATE_LIMIT,     abc,     -,    true
-      """)
-  void aKeyWithAPartitionKeyGatesOnlyThePathThatReportedItAndALoneBucketEveryPath(Quota.Form form, String policy,
-      String pk, boolean everyPath) {
+  @CsvSource(
+      nullValues = "-",
+      textBlock =
+          """
+          IETF_LIST,        default, -,    true
+          IETF_LIST,        default, cGs=, false
+          DRAFT_DICTIONARY, -,       -,    true
+          DRAFT_FIELDS,     -,       -,    true
+          X_RATELIMIT,      -,       -,    true
+          X_RATELIMIT,      abc,     -,    true
+          X_RATE_LIMIT,     -,       -,    true
+          X_RATE_LIMIT,     abc,     -,    true
+          """)
+  void aKeyWithAPartitionKeyGatesOnlyThePathThatReportedItAndALoneBucketEveryPath(
+      Quota.Form form, String policy, String pk, boolean everyPath) {
     answer(UNCOUNTED, PATH, 0, new Quota(form, policy, pk, 0, false, 0, 0, t0, true, 5 * S));
     assertThat(admit(0, PATH)).isEqualTo(5 * S);
     if (everyPath) assertThat(admit(0, OTHER_PATH)).isEqualTo(5 * S);
     else assertThat(admit(0, OTHER_PATH)).isZero();
   }
 
-  /** GitHub's {@code X-RateLimit-Resource} (a bucket the server names) with a reset {@code resetAfter} from {@code at}. */
+  /**
+   * GitHub's {@code X-RateLimit-Resource} (a bucket the server names) with a reset {@code
+   * resetAfter} from {@code at}.
+   */
   Quota bucket(String name, long at, long remaining, long resetAfter) {
-    return new Quota(Quota.Form.X_RATELIMIT, name, null, remaining, true, 10, 0, t0 + at, true, resetAfter);
+    return new Quota(
+        Quota.Form.X_RATELIMIT, name, null, remaining, true, 10, 0, t0 + at, true, resetAfter);
   }
 
   @Test
@@ -377,26 +455,33 @@ class QuotaPacerRulesTest {
     }
   }
 
-  /** GitHub's shape: core answered on three REST paths, search on one; then one of them is spent. */
+  /**
+   * GitHub's shape: core answered on three REST paths, search on one; then one of them is spent.
+   */
   @ParameterizedTest(name = "{0} spent: {1} held {2}")
-  @CsvSource(textBlock = """
-      search, /search/issues,        true
-      search, /search/repositories,  true
-      search, /issues/7,             false
-      search, /user,                 false
-      search, /repos/o/r/pulls,      false
-      core,   /issues/0,             true
-      core,   /issues/7,             true
-      core,   /repos/o/r/pulls/3,    true
-      core,   /user,                 true
-      core,   /search/issues,        false
-      core,   /search/code,          false
-      """)
-  void withTwoBucketsAPathGoesByItsOwnElseByItsNearestKnownPath(String spent, String path, boolean held) {
+  @CsvSource(
+      textBlock =
+          """
+          search, /search/issues,        true
+          search, /search/repositories,  true
+          search, /issues/7,             false
+          search, /user,                 false
+          search, /repos/o/r/pulls,      false
+          core,   /issues/0,             true
+          core,   /issues/7,             true
+          core,   /repos/o/r/pulls/3,    true
+          core,   /user,                 true
+          core,   /search/issues,        false
+          core,   /search/code,          false
+          """)
+  void withTwoBucketsAPathGoesByItsOwnElseByItsNearestKnownPath(
+      String spent, String path, boolean held) {
     answer(UNCOUNTED, "/issues/0", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
     answer(UNCOUNTED, "/issues/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
-    answer(UNCOUNTED, "/repos/o/r/pulls/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
-    answer(UNCOUNTED, "/search/issues", 0, bucket("search", 0, spent.equals("search") ? 0 : 5, 9 * S));
+    answer(
+        UNCOUNTED, "/repos/o/r/pulls/1", 0, bucket("core", 0, spent.equals("core") ? 0 : 5, 5 * S));
+    answer(
+        UNCOUNTED, "/search/issues", 0, bucket("search", 0, spent.equals("search") ? 0 : 5, 9 * S));
     long r = admit(0, path);
     if (held) assertThat(r).isEqualTo(spent.equals("core") ? 5 * S : 9 * S);
     else assertThat(r).isZero();
@@ -409,29 +494,37 @@ class QuotaPacerRulesTest {
     assertThat(admit(0, "/a/1")).isEqualTo(5 * S);
     answer(UNCOUNTED, "/a/1", 0, bucket("two", 0, 5, 5 * S));
     assertThat(admit(0, "/a/1")).as("now under two").isZero();
-    assertThat(admit(0, "/a/2")).as("one has no path left: the nearest is /a/1, under two").isZero();
+    assertThat(admit(0, "/a/2"))
+        .as("one has no path left: the nearest is /a/1, under two")
+        .isZero();
   }
 
   @Test
   void aBucketRemembersItsLastFourPathsAndAPathTooLongToKeepStillGoesByItsNearest() {
     for (int i = 0; i < 6; i++) answer(UNCOUNTED, "/core/" + i, 0, bucket("core", 0, 5, 5 * S));
     answer(UNCOUNTED, "/search/x", 0, bucket("search", 0, 0, 9 * S));
-    answer(UNCOUNTED, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS), 0, bucket("search", 0, 0, 9 * S));
+    answer(
+        UNCOUNTED,
+        "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS),
+        0,
+        bucket("search", 0, 0, 9 * S));
     assertThat(admit(0, "/core/0")).as("forgotten, but nearest to core's").isZero();
     assertThat(admit(0, "/search/" + "y".repeat(QuotaPacer.MAX_PATH_CHARS))).isEqualTo(9 * S);
   }
 
   @ParameterizedTest(name = "{0} ~ {1}: {2}")
-  @CsvSource(textBlock = """
-      /issues/3,      /issues/7,        1
-      /issues/3,      /search/issues,   0
-      /a/b/c,         /a/b/d,           2
-      /a/b,           /a/b/c,           2
-      /a/bc,          /a/b,             1
-      /a/,            /a/b,             1
-      /,              /a,               0
-      /a,             /a,               1
-      """)
+  @CsvSource(
+      textBlock =
+          """
+          /issues/3,      /issues/7,        1
+          /issues/3,      /search/issues,   0
+          /a/b/c,         /a/b/d,           2
+          /a/b,           /a/b/c,           2
+          /a/bc,          /a/b,             1
+          /a/,            /a/b,             1
+          /,              /a,               0
+          /a,             /a,               1
+          """)
   void commonSegmentsCountsWholeLeadingSegments(String a, String b, int segments) {
     assertThat(QuotaPacer.commonSegments(a, b)).isEqualTo(segments);
     assertThat(QuotaPacer.commonSegments(b, a)).isEqualTo(segments);
@@ -439,8 +532,16 @@ class QuotaPacerRulesTest {
 
   @Test
   void twoPartitionKeysOnTwoPathsAreTwoKeysEachGatingItsOwnPath() {
-    answer(UNCOUNTED, "/a", 0, new Quota(Quota.Form.IETF_LIST, "default", "YQ==", 0, false, 0, 0, t0, true, 5 * S));
-    answer(UNCOUNTED, "/b", 0, new Quota(Quota.Form.IETF_LIST, "default", "Yg==", 9, false, 0, 0, t0, true, 5 * S));
+    answer(
+        UNCOUNTED,
+        "/a",
+        0,
+        new Quota(Quota.Form.IETF_LIST, "default", "YQ==", 0, false, 0, 0, t0, true, 5 * S));
+    answer(
+        UNCOUNTED,
+        "/b",
+        0,
+        new Quota(Quota.Form.IETF_LIST, "default", "Yg==", 9, false, 0, 0, t0, true, 5 * S));
     assertThat(pacer.keys()).isEqualTo(2);
     assertThat(admit(0, "/a")).isEqualTo(5 * S);
     assertThat(admit(0, "/b")).isZero();
@@ -463,7 +564,8 @@ class QuotaPacerRulesTest {
     for (int i = 0; i < QuotaHeaders.MAX_QUOTAS; i++) {
       answer(UNCOUNTED, i * MS, quota("p" + i, i * MS, i == 1 ? 0 : 50, 100 * S)); // p1 spent
     }
-    answer(UNCOUNTED, 20 * MS, quota("p0", 20 * MS, 50, 100 * S)); // heard again: p1 is now the oldest
+    answer(
+        UNCOUNTED, 20 * MS, quota("p0", 20 * MS, 50, 100 * S)); // heard again: p1 is now the oldest
     assertThat(admit(20 * MS)).as("p1 gates").isGreaterThan(90 * S);
     answer(UNCOUNTED, 30 * MS, quota("p16", 30 * MS, 50, 100 * S));
     assertThat(pacer.keys()).isEqualTo(QuotaHeaders.MAX_QUOTAS);
@@ -501,7 +603,11 @@ class QuotaPacerRulesTest {
 
   @Test
   void aBucketIsKeptByAnotherAnswerWithoutAQuota() {
-    answer(UNCOUNTED, PATH, 0, new Quota(Quota.Form.X_RATELIMIT, "abc", null, 0, false, 0, 0, t0, true, S));
+    answer(
+        UNCOUNTED,
+        PATH,
+        0,
+        new Quota(Quota.Form.X_RATELIMIT, "abc", null, 0, false, 0, 0, t0, true, S));
     long a = send(2 * S);
     answerWithoutQuota(a, 2 * S);
     assertThat(pacer.keys()).as("another route's answer says nothing of this bucket").isEqualTo(1);
@@ -522,7 +628,9 @@ class QuotaPacerRulesTest {
   void aKeyWithAResetLapses30SecondsAfterIt() {
     start(100 * S, false);
     answer(UNCOUNTED, 0, quota(0, 5, 10 * S));
-    assertThat(pacer.isIdle(t0 + 35 * S)).as("30 s after it was heard, but not after its reset").isFalse();
+    assertThat(pacer.isIdle(t0 + 35 * S))
+        .as("30 s after it was heard, but not after its reset")
+        .isFalse();
     assertThat(pacer.isIdle(t0 + 40 * S - 1)).isFalse();
     assertThat(pacer.isIdle(t0 + 40 * S)).isTrue();
     assertThat(pacer.keys()).isZero();

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RandomSource}: the bounded draw every source gets from its raw {@code nextLong()} (a
- * mask for a power of two; else rejection of the over-represented top of the range, as {@code
+ * {@link RandomSource}: the bounded draw every source gets from its raw {@code nextLong()} (a mask
+ * for a power of two; else rejection of the over-represented top of the range, as {@code
  * SplittableRandom} does), and {@link RandomSource#THREAD_LOCAL}.
  */
 @Tag("unit")
@@ -37,7 +37,10 @@ class RandomSourceTest {
     assertThat(playing(25).nextLong(10)).as("(25 >>> 1) % 10").isEqualTo(2);
   }
 
-  /** {@code u = draw >>> 1}; the last full block of {@code bound} values below 2^63 ends at u - u % bound + bound - 1. */
+  /**
+   * {@code u = draw >>> 1}; the last full block of {@code bound} values below 2^63 ends at u - u %
+   * bound + bound - 1.
+   */
   @Test
   void onlyTheIncompleteBlockAtTheTopOfTheRangeIsDrawnAgain() {
     long top = Long.MAX_VALUE; // u = MAX: its block [MAX - 7, MAX + 2] does not fit: drawn again
@@ -51,6 +54,7 @@ class RandomSourceTest {
   void theThreadLocalSourceDrawsVaryingValuesWithinTheBound() {
     long[] raw = LongStream.generate(RandomSource.THREAD_LOCAL::nextLong).limit(64).toArray();
     assertThat(Arrays.stream(raw).distinct().count()).isGreaterThan(1);
-    assertThat(LongStream.generate(() -> RandomSource.THREAD_LOCAL.nextLong(10)).limit(1_000)).allMatch(v -> v >= 0 && v < 10);
+    assertThat(LongStream.generate(() -> RandomSource.THREAD_LOCAL.nextLong(10)).limit(1_000))
+        .allMatch(v -> v >= 0 && v < 10);
   }
 }

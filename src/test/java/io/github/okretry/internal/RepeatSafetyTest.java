@@ -29,10 +29,23 @@ class RepeatSafetyTest {
 
   static RequestBody body(boolean oneShot, boolean duplex) {
     return new RequestBody() {
-      @Override public MediaType contentType() { return null; }
-      @Override public void writeTo(BufferedSink sink) {}
-      @Override public boolean isOneShot() { return oneShot; }
-      @Override public boolean isDuplex() { return duplex; }
+      @Override
+      public MediaType contentType() {
+        return null;
+      }
+
+      @Override
+      public void writeTo(BufferedSink sink) {}
+
+      @Override
+      public boolean isOneShot() {
+        return oneShot;
+      }
+
+      @Override
+      public boolean isDuplex() {
+        return duplex;
+      }
     };
   }
 
@@ -52,25 +65,33 @@ class RepeatSafetyTest {
     assertThat(RepeatSafety.of("GET", false, null).safeToRepeat(!provenUnprocessed)).isTrue();
     assertThat(RepeatSafety.of("POST", false, null).safeToRepeat(provenUnprocessed)).isTrue();
     assertThat(RepeatSafety.of("POST", false, null).safeToRepeat(!provenUnprocessed)).isFalse();
-    assertThat(RepeatSafety.of("POST", true, null).safeToRepeat(!provenUnprocessed)).as("a key").isTrue();
+    assertThat(RepeatSafety.of("POST", true, null).safeToRepeat(!provenUnprocessed))
+        .as("a key")
+        .isTrue();
     assertThat(RepeatSafety.of("PUT", false, ONE_SHOT).safeToRepeat(provenUnprocessed)).isFalse();
   }
 
   @Test
   void sendProofIsNeededOnlyWhereAFailureCouldBeRetriedOnIt() {
     assertThat(RepeatSafety.of("POST", false, null).needsSendProof(3)).isTrue();
-    assertThat(RepeatSafety.of("POST", true, null).needsSendProof(3)).as("idempotent anyway").isFalse();
-    assertThat(RepeatSafety.of("POST", false, ONE_SHOT).needsSendProof(3)).as("cannot repeat anyway").isFalse();
+    assertThat(RepeatSafety.of("POST", true, null).needsSendProof(3))
+        .as("idempotent anyway")
+        .isFalse();
+    assertThat(RepeatSafety.of("POST", false, ONE_SHOT).needsSendProof(3))
+        .as("cannot repeat anyway")
+        .isFalse();
     assertThat(RepeatSafety.of("POST", false, null).needsSendProof(0)).as("no retries").isFalse();
   }
 
   @Test
   void theFourKindsAreSharedValues() {
-    assertThat(RepeatSafety.of("GET", false, null)).isSameAs(RepeatSafety.of("PUT", false, body(false, false)))
+    assertThat(RepeatSafety.of("GET", false, null))
+        .isSameAs(RepeatSafety.of("PUT", false, body(false, false)))
         .hasToString("RepeatSafety{idempotent, repeatable body}");
     assertThat(RepeatSafety.of("POST", false, ONE_SHOT).isIdempotent()).isFalse();
     assertThat(RepeatSafety.of("POST", true, ONE_SHOT).isIdempotent()).as("a key").isTrue();
-    assertThat(RepeatSafety.of("POST", true, ONE_SHOT)).hasToString("RepeatSafety{idempotent, one-shot body}")
+    assertThat(RepeatSafety.of("POST", true, ONE_SHOT))
+        .hasToString("RepeatSafety{idempotent, one-shot body}")
         .isNotSameAs(RepeatSafety.of("POST", false, ONE_SHOT));
   }
 }

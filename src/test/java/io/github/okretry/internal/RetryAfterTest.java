@@ -41,8 +41,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link RetryAfter}: delta-seconds (saturating, never overflowing), the three HTTP-date formats
- * measured against the response's own {@code Date}, the longest of several fields, and "absent"
- * for anything else, never an exception; then seeded properties over hostile values. Through the
+ * measured against the response's own {@code Date}, the longest of several fields, and "absent" for
+ * anything else, never an exception; then seeded properties over hostile values. Through the
  * interceptor: {@code DelaysTest}.
  */
 @Tag("unit")
@@ -50,7 +50,8 @@ class RetryAfterTest {
   // Sun, 06 Nov 1994 08:49:37 GMT, the RFC's own example instant.
   static final Instant NOW = Instant.parse("1994-11-06T08:49:37Z");
   static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
-  static final Clock NEW_YEAR_2026 = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+  static final Clock NEW_YEAR_2026 =
+      Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
   static final long S = TimeUnit.SECONDS.toNanos(1);
 
   static long parse(String value) {
@@ -74,20 +75,47 @@ class RetryAfterTest {
   @Nested
   class DeltaSeconds {
     @ParameterizedTest(name = "\"{0}\" -> {1} ns")
-    @CsvSource(delimiter = '|', value = {
-      "0|0", "1|1000000000", "7|7000000000", "120|120000000000", "007|7000000000",
-      "'  7'|7000000000", "'7 \t'|7000000000", "' 10 '|10000000000", "'\t3\t'|3000000000",
-      "9223372036|9223372036000000000", "9223372037|9223372036000000000",
-      "9223372036854775807|9223372036000000000",
-      "99999999999999999999999999|9223372036000000000",
-      "99999999999999999999999999999999999|9223372036000000000"})
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          "0|0",
+          "1|1000000000",
+          "7|7000000000",
+          "120|120000000000",
+          "007|7000000000",
+          "'  7'|7000000000",
+          "'7 \t'|7000000000",
+          "' 10 '|10000000000",
+          "'\t3\t'|3000000000",
+          "9223372036|9223372036000000000",
+          "9223372037|9223372036000000000",
+          "9223372036854775807|9223372036000000000",
+          "99999999999999999999999999|9223372036000000000",
+          "99999999999999999999999999999999999|9223372036000000000"
+        })
     void valuesSaturateInsteadOfOverflowing(String value, long nanos) {
       assertThat(parse(value)).isEqualTo(nanos);
     }
 
     @ParameterizedTest(name = "invalid: \"{0}\"")
-    @ValueSource(strings = {"", " ", "\t", " \t ", "-1", "1.5", "soon", "10s", "+3", "+5", "1 2", "0x10", "١٢",
-        "Sun, 06 Nov", "Thu, 01 Xyz 2026 00:00:00 GMT"})
+    @ValueSource(
+        strings = {
+          "",
+          " ",
+          "\t",
+          " \t ",
+          "-1",
+          "1.5",
+          "soon",
+          "10s",
+          "+3",
+          "+5",
+          "1 2",
+          "0x10",
+          "١٢",
+          "Sun, 06 Nov",
+          "Thu, 01 Xyz 2026 00:00:00 GMT"
+        })
     void invalidValuesAreAbsent(String value) {
       assertThat(parse(value)).isEqualTo(RetryAfter.ABSENT);
     }
@@ -107,10 +135,13 @@ class RetryAfterTest {
     }
 
     @ParameterizedTest(name = "\"{0}\" -> {1} ns")
-    @CsvSource(delimiter = '|', value = {
-      "'Thu, 01 Jan 2026 00:00:05 GMT'|5000000000", "'Wed, 31 Dec 2025 23:59:59 GMT'|0",
-      "'Thu, 01 Jan 2026 00:00:00 GMT'|0", "'Thursday, 01-Jan-26 00:01:00 GMT'|60000000000",
-      "'Thu Jan  1 00:00:02 2026'|2000000000"})
+    @CsvSource(
+        delimiter = '|',
+        value = {
+          "'Thu, 01 Jan 2026 00:00:05 GMT'|5000000000", "'Wed, 31 Dec 2025 23:59:59 GMT'|0",
+          "'Thu, 01 Jan 2026 00:00:00 GMT'|0", "'Thursday, 01-Jan-26 00:01:00 GMT'|60000000000",
+          "'Thu Jan  1 00:00:02 2026'|2000000000"
+        })
     void aPastDateIsZeroAndAFutureOneTheTimeUntilIt(String value, long nanos) {
       assertThat(RetryAfter.parse(value, Headers.of(), NEW_YEAR_2026::millis)).isEqualTo(nanos);
     }
@@ -120,25 +151,42 @@ class RetryAfterTest {
       // The local clock is an hour fast; the server says "now" is 08:49:37 and "retry at 08:49:47".
       Clock skewed = Clock.fixed(NOW.plusSeconds(3600), ZoneOffset.UTC);
       Headers headers = Headers.of("Date", "Sun, 06 Nov 1994 08:49:37 GMT");
-      assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", headers, skewed::millis)).isEqualTo(10 * S);
+      assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", headers, skewed::millis))
+          .isEqualTo(10 * S);
       // Without a Date header, the local clock is all there is.
-      assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", Headers.of(), skewed::millis)).isZero();
+      assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:47 GMT", Headers.of(), skewed::millis))
+          .isZero();
     }
 
     @Test
     void theSystemWallClockIsTheLocalClock() {
-      String inAnHour = java.time.format.DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
-          .format(Instant.now().plusSeconds(3_600).atZone(ZoneOffset.UTC)); // IMF-fixdate
-      assertThat(RetryAfter.parse(inAnHour, Headers.of(), WallClock.SYSTEM)).isBetween(3_590 * S, 3_600 * S);
+      String inAnHour =
+          java.time.format.DateTimeFormatter.ofPattern(
+                  "EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+              .format(Instant.now().plusSeconds(3_600).atZone(ZoneOffset.UTC)); // IMF-fixdate
+      assertThat(RetryAfter.parse(inAnHour, Headers.of(), WallClock.SYSTEM))
+          .isBetween(3_590 * S, 3_600 * S);
     }
 
     @Test
     void serverDateWinsOverTheLocalClockUnlessItIsGarbage() {
       Headers h = Headers.of("Date", "Thu, 01 Jan 2026 00:00:10 GMT");
-      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:15 GMT", h, NEW_YEAR_2026::millis)).isEqualTo(5_000_000_000L);
-      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:10 GMT", h, NEW_YEAR_2026::millis)).isEqualTo(0);
-      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:11 GMT", Headers.of("Date", "garbage"), NEW_YEAR_2026::millis)).isEqualTo(11_000_000_000L);
-      assertThat(RetryAfter.parse("Fri, 01 Jan 2300 00:00:00 GMT", Headers.of("Date", "Thu, 01 Jan 1970 00:00:00 GMT"), NEW_YEAR_2026::millis)).isEqualTo(Long.MAX_VALUE);
+      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:15 GMT", h, NEW_YEAR_2026::millis))
+          .isEqualTo(5_000_000_000L);
+      assertThat(RetryAfter.parse("Thu, 01 Jan 2026 00:00:10 GMT", h, NEW_YEAR_2026::millis))
+          .isEqualTo(0);
+      assertThat(
+              RetryAfter.parse(
+                  "Thu, 01 Jan 2026 00:00:11 GMT",
+                  Headers.of("Date", "garbage"),
+                  NEW_YEAR_2026::millis))
+          .isEqualTo(11_000_000_000L);
+      assertThat(
+              RetryAfter.parse(
+                  "Fri, 01 Jan 2300 00:00:00 GMT",
+                  Headers.of("Date", "Thu, 01 Jan 1970 00:00:00 GMT"),
+                  NEW_YEAR_2026::millis))
+          .isEqualTo(Long.MAX_VALUE);
       assertThat(RetryAfter.parse(null, h, NEW_YEAR_2026::millis)).isEqualTo(RetryAfter.ABSENT);
     }
 
@@ -150,7 +198,8 @@ class RetryAfterTest {
       Clock atLimit = Clock.fixed(Instant.ofEpochMilli(date - limit), ZoneOffset.UTC);
       Clock justUnder = Clock.fixed(Instant.ofEpochMilli(date - limit + 1), ZoneOffset.UTC);
       assertThat(RetryAfter.parse(value, Headers.of(), atLimit::millis)).isEqualTo(Long.MAX_VALUE);
-      assertThat(RetryAfter.parse(value, Headers.of(), justUnder::millis)).isEqualTo((limit - 1) * 1_000_000L);
+      assertThat(RetryAfter.parse(value, Headers.of(), justUnder::millis))
+          .isEqualTo((limit - 1) * 1_000_000L);
     }
   }
 
@@ -158,17 +207,34 @@ class RetryAfterTest {
   class Fields {
     @Test
     void theLongestValidOfSeveralFieldsWins() {
-      assertThat(RetryAfter.delayNanos(response(503), NEW_YEAR_2026::millis)).isEqualTo(RetryAfter.ABSENT);
-      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "x"), NEW_YEAR_2026::millis)).isEqualTo(RetryAfter.ABSENT);
-      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "2", "Retry-After", "x", "Retry-After", "5", "Retry-After", "1"), NEW_YEAR_2026::millis))
+      assertThat(RetryAfter.delayNanos(response(503), NEW_YEAR_2026::millis))
+          .isEqualTo(RetryAfter.ABSENT);
+      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "x"), NEW_YEAR_2026::millis))
+          .isEqualTo(RetryAfter.ABSENT);
+      assertThat(
+              RetryAfter.delayNanos(
+                  response(
+                      503,
+                      "Retry-After",
+                      "2",
+                      "Retry-After",
+                      "x",
+                      "Retry-After",
+                      "5",
+                      "Retry-After",
+                      "1"),
+                  NEW_YEAR_2026::millis))
           .isEqualTo(5_000_000_000L);
-      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "0"), NEW_YEAR_2026::millis)).isEqualTo(0);
+      assertThat(RetryAfter.delayNanos(response(503, "Retry-After", "0"), NEW_YEAR_2026::millis))
+          .isEqualTo(0);
     }
 
     @Test
     void nonAsciiGarbageIsAbsentNotAnException() {
       Response response =
-          response(503, new Headers.Builder().addUnsafeNonAscii("Retry-After", "Sün, 06 Növ \u0000").build());
+          response(
+              503,
+              new Headers.Builder().addUnsafeNonAscii("Retry-After", "Sün, 06 Növ \u0000").build());
       assertThat(RetryAfter.delayNanos(response, CLOCK::millis)).isEqualTo(RetryAfter.ABSENT);
       assertThat(RetryAfter.parse(null, Headers.of(), CLOCK::millis)).isEqualTo(RetryAfter.ABSENT);
     }
@@ -190,13 +256,16 @@ class RetryAfterTest {
 
     /** A wait in ms as nanoseconds: 0 for the past, saturated at Long.MAX_VALUE (~292 years). */
     static long waitNanos(long deltaMillis) {
-      BigInteger nanos = BigInteger.valueOf(Math.max(0, deltaMillis)).multiply(BigInteger.valueOf(1_000_000L));
+      BigInteger nanos =
+          BigInteger.valueOf(Math.max(0, deltaMillis)).multiply(BigInteger.valueOf(1_000_000L));
       return nanos.min(BigInteger.valueOf(Long.MAX_VALUE)).longValueExact();
     }
 
     static void assertSane(long nanos, String what) {
-      assertThat(nanos).as(what).satisfiesAnyOf(
-          v -> assertThat(v).isEqualTo(RetryAfter.ABSENT), v -> assertThat(v).isNotNegative());
+      assertThat(nanos)
+          .as(what)
+          .satisfiesAnyOf(
+              v -> assertThat(v).isEqualTo(RetryAfter.ABSENT), v -> assertThat(v).isNotNegative());
     }
 
     @TestFactory
@@ -212,7 +281,8 @@ class RetryAfterTest {
               assertSane(nanos, "parse(\"" + value + "\")");
               count(nanos == RetryAfter.ABSENT ? "garbage:absent" : "garbage:read");
             }
-            assertThat(RetryAfter.parse(null, Headers.of(), System::currentTimeMillis)).isEqualTo(RetryAfter.ABSENT);
+            assertThat(RetryAfter.parse(null, Headers.of(), System::currentTimeMillis))
+                .isEqualTo(RetryAfter.ABSENT);
           });
     }
 
@@ -225,16 +295,22 @@ class RetryAfterTest {
               BigInteger n = bigNumber(r);
               String zeros = "0".repeat(r.nextInt(3) == 0 ? r.nextInt(1, 30) : 0);
               String value = spaces(r) + zeros + n + spaces(r);
-              long expected = n.min(BigInteger.valueOf(MAX_SECONDS)).longValueExact() * 1_000_000_000L;
-              assertThat(RetryAfter.parse(value, Headers.of(), clock(r)::millis)).as("\"%s\"", value).isEqualTo(expected);
+              long expected =
+                  n.min(BigInteger.valueOf(MAX_SECONDS)).longValueExact() * 1_000_000_000L;
+              assertThat(RetryAfter.parse(value, Headers.of(), clock(r)::millis))
+                  .as("\"%s\"", value)
+                  .isEqualTo(expected);
               // A sign, a fraction or a unit makes any number invalid: backoff applies instead.
-              String bad = switch (r.nextInt(4)) {
-                case 0 -> "-" + n;
-                case 1 -> "+" + n;
-                case 2 -> n + "." + r.nextInt(10);
-                default -> n + "s";
-              };
-              assertThat(RetryAfter.parse(bad, Headers.of(), clock(r)::millis)).as("\"%s\"", bad).isEqualTo(RetryAfter.ABSENT);
+              String bad =
+                  switch (r.nextInt(4)) {
+                    case 0 -> "-" + n;
+                    case 1 -> "+" + n;
+                    case 2 -> n + "." + r.nextInt(10);
+                    default -> n + "s";
+                  };
+              assertThat(RetryAfter.parse(bad, Headers.of(), clock(r)::millis))
+                  .as("\"%s\"", bad)
+                  .isEqualTo(RetryAfter.ABSENT);
               count("numbers");
             }
           });
@@ -252,11 +328,19 @@ class RetryAfterTest {
               Instant at;
               String value;
               if (format == 1) {
-                // RFC 850 has a two-digit year, which OkHttp reads relative to the real today (up to
-                // 20 years ahead, else the past century), not to the fake clock: keep both near today.
-                clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z").plusMillis(r.nextLong(-86_400_000L * 365 * 5, 86_400_000L * 365 * 5)), ZoneOffset.UTC);
+                // RFC 850 has a two-digit year, which OkHttp reads relative to the real today (up
+                // to
+                // 20 years ahead, else the past century), not to the fake clock: keep both near
+                // today.
+                clock =
+                    Clock.fixed(
+                        Instant.parse("2026-01-01T00:00:00Z")
+                            .plusMillis(r.nextLong(-86_400_000L * 365 * 5, 86_400_000L * 365 * 5)),
+                        ZoneOffset.UTC);
                 now = clock.instant();
-                at = now.plusSeconds(r.nextLong(-86_400L * 365 * 15, 86_400L * 365 * 3)).truncatedTo(ChronoUnit.SECONDS);
+                at =
+                    now.plusSeconds(r.nextLong(-86_400L * 365 * 15, 86_400L * 365 * 3))
+                        .truncatedTo(ChronoUnit.SECONDS);
                 value = RFC_850.format(at);
               } else {
                 at = instant(r, now.truncatedTo(ChronoUnit.SECONDS));
@@ -266,13 +350,15 @@ class RetryAfterTest {
               Instant serverNow = null;
               Headers h = Headers.of();
               if (r.nextBoolean()) {
-                serverNow = now.plusSeconds(r.nextLong(-7200, 7200)).truncatedTo(ChronoUnit.SECONDS);
+                serverNow =
+                    now.plusSeconds(r.nextLong(-7200, 7200)).truncatedTo(ChronoUnit.SECONDS);
                 h = headers("Date", IMF_FIXDATE.format(serverNow));
               }
               long reference = serverNow != null ? serverNow.toEpochMilli() : now.toEpochMilli();
               long expected = waitNanos(at.toEpochMilli() - reference);
               long got = RetryAfter.parse(spaces(r) + value + spaces(r), h, clock::millis);
-              assertThat(got).as("\"%s\" (format %d) with Date %s, clock %s", value, format, serverNow, now)
+              assertThat(got)
+                  .as("\"%s\" (format %d) with Date %s, clock %s", value, format, serverNow, now)
                   .isEqualTo(expected);
               count("dates:" + new String[] {"IMF-fixdate", "RFC850", "asctime"}[format]);
             }
@@ -287,7 +373,9 @@ class RetryAfterTest {
             for (int i = 0; i < CASES_PER_SEED; i++) {
               Clock clock = clock(r);
               Instant at = instant(r, clock.instant().truncatedTo(ChronoUnit.SECONDS));
-              ZoneId zone = ZoneOffset.ofTotalSeconds(r.nextInt(-17, 18) * 3600 + (r.nextBoolean() ? 0 : 1800));
+              ZoneId zone =
+                  ZoneOffset.ofTotalSeconds(
+                      r.nextInt(-17, 18) * 3600 + (r.nextBoolean() ? 0 : 1800));
               String value = RFC_1123_ZONED.format(at.atZone(zone));
               long got = RetryAfter.parse(value, Headers.of(), clock::millis);
               long exact = waitNanos(at.toEpochMilli() - clock.millis());
@@ -311,7 +399,8 @@ class RetryAfterTest {
               for (int f = 0; f < fields; f++) {
                 hb.addUnsafeNonAscii("Retry-After", anyValue(r, clock));
               }
-              // Headers trims each value (as OkHttp's parser does for a real response): use them as stored.
+              // Headers trims each value (as OkHttp's parser does for a real response): use them as
+              // stored.
               for (String v : hb.build().values("Retry-After")) {
                 expected = Math.max(expected, RetryAfter.parse(v, Headers.of(), clock::millis));
               }

@@ -25,11 +25,14 @@ public final class RetryAfterValues {
   public static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
 
   public static final DateTimeFormatter IMF_FIXDATE =
-      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+          .withZone(ZoneOffset.UTC);
   public static final DateTimeFormatter RFC_850 =
-      DateTimeFormatter.ofPattern("EEEE, dd-MMM-yy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("EEEE, dd-MMM-yy HH:mm:ss 'GMT'", Locale.US)
+          .withZone(ZoneOffset.UTC);
   public static final DateTimeFormatter ASCTIME =
       DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.US).withZone(ZoneOffset.UTC);
+
   /** Not an HTTP-date (those are GMT only) but sent by real servers: a zone offset or name. */
   public static final DateTimeFormatter RFC_1123_ZONED =
       DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss Z", Locale.US);
@@ -72,7 +75,8 @@ public final class RetryAfterValues {
       case 2 -> maxSeconds.add(k);
       case 3 -> maxSeconds.subtract(k).max(BigInteger.ZERO);
       case 4 -> BigInteger.TEN.pow(r.nextInt(0, 60));
-      case 5 -> new BigInteger(r.nextInt(1, 400), new java.util.Random(r.nextLong())); // up to 400 bits
+      case 5 ->
+          new BigInteger(r.nextInt(1, 400), new java.util.Random(r.nextLong())); // up to 400 bits
       default -> BigInteger.valueOf(r.nextLong(0, 100_000));
     };
   }
@@ -104,11 +108,15 @@ public final class RetryAfterValues {
   /** Headers with these names and values as they are, non-ASCII included. */
   public static Headers headers(String... namesAndValues) {
     Headers.Builder b = new Headers.Builder();
-    for (int i = 0; i < namesAndValues.length; i += 2) b.addUnsafeNonAscii(namesAndValues[i], namesAndValues[i + 1]);
+    for (int i = 0; i < namesAndValues.length; i += 2)
+      b.addUnsafeNonAscii(namesAndValues[i], namesAndValues[i + 1]);
     return b.build();
   }
 
-  /** A value of any of the kinds above: garbage, small or huge numbers, or a date near {@code clock}. */
+  /**
+   * A value of any of the kinds above: garbage, small or huge numbers, or a date near {@code
+   * clock}.
+   */
   public static String anyValue(SplittableRandom r, Clock clock) {
     return switch (r.nextInt(6)) {
       case 0 -> garbage(r);

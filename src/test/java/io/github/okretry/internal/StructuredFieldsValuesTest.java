@@ -26,15 +26,18 @@ class StructuredFieldsValuesTest {
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource(delimiter = '¦', textBlock = """
-    0                ¦ 0
-    7                ¦ 7
-    42               ¦ 42
-    -5               ¦ -5
-    999999999999999  ¦ 999999999999999
-    -999999999999999 ¦ -999999999999999
-    0009             ¦ 9
-    """)
+  @CsvSource(
+      delimiter = '¦',
+      textBlock =
+          """
+          0                ¦ 0
+          7                ¦ 7
+          42               ¦ 42
+          -5               ¦ -5
+          999999999999999  ¦ 999999999999999
+          -999999999999999 ¦ -999999999999999
+          0009             ¦ 9
+          """)
   void integersKeepTheirValueAndSign(String value, long expected) {
     Item item = only(value);
     assertThat(item.type).isEqualTo(Item.Type.INTEGER);
@@ -44,23 +47,41 @@ class StructuredFieldsValuesTest {
   }
 
   @ParameterizedTest(name = "invalid number: {0}")
-  @ValueSource(strings = {
-    "1000000000000000", "-1000000000000000", // 16 digits
-    "1.5", "-0.1", "1.50", "0.0", "1;a=1.5", // Decimals: no rate-limit field uses them
-    "1.", "-1.", "-.1", ".1", "1..2", "-a", "- 1", "-"})
+  @ValueSource(
+      strings = {
+        "1000000000000000",
+        "-1000000000000000", // 16 digits
+        "1.5",
+        "-0.1",
+        "1.50",
+        "0.0",
+        "1;a=1.5", // Decimals: no rate-limit field uses them
+        "1.",
+        "-1.",
+        "-.1",
+        ".1",
+        "1..2",
+        "-a",
+        "- 1",
+        "-"
+      })
   void numbersPastTheirBoundsAreInvalid(String value) {
     assertThat(parseList(value)).isNull();
   }
 
   @ParameterizedTest(name = "{0} -> [{1}]")
-  @CsvSource(delimiter = '¦', quoteCharacter = '\'', textBlock = """
-    '""'                  ¦ ''
-    '"a"'                 ¦ 'a'
-    '" ~"'                ¦ ' ~'
-    '"a\\"b"'             ¦ 'a"b'
-    '"a\\\\b"'            ¦ 'a\\b'
-    '"x;y=1, (z)"'        ¦ 'x;y=1, (z)'
-    """)
+  @CsvSource(
+      delimiter = '¦',
+      quoteCharacter = '\'',
+      textBlock =
+          """
+          '""'                  ¦ ''
+          '"a"'                 ¦ 'a'
+          '" ~"'                ¦ ' ~'
+          '"a\\"b"'             ¦ 'a"b'
+          '"a\\\\b"'            ¦ 'a\\b'
+          '"x;y=1, (z)"'        ¦ 'x;y=1, (z)'
+          """)
   void stringsAreUnescaped(String value, String text) {
     Item item = only(value);
     assertThat(item.type).isEqualTo(Item.Type.STRING);
@@ -77,7 +98,21 @@ class StructuredFieldsValuesTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"a", "Z", "z", "A", "zZ", "Az", "*", "foo", "Foo123", "a:b/c", "text/html", "t!#$%&'*+-.^_`|~0"})
+  @ValueSource(
+      strings = {
+        "a",
+        "Z",
+        "z",
+        "A",
+        "zZ",
+        "Az",
+        "*",
+        "foo",
+        "Foo123",
+        "a:b/c",
+        "text/html",
+        "t!#$%&'*+-.^_`|~0"
+      })
   void tokensKeepTheirText(String value) {
     Item item = only(value);
     assertThat(item.type).isEqualTo(Item.Type.TOKEN);
@@ -98,7 +133,8 @@ class StructuredFieldsValuesTest {
   }
 
   @ParameterizedTest(name = ":{0}:")
-  @ValueSource(strings = {"", "YQ", "YQ=", "YQ==", "YWI", "YWI=", "YWJj", "YWJjZA==", "a+/9", "AZaz09+/"})
+  @ValueSource(
+      strings = {"", "YQ", "YQ=", "YQ==", "YWI", "YWI=", "YWJj", "YWJjZA==", "a+/9", "AZaz09+/"})
   void byteSequencesInTheBase64AlphabetKeepTheirText(String base64) {
     Item item = only(":" + base64 + ":");
     assertThat(item.type).isEqualTo(Item.Type.BYTES);
@@ -106,21 +142,33 @@ class StructuredFieldsValuesTest {
   }
 
   @ParameterizedTest(name = "invalid :{0}:")
-  @ValueSource(strings = {
-    "Y", "YWJjZ", // one character left over: no base64 has that length
-    "Y===", "YQ===", // more than two padding characters
-    "=YQ", "Y=Q=", "YQ=a", // padding only at the end
-    "YQ-_", "YQ.a", "Y Q"})
+  @ValueSource(
+      strings = {
+        "Y", "YWJjZ", // one character left over: no base64 has that length
+        "Y===", "YQ===", // more than two padding characters
+        "=YQ", "Y=Q=", "YQ=a", // padding only at the end
+        "YQ-_", "YQ.a", "Y Q"
+      })
   void byteSequencesThatCannotBeBase64AreInvalid(String base64) {
     assertThat(parseList(":" + base64 + ":")).isNull();
   }
 
   @ParameterizedTest(name = "unread type: {0}")
-  @ValueSource(strings = {
-    "?1", "?0", "1;a=?1", // Boolean values (a key without one is true, below)
-    "@1659578233", "@-1", // Dates
-    "%\"\"", "%\"plain\"", "%\"f%c3%bc\"", // Display Strings
-    "(1 2)", "()", "(a;x=1 \"b\");z=1", "1;a=(1)"}) // inner lists
+  @ValueSource(
+      strings = {
+        "?1",
+        "?0",
+        "1;a=?1", // Boolean values (a key without one is true, below)
+        "@1659578233",
+        "@-1", // Dates
+        "%\"\"",
+        "%\"plain\"",
+        "%\"f%c3%bc\"", // Display Strings
+        "(1 2)",
+        "()",
+        "(a;x=1 \"b\");z=1",
+        "1;a=(1)"
+      }) // inner lists
   void typesNoRateLimitFieldUsesAreInvalid(String value) {
     assertThat(parseList(value)).isNull();
     assertThat(parseDictionary("a=" + value)).isNull();

@@ -32,13 +32,16 @@ class TimeSourceTest {
     assertThat(TimeSource.SYSTEM).hasToString("TimeSource.SYSTEM");
 
     call.cancel();
-    assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(1_000_000_000L, call)).isExactlyInstanceOf(IOException.class).hasMessage("Canceled");
+    assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(1_000_000_000L, call))
+        .isExactlyInstanceOf(IOException.class)
+        .hasMessage("Canceled");
     assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(0, call)).hasMessage("Canceled");
 
     Call other = client.newCall(REQUEST);
     Thread.currentThread().interrupt();
     try {
-      assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(1_000_000_000L, other)).isInstanceOf(InterruptedIOException.class);
+      assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(1_000_000_000L, other))
+          .isInstanceOf(InterruptedIOException.class);
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
     } finally {
       Thread.interrupted();
@@ -46,8 +49,8 @@ class TimeSourceTest {
   }
 
   /**
-   * One cancel waker per call, kept in its tags and re-armed for each wait: OkHttp never removes
-   * an event listener, so a waker per wait would pile up on a call with many retries.
+   * One cancel waker per call, kept in its tags and re-armed for each wait: OkHttp never removes an
+   * event listener, so a waker per wait would pile up on a call with many retries.
    */
   @Test
   void everyWaitOfACallReusesItsOneWaker() throws Exception {
@@ -58,14 +61,16 @@ class TimeSourceTest {
     for (int i = 0; i < 100; i++) TimeSource.SYSTEM.sleep(1, call);
     assertThat(call.tag(TimeSource.CancelWaker.class)).isSameAs(first);
     // Still armed per wait: a cancel from another thread ends a long one at once.
-    Thread canceler = new Thread(() -> {
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        return;
-      }
-      call.cancel();
-    });
+    Thread canceler =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(50);
+              } catch (InterruptedException e) {
+                return;
+              }
+              call.cancel();
+            });
     long start = System.nanoTime();
     canceler.start();
     assertThatThrownBy(() -> TimeSource.SYSTEM.sleep(10_000_000_000L, call)).hasMessage("Canceled");
@@ -78,13 +83,16 @@ class TimeSourceTest {
   void aCancelEndsASystemSleepAtOnce() throws Exception {
     Call call = client.newCall(REQUEST);
     AtomicReference<Throwable> thrown = new AtomicReference<>();
-    Thread sleeper = new Thread(() -> {
-      try {
-        TimeSource.SYSTEM.sleep(10_000_000_000L, call);
-      } catch (Throwable t) {
-        thrown.set(t);
-      }
-    }, "sleeper");
+    Thread sleeper =
+        new Thread(
+            () -> {
+              try {
+                TimeSource.SYSTEM.sleep(10_000_000_000L, call);
+              } catch (Throwable t) {
+                thrown.set(t);
+              }
+            },
+            "sleeper");
     sleeper.start();
     while (sleeper.getState() != Thread.State.TIMED_WAITING) Thread.onSpinWait();
     long canceledAt = System.nanoTime();
@@ -92,6 +100,8 @@ class TimeSourceTest {
     sleeper.join(5_000);
     long wokeAfterMs = (System.nanoTime() - canceledAt) / 1_000_000;
     assertThat(thrown.get()).isExactlyInstanceOf(IOException.class).hasMessage("Canceled");
-    assertThat(wokeAfterMs).as("well before the %d ms poll", TimeSource.CANCEL_POLL_NANOS / 1_000_000).isLessThan(300);
+    assertThat(wokeAfterMs)
+        .as("well before the %d ms poll", TimeSource.CANCEL_POLL_NANOS / 1_000_000)
+        .isLessThan(300);
   }
 }

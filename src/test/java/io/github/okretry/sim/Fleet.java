@@ -15,32 +15,38 @@ import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 
 /**
- * A fleet of client processes calling one service, as a deterministic discrete-event simulation
- * on fake time. Each client is one okretry policy (its own budget and origin table, as separate
+ * A fleet of client processes calling one service, as a deterministic discrete-event simulation on
+ * fake time. Each client is one okretry policy (its own budget and origin table, as separate
  * processes have), driven through {@link SimulatedDriver}, so every retry decision is okretry's
  * real code; a peer runs the same code with an unlimited budget and its own budget as a veto.
  *
- * <p>The service: {@code servers} behind a uniform random balancer, each working on at most
- * {@code concurrency} requests at once (service time exponential or fixed), a FIFO queue of at
- * most {@code queueLimit} more (beyond it: 503 at once), an independent failure rate (a 503 after
- * service, with {@code Retry-After} if set), one server down for a while (a refused connection at
- * once), or its capacity cut for a while. A client gives up on an attempt after {@code
- * attemptTimeout} (a read timeout, retryable); the server still does the work, as a server that
- * cannot see the client leave does. A share of attempts may be slow ({@code slow}: a tail).
+ * <p>The service: {@code servers} behind a uniform random balancer, each working on at most {@code
+ * concurrency} requests at once (service time exponential or fixed), a FIFO queue of at most {@code
+ * queueLimit} more (beyond it: 503 at once), an independent failure rate (a 503 after service, with
+ * {@code Retry-After} if set), one server down for a while (a refused connection at once), or its
+ * capacity cut for a while. A client gives up on an attempt after {@code attemptTimeout} (a read
+ * timeout, retryable); the server still does the work, as a server that cannot see the client leave
+ * does. A share of attempts may be slow ({@code slow}: a tail).
  *
- * <p>A client that hedges (a {@code HedgingPolicy}) is driven as the async driver drives it: after each attempt
- * sent, the delay okretry's SEND carries arms a hedge timer (an event), at which okretry's {@code
- * next} may answer a second attempt; an outcome okretry drops leaves the call to the other attempt,
- * and the first outcome it does not drop cancels the attempts still in flight (the client leaves;
- * the server still does their work, as on a timeout). Everything is a function of the seed.
+ * <p>A client that hedges (a {@code HedgingPolicy}) is driven as the async driver drives it: after
+ * each attempt sent, the delay okretry's SEND carries arms a hedge timer (an event), at which
+ * okretry's {@code next} may answer a second attempt; an outcome okretry drops leaves the call to
+ * the other attempt, and the first outcome it does not drop cancels the attempts still in flight
+ * (the client leaves; the server still does their work, as on a timeout). Everything is a function
+ * of the seed.
  */
 public final class Fleet {
 
   static final long SECOND = TimeUnit.SECONDS.toNanos(1);
   static final String URL = "http://service.test/";
+
   /** Another origin, healthy but for its own random failures ({@link Service#otherOrigin}). */
   static final String OTHER_URL = "http://other.test/";
-  /** Another path of the service's origin, answered from OkHttp's cache ({@link Service#cachedPath}). */
+
+  /**
+   * Another path of the service's origin, answered from OkHttp's cache ({@link
+   * Service#cachedPath}).
+   */
   static final String CACHED_URL = "http://service.test/cached";
 
   /** The service and what goes wrong with it. */
@@ -53,8 +59,13 @@ public final class Fleet {
     double failureRate;
     long failingFromNanos;
     long failingUntilNanos = Long.MAX_VALUE;
-    /** Every other call of each client goes elsewhere: 0 nowhere, 1 {@link #OTHER_URL}, 2 {@link #CACHED_URL}. */
+
+    /**
+     * Every other call of each client goes elsewhere: 0 nowhere, 1 {@link #OTHER_URL}, 2 {@link
+     * #CACHED_URL}.
+     */
     int besides;
+
     double otherFailureRate;
     int retryAfterSeconds = -1;
     int downServer = -1;
@@ -91,7 +102,10 @@ public final class Fleet {
       return this;
     }
 
-    /** The failure rate applies from {@code fromSeconds} until {@code untilSeconds} only: a blip, or an outage that ends. */
+    /**
+     * The failure rate applies from {@code fromSeconds} until {@code untilSeconds} only: a blip, or
+     * an outage that ends.
+     */
     public Service failingBetween(double fromSeconds, double untilSeconds) {
       this.failingFromNanos = nanos(fromSeconds);
       this.failingUntilNanos = nanos(untilSeconds);
@@ -109,7 +123,10 @@ public final class Fleet {
       return this;
     }
 
-    /** Every other call of each client goes to a path of the same origin that OkHttp's cache answers: no request. */
+    /**
+     * Every other call of each client goes to a path of the same origin that OkHttp's cache
+     * answers: no request.
+     */
     public Service cachedPath() {
       this.besides = 2;
       return this;
@@ -129,7 +146,10 @@ public final class Fleet {
       return this;
     }
 
-    /** A share {@code fraction} of attempts (independently, the same for every contender) takes {@code seconds} of service. */
+    /**
+     * A share {@code fraction} of attempts (independently, the same for every contender) takes
+     * {@code seconds} of service.
+     */
     public Service slow(double fraction, double seconds) {
       this.slowFraction = fraction;
       this.slowSeconds = seconds;
@@ -137,32 +157,59 @@ public final class Fleet {
     }
 
     int capacity(long t) {
-      return t >= cutFromNanos && t < cutUntilNanos ? (int) Math.max(1, Math.floor(concurrency * cutTo)) : concurrency;
+      return t >= cutFromNanos && t < cutUntilNanos
+          ? (int) Math.max(1, Math.floor(concurrency * cutTo))
+          : concurrency;
     }
   }
 
   /** Who calls, how often, for how long. */
-  public record Load(int clients, double callsPerSecondEach, boolean periodic, double seconds, double attemptTimeoutSeconds, int maxRetries,
+  public record Load(
+      int clients,
+      double callsPerSecondEach,
+      boolean periodic,
+      double seconds,
+      double attemptTimeoutSeconds,
+      int maxRetries,
       int sequentialCalls) {
     public static Load of(int clients, double callsPerSecondEach, double seconds) {
       return new Load(clients, callsPerSecondEach, false, seconds, 0, 3, 0);
     }
 
     public Load evenlySpaced() {
-      return new Load(clients, callsPerSecondEach, true, seconds, attemptTimeoutSeconds, maxRetries, sequentialCalls);
+      return new Load(
+          clients,
+          callsPerSecondEach,
+          true,
+          seconds,
+          attemptTimeoutSeconds,
+          maxRetries,
+          sequentialCalls);
     }
 
     public Load timeout(double s) {
-      return new Load(clients, callsPerSecondEach, periodic, seconds, s, maxRetries, sequentialCalls);
+      return new Load(
+          clients, callsPerSecondEach, periodic, seconds, s, maxRetries, sequentialCalls);
     }
 
     public Load maxRetries(int n) {
-      return new Load(clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, n, sequentialCalls);
+      return new Load(
+          clients,
+          callsPerSecondEach,
+          periodic,
+          seconds,
+          attemptTimeoutSeconds,
+          n,
+          sequentialCalls);
     }
 
-    /** Each client makes {@code calls} calls one after another, the next as the last ends (the rate then only sets the first's phase). */
+    /**
+     * Each client makes {@code calls} calls one after another, the next as the last ends (the rate
+     * then only sets the first's phase).
+     */
     public Load oneAfterAnother(int calls) {
-      return new Load(clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, maxRetries, calls);
+      return new Load(
+          clients, callsPerSecondEach, periodic, seconds, attemptTimeoutSeconds, maxRetries, calls);
     }
   }
 
@@ -172,29 +219,45 @@ public final class Fleet {
     public long calls;
     public long succeeded;
     public long serverAttempts;
-    /** Of the above, the calls, successes and attempts that went to {@link Service#otherOrigin} or {@link Service#cachedPath}. */
+
+    /**
+     * Of the above, the calls, successes and attempts that went to {@link Service#otherOrigin} or
+     * {@link Service#cachedPath}.
+     */
     public long besideCalls;
+
     public long besideSucceeded;
     public long besideAttempts;
     public long shedLocally;
     public long budgetRefusals;
+
     /** Hedges sent (counted in {@link #serverAttempts} too). */
     public long hedges;
+
     public final long[] offered;
     public final long[] goodput;
+
     /** Calls that succeeded, by the second they started in (as {@link #offered} counts them). */
     public final long[] succeededByStart;
+
     public final long[] attempts;
+
     /** Server attempts by the second their call started in (CrowdTest's measure). */
     public final long[] attemptsByCallStart;
+
     /** Attempts that timed out, and that were refused at once, by the second they ended in. */
     public final long[] timeouts;
+
     public final long[] refusals;
     public long events;
+
     /** Calls that failed, by why they gave up and the second they started in. */
-    public final java.util.Map<io.github.okretry.GiveUpReason, long[]> failedBy = new java.util.EnumMap<>(io.github.okretry.GiveUpReason.class);
+    public final java.util.Map<io.github.okretry.GiveUpReason, long[]> failedBy =
+        new java.util.EnumMap<>(io.github.okretry.GiveUpReason.class);
+
     /** Each finished call's latency (start to end, success or not) and the second it started in. */
     private long[] latencyNanos = new long[1024];
+
     private int[] latencyStart = new int[1024];
     private int latencies;
 
@@ -222,19 +285,28 @@ public final class Fleet {
       latencyNanos[latencies++] = nanos;
     }
 
-    /** The {@code p} quantile (nearest rank) of the latency in seconds of calls started in [{@code from}, {@code until}) s; 0 if none. */
+    /**
+     * The {@code p} quantile (nearest rank) of the latency in seconds of calls started in [{@code
+     * from}, {@code until}) s; 0 if none.
+     */
     public double latencySeconds(double p, int from, int until) {
       long[] xs = new long[latencies];
       int n = 0;
-      for (int i = 0; i < latencies; i++) if (latencyStart[i] >= from && latencyStart[i] < until) xs[n++] = latencyNanos[i];
+      for (int i = 0; i < latencies; i++)
+        if (latencyStart[i] >= from && latencyStart[i] < until) xs[n++] = latencyNanos[i];
       if (n == 0) return 0;
       java.util.Arrays.sort(xs, 0, n);
       return xs[Math.min(n - 1, (int) Math.ceil(p * n) - 1)] / 1e9;
     }
 
-    /** Attempts ÷ logical calls of the service's own calls, without those that went {@linkplain Service#otherOrigin elsewhere}. */
+    /**
+     * Attempts ÷ logical calls of the service's own calls, without those that went {@linkplain
+     * Service#otherOrigin elsewhere}.
+     */
     public double serviceAmplification() {
-      return calls == besideCalls ? 0 : (serverAttempts - besideAttempts) / (double) (calls - besideCalls);
+      return calls == besideCalls
+          ? 0
+          : (serverAttempts - besideAttempts) / (double) (calls - besideCalls);
     }
 
     /** Calls that failed ({@link #calls} − {@link #succeeded}). */
@@ -247,7 +319,10 @@ public final class Fleet {
       return calls == 0 ? 0 : serverAttempts / (double) calls;
     }
 
-    /** Server attempts ÷ logical calls, over the calls started in [{@code from}, {@code until}) s only. */
+    /**
+     * Server attempts ÷ logical calls, over the calls started in [{@code from}, {@code until}) s
+     * only.
+     */
     public double amplification(int from, int until) {
       long a = 0;
       long c = 0;
@@ -267,7 +342,12 @@ public final class Fleet {
   }
 
   /** What a contender builds its client from. */
-  public record Env(TimeSource time, WallClock clock, SplittableRandom random, int maxRetries, int retryAfterSeconds) {}
+  public record Env(
+      TimeSource time,
+      WallClock clock,
+      SplittableRandom random,
+      int maxRetries,
+      int retryAfterSeconds) {}
 
   /** Fake monotonic time: moved by the event loop only. */
   static final class Clock implements TimeSource {
@@ -322,11 +402,23 @@ public final class Fleet {
     final long number; // the client's n-th call
     final int startSecond;
     final long startNanos;
-    /** Attempts in flight (more than one only with hedges), and the round a hedge timer belongs to, as AsyncLoop counts them. */
+
+    /**
+     * Attempts in flight (more than one only with hedges), and the round a hedge timer belongs to,
+     * as AsyncLoop counts them.
+     */
     final ArrayList<Attempt> flying = new ArrayList<>(2);
+
     int round;
     final boolean beside; // it went to the other origin or the cached path
-    CallState(SimulatedDriver.Call call, int client, long number, int startSecond, long startNanos, boolean beside) {
+
+    CallState(
+        SimulatedDriver.Call call,
+        int client,
+        long number,
+        int startSecond,
+        long startNanos,
+        boolean beside) {
       this.beside = beside;
       this.call = call;
       this.client = client;
@@ -342,6 +434,7 @@ public final class Fleet {
     final int server;
     final int number;
     boolean over; // answered, timed out or canceled: whatever comes later is ignored
+
     Attempt(CallState call, SimulatedDriver.Sent sent, int server) {
       this.call = call;
       this.sent = sent;
@@ -413,11 +506,16 @@ public final class Fleet {
     WallClock wall = () -> 1_700_000_000_000L + clock.now / 1_000_000L;
     for (int c = 0; c < load.clients(); c++) {
       SplittableRandom r = new SplittableRandom(mix(seed, c, -1, -1));
-      drivers[c] = contender.driver(new Env(clock, wall, r.split(), load.maxRetries(), service.retryAfterSeconds));
+      drivers[c] =
+          contender.driver(
+              new Env(clock, wall, r.split(), load.maxRetries(), service.retryAfterSeconds));
       arrivals[c] = r;
       // Periodic clients start at a random phase; Poisson ones at their first draw.
       double gap = 1.0 / load.callsPerSecondEach();
-      long first = load.periodic() ? (long) (r.nextDouble() * gap * SECOND) : (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND);
+      long first =
+          load.periodic()
+              ? (long) (r.nextDouble() * gap * SECOND)
+              : (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND);
       push(first, ARRIVE, c, null, null, 0);
     }
     if (service.cutUntilNanos > 0) push(service.cutUntilNanos, CAPACITY, -1, null, null, 0);
@@ -431,7 +529,9 @@ public final class Fleet {
         case STEP -> step(e.call);
         case SERVED -> served(e.attempt);
         case TIMEOUT -> timedOut(e.attempt);
-        case CAPACITY -> { for (int s = 0; s < service.servers; s++) startQueued(s); }
+        case CAPACITY -> {
+          for (int s = 0; s < service.servers; s++) startQueued(s);
+        }
         case HEDGE -> hedgeDue(e.call, e.round);
         default -> throw new AssertionError(e.kind);
       }
@@ -455,12 +555,18 @@ public final class Fleet {
     long number = callNumbers[client]++;
     boolean beside = service.besides != 0 && number % 2 == 1;
     if (beside) result.besideCalls++;
-    SimulatedDriver.Call sc = beside ? drivers[client].start(service.besides == 1 ? OTHER_URL : CACHED_URL) : drivers[client].start();
+    SimulatedDriver.Call sc =
+        beside
+            ? drivers[client].start(service.besides == 1 ? OTHER_URL : CACHED_URL)
+            : drivers[client].start();
     CallState call = new CallState(sc, client, number, second(now), now, beside);
     if (load.sequentialCalls() == 0) {
       double gap = 1.0 / load.callsPerSecondEach();
       SplittableRandom r = arrivals[client];
-      long next = load.periodic() ? (long) (gap * SECOND) : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
+      long next =
+          load.periodic()
+              ? (long) (gap * SECOND)
+              : Math.max(1, (long) (-Math.log(1 - r.nextDouble()) * gap * SECOND));
       push(now + next, ARRIVE, client, null, null, 0);
     }
     step(call);
@@ -479,7 +585,9 @@ public final class Fleet {
     }
   }
 
-  /** After an attempt or a hedge is sent: the hedge timer of this round, if okretry says one is due. */
+  /**
+   * After an attempt or a hedge is sent: the hedge timer of this round, if okretry says one is due.
+   */
   private void armHedge(CallState call) {
     long delay = call.call.hedgeAfterNanos();
     if (delay > 0) push(clock.now + delay, HEDGE, call.client, call, null, call.round);
@@ -496,9 +604,13 @@ public final class Fleet {
 
   private void finish(CallState call) {
     result.latency(call.startSecond, clock.now - call.startNanos);
-    if (load.sequentialCalls() > 0 && call.number + 1 < load.sequentialCalls()) push(clock.now, ARRIVE, call.client, null, null, 0);
+    if (load.sequentialCalls() > 0 && call.number + 1 < load.sequentialCalls())
+      push(clock.now, ARRIVE, call.client, null, null, 0);
     if (!call.call.succeeded() && call.call.reason() != null) {
-      result.failedBy.computeIfAbsent(call.call.reason(), k -> new long[result.offered.length])[call.startSecond]++;
+      result
+          .failedBy
+          .computeIfAbsent(call.call.reason(), k -> new long[result.offered.length])[
+          call.startSecond]++;
     }
     if (call.call.succeeded()) {
       result.succeeded++;
@@ -534,13 +646,16 @@ public final class Fleet {
     result.attemptsByCallStart[call.startSecond]++;
     Attempt a = new Attempt(call, sent, server);
     call.flying.add(a);
-    if (server == service.downServer && now >= service.downFromNanos && now < service.downUntilNanos) {
+    if (server == service.downServer
+        && now >= service.downFromNanos
+        && now < service.downUntilNanos) {
       over(a);
       result.refusals[second(now)]++;
       after(call, call.call.failed(sent, new Refused(), Failure.ERROR));
       return;
     }
-    if (load.attemptTimeoutSeconds() > 0) push(now + nanos(load.attemptTimeoutSeconds()), TIMEOUT, call.client, call, a, 0);
+    if (load.attemptTimeoutSeconds() > 0)
+      push(now + nanos(load.attemptTimeoutSeconds()), TIMEOUT, call.client, call, a, 0);
     if (busy[server] < service.capacity(now)) {
       start(a);
     } else if (queues[server].size() < service.queueLimit) {
@@ -561,12 +676,15 @@ public final class Fleet {
     double mean = service.meanServiceSeconds;
     double s = service.exponential ? -Math.log(1 - serverRandom.nextDouble()) * mean : mean;
     // Common random numbers: the same attempt of the same call is slow for every contender alike.
-    if (service.slowFraction > 0 && unit(mix(seed ^ 0x510L, a.call.client, a.call.number, a.number)) < service.slowFraction) s = service.slowSeconds;
+    if (service.slowFraction > 0
+        && unit(mix(seed ^ 0x510L, a.call.client, a.call.number, a.number)) < service.slowFraction)
+      s = service.slowSeconds;
     push(clock.now + Math.max(1, (long) (s * SECOND)), SERVED, a.call.client, a.call, a, 0);
   }
 
   private void startQueued(int server) {
-    while (busy[server] < service.capacity(clock.now) && !queues[server].isEmpty()) start(queues[server].poll());
+    while (busy[server] < service.capacity(clock.now) && !queues[server].isEmpty())
+      start(queues[server].poll());
   }
 
   private void served(Attempt a) {
@@ -578,7 +696,9 @@ public final class Fleet {
     over(a);
     // Common random numbers: the same attempt of the same call fails for every contender alike.
     double rate = a.server < 0 ? service.otherFailureRate : service.failureRate;
-    boolean failing = a.server < 0 || (clock.now >= service.failingFromNanos && clock.now < service.failingUntilNanos);
+    boolean failing =
+        a.server < 0
+            || (clock.now >= service.failingFromNanos && clock.now < service.failingUntilNanos);
     boolean ok = !failing || unit(mix(seed, a.call.client, a.call.number, a.number)) >= rate;
     after(a.call, a.call.call.answered(a.sent, ok));
   }
@@ -596,13 +716,18 @@ public final class Fleet {
     call.round++;
     for (Attempt loser : call.flying) loser.over = true;
     call.flying.clear();
-    if (next == Next.WAIT) push(clock.now + call.call.waitNanos(), STEP, call.client, call, null, 0);
+    if (next == Next.WAIT)
+      push(clock.now + call.call.waitNanos(), STEP, call.client, call, null, 0);
     else if (next == Next.DONE) finish(call);
     else throw new AssertionError("the driver answers an outcome with wait or done");
   }
 
   static long mix(long seed, long a, long b, long c) {
-    long z = seed * 0x9E3779B97F4A7C15L + a * 0xBF58476D1CE4E5B9L + b * 0x94D049BB133111EBL + c * 0x2545F4914F6CDD1DL;
+    long z =
+        seed * 0x9E3779B97F4A7C15L
+            + a * 0xBF58476D1CE4E5B9L
+            + b * 0x94D049BB133111EBL
+            + c * 0x2545F4914F6CDD1DL;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);

@@ -18,18 +18,25 @@ public final class FleetScenarios {
   public static final int[] CLIENT_COUNTS = {10, 100, 1000};
 
   /** One cell of the failure sweep. */
-  public record SweepRow(double failureRate, int clients, String contender, double success, double amplification) {}
+  public record SweepRow(
+      double failureRate, int clients, String contender, double success, double amplification) {}
 
   /**
    * Brooker's failure sweep: {@code clients} sharing a total of {@code totalPerSecond} calls/s
    * (Poisson) for {@code seconds}, an unbounded server failing each attempt independently.
    */
-  public static List<SweepRow> sweep(List<Fleet.Contender> contenders, double totalPerSecond, double seconds, long seed) {
+  public static List<SweepRow> sweep(
+      List<Fleet.Contender> contenders, double totalPerSecond, double seconds, long seed) {
     List<SweepRow> rows = new ArrayList<>();
     for (double rate : FAILURE_RATES) {
       for (int clients : CLIENT_COUNTS) {
         for (Fleet.Contender c : contenders) {
-          Fleet.Result r = new Fleet(new Fleet.Service().failing(rate, -1), Fleet.Load.of(clients, totalPerSecond / clients, seconds), seed).run(c);
+          Fleet.Result r =
+              new Fleet(
+                      new Fleet.Service().failing(rate, -1),
+                      Fleet.Load.of(clients, totalPerSecond / clients, seconds),
+                      seed)
+                  .run(c);
           rows.add(new SweepRow(rate, clients, c.name(), r.successRate(), r.amplification()));
         }
       }
@@ -37,32 +44,61 @@ public final class FleetScenarios {
     return rows;
   }
 
-  /** The quiet fleet: {@code clients} each calling evenly every {@code 1/perSecond} s, server failing everything. */
-  public static Fleet.Result quietFleet(Fleet.Contender c, int clients, double perSecond, double seconds, long seed) {
-    return new Fleet(new Fleet.Service().failing(1.0, -1), Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(), seed).run(c);
+  /**
+   * The quiet fleet: {@code clients} each calling evenly every {@code 1/perSecond} s, server
+   * failing everything.
+   */
+  public static Fleet.Result quietFleet(
+      Fleet.Contender c, int clients, double perSecond, double seconds, long seed) {
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1),
+            Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(),
+            seed)
+        .run(c);
   }
 
   /** The quiet fleet against a server that works until {@code diesAt} s, then fails everything. */
-  public static Fleet.Result quietFleetServerDies(Fleet.Contender c, int clients, double perSecond, double seconds, double diesAt, long seed) {
-    return new Fleet(new Fleet.Service().failing(1.0, -1).failingFrom(diesAt), Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(), seed).run(c);
-  }
-
-  /** The quiet fleet against a server answering {@code 503 Retry-After: retryAfter} to everything. */
-  public static Fleet.Result quietFleetRetryAfter(Fleet.Contender c, int clients, double perSecond, double seconds, int retryAfter, long seed) {
-    return new Fleet(new Fleet.Service().failing(1.0, retryAfter), Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(), seed).run(c);
-  }
-
-  /** The warm fleet: the quiet fleet whose server dies at {@code diesAt} s: attempts per call over the calls started while it is down. */
-  public static double warmFleetWhileDown(Fleet.Contender c, int clients, double perSecond, double seconds, int diesAt, long seed) {
-    return quietFleetServerDies(c, clients, perSecond, seconds, diesAt, seed).amplification(diesAt, (int) seconds);
+  public static Fleet.Result quietFleetServerDies(
+      Fleet.Contender c, int clients, double perSecond, double seconds, double diesAt, long seed) {
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1).failingFrom(diesAt),
+            Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(),
+            seed)
+        .run(c);
   }
 
   /**
-   * One busy client, 100 calls/s for 60 s, against a healthy server on which a share {@code
-   * rate} of attempts (independently) take 2 s, past the 1 s attempt timeout.
+   * The quiet fleet against a server answering {@code 503 Retry-After: retryAfter} to everything.
+   */
+  public static Fleet.Result quietFleetRetryAfter(
+      Fleet.Contender c, int clients, double perSecond, double seconds, int retryAfter, long seed) {
+    return new Fleet(
+            new Fleet.Service().failing(1.0, retryAfter),
+            Fleet.Load.of(clients, perSecond, seconds).evenlySpaced(),
+            seed)
+        .run(c);
+  }
+
+  /**
+   * The warm fleet: the quiet fleet whose server dies at {@code diesAt} s: attempts per call over
+   * the calls started while it is down.
+   */
+  public static double warmFleetWhileDown(
+      Fleet.Contender c, int clients, double perSecond, double seconds, int diesAt, long seed) {
+    return quietFleetServerDies(c, clients, perSecond, seconds, diesAt, seed)
+        .amplification(diesAt, (int) seconds);
+  }
+
+  /**
+   * One busy client, 100 calls/s for 60 s, against a healthy server on which a share {@code rate}
+   * of attempts (independently) take 2 s, past the 1 s attempt timeout.
    */
   public static Fleet.Result flakyTimeouts(Fleet.Contender c, double rate) {
-    return new Fleet(new Fleet.Service().service(0.01, true).slow(rate, 2.0), Fleet.Load.of(1, 100, 60).timeout(1), 1).run(c);
+    return new Fleet(
+            new Fleet.Service().service(0.01, true).slow(rate, 2.0),
+            Fleet.Load.of(1, 100, 60).timeout(1),
+            1)
+        .run(c);
   }
 
   // ---- Failures that come together, lossy links, clients of two origins (issue 35) ----
@@ -72,9 +108,12 @@ public final class FleetScenarios {
    * failing from 2 s for {@code blipSeconds} (a 503 at once, or, {@code refused}, a refused
    * connection: a restarting server), healthy before and for 3 s after.
    */
-  public static Fleet.Result blip(Fleet.Contender c, double perSecond, double blipSeconds, boolean refused, long seed) {
-    Fleet.Service s = refused ? new Fleet.Service().down(0, 2, 2 + blipSeconds)
-        : new Fleet.Service().failing(1.0, -1).failingBetween(2, 2 + blipSeconds);
+  public static Fleet.Result blip(
+      Fleet.Contender c, double perSecond, double blipSeconds, boolean refused, long seed) {
+    Fleet.Service s =
+        refused
+            ? new Fleet.Service().down(0, 2, 2 + blipSeconds)
+            : new Fleet.Service().failing(1.0, -1).failingBetween(2, 2 + blipSeconds);
     return new Fleet(s, Fleet.Load.of(1, perSecond, 5 + blipSeconds), seed).run(c);
   }
 
@@ -83,9 +122,13 @@ public final class FleetScenarios {
    * with probability {@code stallRate} (2 s, past the 300 ms read timeout); {@code perSecond}
    * calls/s (Poisson) for 60 s, or, with {@code perSecond} 0, 300 calls one after another.
    */
-  public static Fleet.Result lossyLink(Fleet.Contender c, double stallRate, double perSecond, long seed) {
+  public static Fleet.Result lossyLink(
+      Fleet.Contender c, double stallRate, double perSecond, long seed) {
     Fleet.Service s = new Fleet.Service().service(0.005, true).slow(stallRate, 2.0);
-    Fleet.Load load = perSecond == 0 ? Fleet.Load.of(1, 100, 1e6).oneAfterAnother(300) : Fleet.Load.of(1, perSecond, 60);
+    Fleet.Load load =
+        perSecond == 0
+            ? Fleet.Load.of(1, 100, 1e6).oneAfterAnother(300)
+            : Fleet.Load.of(1, perSecond, 60);
     return new Fleet(s, load.timeout(0.3), seed).run(c);
   }
 
@@ -95,17 +138,32 @@ public final class FleetScenarios {
    * attempts at random ({@link Fleet.Service#otherOrigin}).
    */
   public static Fleet.Result deadBesideHealthy(Fleet.Contender c, double perSecond, long seed) {
-    return new Fleet(new Fleet.Service().failing(1.0, -1).otherOrigin(0.1), Fleet.Load.of(1, perSecond, 40), seed).run(c);
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1).otherOrigin(0.1),
+            Fleet.Load.of(1, perSecond, 40),
+            seed)
+        .run(c);
   }
 
   /** The same with every other call to a path of the dead origin that OkHttp's cache answers. */
   public static Fleet.Result deadBesideCached(Fleet.Contender c, double perSecond, long seed) {
-    return new Fleet(new Fleet.Service().failing(1.0, -1).cachedPath(), Fleet.Load.of(1, perSecond, 40), seed).run(c);
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1).cachedPath(),
+            Fleet.Load.of(1, perSecond, 40),
+            seed)
+        .run(c);
   }
 
-  /** A busy client, {@code perSecond} calls/s (Poisson), whose server is dead from 2 s to 12 s of 14. */
+  /**
+   * A busy client, {@code perSecond} calls/s (Poisson), whose server is dead from 2 s to 12 s of
+   * 14.
+   */
   public static Fleet.Result busyThroughOutage(Fleet.Contender c, double perSecond, long seed) {
-    return new Fleet(new Fleet.Service().failing(1.0, -1).failingBetween(2, 12), Fleet.Load.of(1, perSecond, 14), seed).run(c);
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1).failingBetween(2, 12),
+            Fleet.Load.of(1, perSecond, 14),
+            seed)
+        .run(c);
   }
 
   /** {@link #coldStart} over seeds 1..{@code seeds}: {mean, min} successes of the 50 calls. */
@@ -120,27 +178,48 @@ public final class FleetScenarios {
     return new double[] {mean, min};
   }
 
-  /** Cold start one after another: one fresh client, 50 calls in sequence, 50 % independent failure, maxRetries(14): successes. */
+  /**
+   * Cold start one after another: one fresh client, 50 calls in sequence, 50 % independent failure,
+   * maxRetries(14): successes.
+   */
   public static long coldStartSequential(Fleet.Contender c, long seed) {
-    Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(1, 100, 1e6).oneAfterAnother(50).maxRetries(14), seed).run(c);
+    Fleet.Result r =
+        new Fleet(
+                new Fleet.Service().failing(0.5, -1),
+                Fleet.Load.of(1, 100, 1e6).oneAfterAnother(50).maxRetries(14),
+                seed)
+            .run(c);
     if (r.calls != 50) throw new AssertionError("sequential cold start made " + r.calls + " calls");
     return r.succeeded;
   }
 
-  /** Cold start: one fresh client, 100 calls/s, 50 % independent failure, maxRetries(14): successes of its first 50 calls. */
+  /**
+   * Cold start: one fresh client, 100 calls/s, 50 % independent failure, maxRetries(14): successes
+   * of its first 50 calls.
+   */
   public static long coldStart(Fleet.Contender c, long seed) {
-    Fleet.Result r = new Fleet(new Fleet.Service().failing(0.5, -1), Fleet.Load.of(1, 100, 0.5).evenlySpaced().maxRetries(14), seed).run(c);
+    Fleet.Result r =
+        new Fleet(
+                new Fleet.Service().failing(0.5, -1),
+                Fleet.Load.of(1, 100, 0.5).evenlySpaced().maxRetries(14),
+                seed)
+            .run(c);
     if (r.calls != 50) throw new AssertionError("cold start made " + r.calls + " calls");
     return r.succeeded;
   }
 
   /**
    * One busy client: 200 calls/s for 10 s against a server failing everything (with {@code
-   * Retry-After: retryAfter} if ≥ 0): server attempts per call from the second second on, once
-   * the starting balance is spent, as CrowdTest measures it.
+   * Retry-After: retryAfter} if ≥ 0): server attempts per call from the second second on, once the
+   * starting balance is spent, as CrowdTest measures it.
    */
   public static double busyClientSustained(Fleet.Contender c, int retryAfter, long seed) {
-    Fleet.Result r = new Fleet(new Fleet.Service().failing(1.0, retryAfter), Fleet.Load.of(1, 200, 10).evenlySpaced(), seed).run(c);
+    Fleet.Result r =
+        new Fleet(
+                new Fleet.Service().failing(1.0, retryAfter),
+                Fleet.Load.of(1, 200, 10).evenlySpaced(),
+                seed)
+            .run(c);
     long attempts = 0;
     long calls = 0;
     for (int s = 1; s < 10; s++) {
@@ -162,7 +241,8 @@ public final class FleetScenarios {
 
   /**
    * Capacity cut: 10 clients, 140 calls/s in all, one server working 20 at a time (mean 0.1 s:
-   * 200/s), a queue of 100; from 10 s to 20 s it works 4 at a time (20 %); 3 s attempt timeout; 60 s.
+   * 200/s), a queue of 100; from 10 s to 20 s it works 4 at a time (20 %); 3 s attempt timeout; 60
+   * s.
    */
   public static Fleet.Result capacityCut(Fleet.Contender c, long seed) {
     Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.1, true).cut(0.2, 10, 20);
@@ -177,52 +257,62 @@ public final class FleetScenarios {
     return capacityCut(c, 14, seconds, seed);
   }
 
-  /** The capacity cut with {@code perClient} calls/s from each of its 10 processes (14: the scenario's 140/s). */
-  public static Fleet.Result capacityCut(Fleet.Contender c, double perClient, double seconds, long seed) {
+  /**
+   * The capacity cut with {@code perClient} calls/s from each of its 10 processes (14: the
+   * scenario's 140/s).
+   */
+  public static Fleet.Result capacityCut(
+      Fleet.Contender c, double perClient, double seconds, long seed) {
     Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.1, true).cut(0.2, 10, 20);
     return new Fleet(s, Fleet.Load.of(10, perClient, seconds).timeout(3), seed).run(c);
   }
 
   /**
-   * A healthy service with a tail: the capacity cut's fleet and server, no cut, service mean
-   * 0.05 s, and 5 % of attempts (independently) taking 1 s; {@code seconds} long.
+   * A healthy service with a tail: the capacity cut's fleet and server, no cut, service mean 0.05
+   * s, and 5 % of attempts (independently) taking 1 s; {@code seconds} long.
    */
   public static Fleet.Result healthyTail(Fleet.Contender c, double seconds, long seed) {
     Fleet.Service s = new Fleet.Service().servers(1, 20, 100).service(0.05, true).slow(0.05, 1.0);
     return new Fleet(s, Fleet.Load.of(10, 14, seconds).timeout(3), seed).run(c);
   }
 
-  /** The fixed hedge delay of the hedging rows: about the capacity cut's p95 before the cut (0.30 s). */
+  /**
+   * The fixed hedge delay of the hedging rows: about the capacity cut's p95 before the cut (0.30
+   * s).
+   */
   public static final long HEDGE_AFTER_MILLIS = 300;
 
   /** The hedging rows: okretry's default, with a fixed hedge delay, with the adaptive one. */
-  public static final List<Fleet.Contender> HEDGING = List.of(
-      Peers.OKRETRY,
-      Peers.okretryHedging("okretry + HedgingPolicy.after(" + HEDGE_AFTER_MILLIS + " ms)",
-          HedgingPolicy.after(HEDGE_AFTER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)),
-      Peers.okretryHedging("okretry + HedgingPolicy.adaptive()", HedgingPolicy.adaptive()));
+  public static final List<Fleet.Contender> HEDGING =
+      List.of(
+          Peers.OKRETRY,
+          Peers.okretryHedging(
+              "okretry + HedgingPolicy.after(" + HEDGE_AFTER_MILLIS + " ms)",
+              HedgingPolicy.after(HEDGE_AFTER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)),
+          Peers.okretryHedging("okretry + HedgingPolicy.adaptive()", HedgingPolicy.adaptive()));
 
   /**
    * Seconds after {@code fromSecond} until goodput is back at ≥ 95 % of the offered load for good:
-   * the start of the first 5-second window from which every later window up to {@code
-   * lastSecond} passes (windows, since a call is offered in the second it starts and counted in
-   * the one it ends); -1 if none does.
+   * the start of the first 5-second window from which every later window up to {@code lastSecond}
+   * passes (windows, since a call is offered in the second it starts and counted in the one it
+   * ends); -1 if none does.
    */
   public static int recoverySeconds(Fleet.Result r, int fromSecond, int lastSecond) {
     return recoverySeconds(r, fromSecond, lastSecond, r.goodput);
   }
 
   /**
-   * {@link #recoverySeconds}, counting each call that succeeded in the second it started: the
-   * share of calls that succeed, free of the calls in flight across a window's edges, which
-   * make the goodput of a healthy 70/s service dip below 95 % of a window's offered load now and
-   * then (seeds 3 and 6 of the metastable run, with no call failing).
+   * {@link #recoverySeconds}, counting each call that succeeded in the second it started: the share
+   * of calls that succeed, free of the calls in flight across a window's edges, which make the
+   * goodput of a healthy 70/s service dip below 95 % of a window's offered load now and then (seeds
+   * 3 and 6 of the metastable run, with no call failing).
    */
   public static int recoverySecondsByStart(Fleet.Result r, int fromSecond, int lastSecond) {
     return recoverySeconds(r, fromSecond, lastSecond, r.succeededByStart);
   }
 
-  private static int recoverySeconds(Fleet.Result r, int fromSecond, int lastSecond, long[] goodput) {
+  private static int recoverySeconds(
+      Fleet.Result r, int fromSecond, int lastSecond, long[] goodput) {
     int back = -1;
     for (int s = lastSecond - 5; s >= fromSecond; s--) {
       long offered = 0;
@@ -237,15 +327,27 @@ public final class FleetScenarios {
     return back < 0 ? -1 : back - fromSecond;
   }
 
-  /** One row of the published-quota scenario: {@code seeds} runs, each a fresh crowd and window phase. */
-  public record QuotaRow(String name, int clients, int callsEach, io.github.okretry.QuotaPacing pacing, double allThrough,
-      double meanAttemptsPerCall, double worstAttemptsPerCall, double meanMakespan, double worstMakespan) {}
+  /**
+   * One row of the published-quota scenario: {@code seeds} runs, each a fresh crowd and window
+   * phase.
+   */
+  public record QuotaRow(
+      String name,
+      int clients,
+      int callsEach,
+      io.github.okretry.QuotaPacing pacing,
+      double allThrough,
+      double meanAttemptsPerCall,
+      double worstAttemptsPerCall,
+      double meanMakespan,
+      double worstMakespan) {}
 
   /**
    * Issue 20's published quota: {@code clients} × {@code callsEach} calls at once against a 20/s
    * limiter publishing the IETF fields ({@link QuotaFleet}), over seeds 1..{@code seeds}.
    */
-  public static QuotaRow publishedQuota(int clients, int callsEach, io.github.okretry.QuotaPacing pacing, int seeds) {
+  public static QuotaRow publishedQuota(
+      int clients, int callsEach, io.github.okretry.QuotaPacing pacing, int seeds) {
     int through = 0;
     double attempts = 0;
     double worstAttempts = 0;
@@ -259,8 +361,16 @@ public final class FleetScenarios {
       makespan += r.makespanSeconds() / seeds;
       worstMakespan = Math.max(worstMakespan, r.makespanSeconds());
     }
-    return new QuotaRow(clients + " × " + callsEach, clients, callsEach, pacing, through / (double) seeds, attempts,
-        worstAttempts, makespan, worstMakespan);
+    return new QuotaRow(
+        clients + " × " + callsEach,
+        clients,
+        callsEach,
+        pacing,
+        through / (double) seeds,
+        attempts,
+        worstAttempts,
+        makespan,
+        worstMakespan);
   }
 
   static String f(String format, Object... args) {

@@ -9,12 +9,12 @@ import java.util.SplittableRandom;
  * The AWS Architecture Blog's "Exponential Backoff And Jitter" experiment as a deterministic
  * discrete-event simulation, with the waits drawn by okretry's own {@link Backoff}.
  *
- * <p>N clients start at t = 0, and each must win one optimistic-concurrency write on a single
- * row: it reads the row's version, then writes with that version; the write succeeds only if the
- * version is still the same (and bumps it). Each message leg (client→server or server→client)
- * takes |N(10 ms, 2 ms)|. A client whose write failed waits the strategy's delay before its next
- * read. "Writes" counts every write that reached the server (the work); "completion" is when the
- * last client learned its write succeeded. Everything is a function of the seed.
+ * <p>N clients start at t = 0, and each must win one optimistic-concurrency write on a single row:
+ * it reads the row's version, then writes with that version; the write succeeds only if the version
+ * is still the same (and bumps it). Each message leg (client→server or server→client) takes |N(10
+ * ms, 2 ms)|. A client whose write failed waits the strategy's delay before its next read. "Writes"
+ * counts every write that reached the server (the work); "completion" is when the last client
+ * learned its write succeeded. Everything is a function of the seed.
  *
  * <p>Shared by the JUnit test that guards the qualitative result and the bench program that
  * publishes the full table and chart.
@@ -49,7 +49,12 @@ public final class JitterSimulation {
 
   /** Means over {@code runs} seeded runs for one strategy and N. */
   public record Summary(
-      Strategy strategy, int clients, int runs, double completionMillis, double meanClientMillis, double writes) {}
+      Strategy strategy,
+      int clients,
+      int runs,
+      double completionMillis,
+      double meanClientMillis,
+      double writes) {}
 
   private static final int READ_AT_SERVER = 0;
   private static final int READ_REPLY = 1;
@@ -59,7 +64,8 @@ public final class JitterSimulation {
 
   private JitterSimulation() {}
 
-  public static Summary summarize(Strategy strategy, int clients, int runs, long seed, Config config) {
+  public static Summary summarize(
+      Strategy strategy, int clients, int runs, long seed, Config config) {
     double completion = 0;
     double meanClient = 0;
     double writes = 0;
@@ -69,7 +75,8 @@ public final class JitterSimulation {
       meanClient += run.meanClientNanos();
       writes += run.writes();
     }
-    return new Summary(strategy, clients, runs, completion / runs / 1e6, meanClient / runs / 1e6, writes / runs);
+    return new Summary(
+        strategy, clients, runs, completion / runs / 1e6, meanClient / runs / 1e6, writes / runs);
   }
 
   /** The same seed for every strategy at a given (N, run), so they face comparable draws. */
@@ -122,7 +129,10 @@ public final class JitterSimulation {
           break;
         case WRITE_FAILED:
           int retry = ++failures[client];
-          long delay = backoff == null ? 0 : backoff.delayNanos(retry, previousDelay[client], random::nextLong);
+          long delay =
+              backoff == null
+                  ? 0
+                  : backoff.delayNanos(retry, previousDelay[client], random::nextLong);
           previousDelay[client] = delay;
           events.add(now + delay + leg(random, config), client, READ_AT_SERVER);
           break;
@@ -194,7 +204,8 @@ public final class JitterSimulation {
       while (true) {
         int child = 2 * i + 1;
         if (child >= size) break;
-        if (child + 1 < size && less(time[child + 1], seq[child + 1], time[child], seq[child])) child++;
+        if (child + 1 < size && less(time[child + 1], seq[child + 1], time[child], seq[child]))
+          child++;
         if (!less(time[child], seq[child], t, s)) break;
         move(child, i);
         i = child;

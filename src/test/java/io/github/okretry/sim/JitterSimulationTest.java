@@ -22,7 +22,8 @@ class JitterSimulationTest {
 
   @BeforeAll
   static void simulate() {
-    for (Strategy s : Strategy.values()) results.put(s, JitterSimulation.summarize(s, 120, 20, 1, Config.AWS));
+    for (Strategy s : Strategy.values())
+      results.put(s, JitterSimulation.summarize(s, 120, 20, 1, Config.AWS));
   }
 
   private static double time(Strategy s) {
@@ -36,9 +37,15 @@ class JitterSimulationTest {
   @Test
   void exponentialWithoutJitterIsByFarTheSlowest() {
     for (Strategy jittered :
-        new Strategy[] {Strategy.FULL_JITTER, Strategy.EQUAL_JITTER, Strategy.DECORRELATED_JITTER}) {
-      assertThat(time(Strategy.EXPONENTIAL)).as("vs %s", jittered).isGreaterThan(5 * time(jittered));
-      assertThat(writes(Strategy.EXPONENTIAL)).as("vs %s", jittered).isGreaterThan(1.5 * writes(jittered));
+        new Strategy[] {
+          Strategy.FULL_JITTER, Strategy.EQUAL_JITTER, Strategy.DECORRELATED_JITTER
+        }) {
+      assertThat(time(Strategy.EXPONENTIAL))
+          .as("vs %s", jittered)
+          .isGreaterThan(5 * time(jittered));
+      assertThat(writes(Strategy.EXPONENTIAL))
+          .as("vs %s", jittered)
+          .isGreaterThan(1.5 * writes(jittered));
     }
   }
 

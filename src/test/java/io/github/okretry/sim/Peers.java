@@ -12,11 +12,11 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * okretry and the peers' budgets the fleet simulator compares, each from its documented
- * constants (sources in {@code docs/fleet.md}). Every peer runs okretry's per-call code (the same
- * backoff, classification and {@code Retry-After} handling, {@code maxRetries} of the scenario)
- * with an unlimited budget, and vetoes attempts by its own budget's rules, so only the budget
- * differs between the rows of a table.
+ * okretry and the peers' budgets the fleet simulator compares, each from its documented constants
+ * (sources in {@code docs/fleet.md}). Every peer runs okretry's per-call code (the same backoff,
+ * classification and {@code Retry-After} handling, {@code maxRetries} of the scenario) with an
+ * unlimited budget, and vetoes attempts by its own budget's rules, so only the budget differs
+ * between the rows of a table.
  */
 public final class Peers {
 
@@ -25,18 +25,29 @@ public final class Peers {
   /** okretry with its default budget, as a user gets it. */
   public static final Fleet.Contender OKRETRY = okretry("okretry (default)", null);
 
-  /** okretry with the strict rule for fleets of one-shot processes: {@code retryBeforeFirstSuccess(false)}. */
+  /**
+   * okretry with the strict rule for fleets of one-shot processes: {@code
+   * retryBeforeFirstSuccess(false)}.
+   */
   public static final Fleet.Contender OKRETRY_STRICT =
-      okretry("okretry, retryBeforeFirstSuccess(false)", () -> RetryBudget.builder().retryBeforeFirstSuccess(false).build());
+      okretry(
+          "okretry, retryBeforeFirstSuccess(false)",
+          () -> RetryBudget.builder().retryBeforeFirstSuccess(false).build());
 
   public static final Fleet.Contender UNBUDGETED = peer("unbudgeted, 3 retries", () -> null);
-  public static final Fleet.Contender AWS_STANDARD = peer("AWS standard (500, cost 5/10)", () -> new Aws(500, 5, 10, 5));
-  public static final Fleet.Contender AWS_2026 = peer("AWS 2026 (500, cost 14, throttling 5)", () -> new Aws(500, 14, 14, 5));
-  public static final Fleet.Contender GRPC_A6 = peer("gRPC A6 (maxTokens 10, ratio 0.1)", () -> new GrpcThrottle(10, 0.1));
-  public static final Fleet.Contender FINAGLE = peer("Finagle (20 % + 10/s, ttl 10 s)", () -> new Finagle(0.2, 10, 10));
-  public static final Fleet.Contender SRE_ADAPTIVE = peer("SRE adaptive throttling (K = 2)", () -> new SreAdaptive(2.0, 120));
+  public static final Fleet.Contender AWS_STANDARD =
+      peer("AWS standard (500, cost 5/10)", () -> new Aws(500, 5, 10, 5));
+  public static final Fleet.Contender AWS_2026 =
+      peer("AWS 2026 (500, cost 14, throttling 5)", () -> new Aws(500, 14, 14, 5));
+  public static final Fleet.Contender GRPC_A6 =
+      peer("gRPC A6 (maxTokens 10, ratio 0.1)", () -> new GrpcThrottle(10, 0.1));
+  public static final Fleet.Contender FINAGLE =
+      peer("Finagle (20 % + 10/s, ttl 10 s)", () -> new Finagle(0.2, 10, 10));
+  public static final Fleet.Contender SRE_ADAPTIVE =
+      peer("SRE adaptive throttling (K = 2)", () -> new SreAdaptive(2.0, 120));
 
-  public static final List<Fleet.Contender> PEERS = List.of(UNBUDGETED, AWS_STANDARD, AWS_2026, GRPC_A6, FINAGLE, SRE_ADAPTIVE);
+  public static final List<Fleet.Contender> PEERS =
+      List.of(UNBUDGETED, AWS_STANDARD, AWS_2026, GRPC_A6, FINAGLE, SRE_ADAPTIVE);
 
   /** okretry with a budget over {@code bucket}, for candidates the public builder cannot make. */
   public static Fleet.Contender okretryOver(String name, Supplier<RetryTokenBucket> bucket) {
@@ -45,18 +56,28 @@ public final class Peers {
 
   /** okretry with {@code budget} (null: the default budget). */
   public static Fleet.Contender okretry(String name, @Nullable Supplier<RetryBudget> budget) {
-    return okretryWith(name, null, b -> {
-      if (budget != null) b.retryBudget(budget.get());
-    });
+    return okretryWith(
+        name,
+        null,
+        b -> {
+          if (budget != null) b.retryBudget(budget.get());
+        });
   }
 
-  /** okretry with the default budget, its calls hedged by {@code hedging} as a {@code RetryingCallFactory} hedges. */
+  /**
+   * okretry with the default budget, its calls hedged by {@code hedging} as a {@code
+   * RetryingCallFactory} hedges.
+   */
   public static Fleet.Contender okretryHedging(String name, HedgingPolicy hedging) {
     return okretryWith(name, hedging, b -> {});
   }
 
-  /** okretry hedged by {@code hedging} (null: not hedged), {@code configure} applied to its builder. */
-  static Fleet.Contender okretryWith(String name, @Nullable HedgingPolicy hedging,
+  /**
+   * okretry hedged by {@code hedging} (null: not hedged), {@code configure} applied to its builder.
+   */
+  static Fleet.Contender okretryWith(
+      String name,
+      @Nullable HedgingPolicy hedging,
       java.util.function.Consumer<RetryPolicy.Builder> configure) {
     return new Fleet.Contender() {
       @Override
@@ -69,8 +90,12 @@ public final class Peers {
         RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(env.maxRetries());
         configure.accept(b);
         SplittableRandom r = env.random();
-        return new SimulatedDriver(SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(), hedging,
-            Fleet.URL, null, env.retryAfterSeconds());
+        return new SimulatedDriver(
+            SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(),
+            hedging,
+            Fleet.URL,
+            null,
+            env.retryAfterSeconds());
       }
     };
   }
@@ -88,20 +113,24 @@ public final class Peers {
 
       @Override
       public SimulatedDriver driver(Fleet.Env env) {
-        RetryPolicy.Builder b = RetryPolicy.builder().maxRetries(env.maxRetries()).retryBudget(RetryBudget.unlimited());
+        RetryPolicy.Builder b =
+            RetryPolicy.builder().maxRetries(env.maxRetries()).retryBudget(RetryBudget.unlimited());
         SplittableRandom r = env.random();
         SimulatedDriver.Veto v = veto.create();
         if (v instanceof SreAdaptive s) s.random = r.split();
         return new SimulatedDriver(
-            SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(), Fleet.URL, v, env.retryAfterSeconds());
+            SimulatedDriver.seams(b, env.time(), env.clock(), r::nextLong).build(),
+            Fleet.URL,
+            v,
+            env.retryAfterSeconds());
       }
     };
   }
 
   /**
    * The AWS SDKs' retry quota: a bucket of {@code capacity} tokens, full at the start; a retry
-   * takes its cost (a timeout or a throttling error its own), refused if the bucket holds less;
-   * a call that succeeds puts back what its retries took, or 1 if it took nothing.
+   * takes its cost (a timeout or a throttling error its own), refused if the bucket holds less; a
+   * call that succeeds puts back what its retries took, or 1 if it took nothing.
    */
   static final class Aws implements SimulatedDriver.Veto {
     final int capacity;
@@ -125,14 +154,18 @@ public final class Peers {
 
     @Override
     public boolean allowRetry(long nowNanos, Failure failure) {
-      int cost = failure == Failure.TIMEOUT ? timeoutCost : failure == Failure.THROTTLED ? throttlingCost : retryCost;
+      int cost =
+          failure == Failure.TIMEOUT
+              ? timeoutCost
+              : failure == Failure.THROTTLED ? throttlingCost : retryCost;
       if (tokens < cost) return false;
       tokens -= cost;
       return true;
     }
 
     @Override
-    public void attemptEnded(long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
+    public void attemptEnded(
+        long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
       if (!success) return;
       // The SDKs refund what the call's last retry acquired, or 1 for a call never retried. The
       // veto does not see which call a success ends, so a retried success refunds the ordinary
@@ -142,9 +175,9 @@ public final class Peers {
   }
 
   /**
-   * gRPC retry throttling (gRFC A6): a token count per server, starting at {@code maxTokens};
-   * every failed attempt takes 1, every success adds {@code tokenRatio}; retries are refused
-   * while the count is at or below half of {@code maxTokens}.
+   * gRPC retry throttling (gRFC A6): a token count per server, starting at {@code maxTokens}; every
+   * failed attempt takes 1, every success adds {@code tokenRatio}; retries are refused while the
+   * count is at or below half of {@code maxTokens}.
    */
   static final class GrpcThrottle implements SimulatedDriver.Veto {
     final double max;
@@ -163,7 +196,8 @@ public final class Peers {
     }
 
     @Override
-    public void attemptEnded(long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
+    public void attemptEnded(
+        long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
       tokens = success ? Math.min(max, tokens + ratio) : Math.max(0, tokens - 1);
     }
 
@@ -176,8 +210,8 @@ public final class Peers {
   /**
    * Finagle's {@code RetryBudget}: every call deposits, a retry withdraws {@code 1/percent}
    * deposits, deposits and withdrawals expire after {@code ttl}, and a reserve of {@code
-   * minRetriesPerSec × ttl} retries is always there: retries in any {@code ttl} window stay
-   * within {@code minRetriesPerSec × ttl + percent × calls}.
+   * minRetriesPerSec × ttl} retries is always there: retries in any {@code ttl} window stay within
+   * {@code minRetriesPerSec × ttl + percent × calls}.
    */
   static final class Finagle implements SimulatedDriver.Veto {
     final double percent;
@@ -204,14 +238,15 @@ public final class Peers {
     }
 
     @Override
-    public void attemptEnded(long nowNanos, int attempt, boolean success, @Nullable Failure failure) {}
+    public void attemptEnded(
+        long nowNanos, int attempt, boolean success, @Nullable Failure failure) {}
   }
 
   /**
    * Client-side adaptive throttling (Google SRE book, "Handling Overload"): over the last two
-   * minutes, every attempt the application asks for is a request and every one the backend
-   * accepted an accept; a new attempt is rejected locally with probability {@code
-   * max(0, (requests − K × accepts) / (requests + 1))}. Retries as unbudgeted otherwise.
+   * minutes, every attempt the application asks for is a request and every one the backend accepted
+   * an accept; a new attempt is rejected locally with probability {@code max(0, (requests − K ×
+   * accepts) / (requests + 1))}. Retries as unbudgeted otherwise.
    */
   static final class SreAdaptive implements SimulatedDriver.Veto {
     final double k;
@@ -237,7 +272,8 @@ public final class Peers {
     }
 
     @Override
-    public void attemptEnded(long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
+    public void attemptEnded(
+        long nowNanos, int attempt, boolean success, @Nullable Failure failure) {
       if (success) window.add(nowNanos, 1, 1);
     }
   }

@@ -12,12 +12,12 @@ import java.util.SplittableRandom;
 import okhttp3.Headers;
 
 /**
- * Issue 20's "published quota" scenario as a deterministic discrete-event simulation on fake
- * time: {@code clients} processes (one okretry policy each: its own budget and origin table) each
- * start {@code callsEach} calls at once against one limiter of {@code perWindow} requests per
- * fixed 1-second window, which publishes {@code RateLimit-Policy: "default";q=20;w=1} and {@code
- * RateLimit: "default";r=N;t=T} on every answer (T whole seconds to the window's end, rounded
- * up) and answers the calls over the quota {@code 429} with {@code Retry-After: T}, as {@code
+ * Issue 20's "published quota" scenario as a deterministic discrete-event simulation on fake time:
+ * {@code clients} processes (one okretry policy each: its own budget and origin table) each start
+ * {@code callsEach} calls at once against one limiter of {@code perWindow} requests per fixed
+ * 1-second window, which publishes {@code RateLimit-Policy: "default";q=20;w=1} and {@code
+ * RateLimit: "default";r=N;t=T} on every answer (T whole seconds to the window's end, rounded up)
+ * and answers the calls over the quota {@code 429} with {@code Retry-After: T}, as {@code
  * QuotaCrowdTest}'s limiter does in real time. Each call runs okretry's own per-call code through
  * {@link SimulatedDriver}; the network is a one-way delay of {@code 1 ms} plus an exponential
  * jitter of mean {@code 0.5 ms} (seeded); the window's phase against the crowd's start is drawn
@@ -29,7 +29,6 @@ public final class QuotaFleet {
   static final long MS = 1_000_000L;
   static final long SECOND = 1_000_000_000L;
   static final String URL = "http://limited.test/";
-
 
   /** What ran. */
   public record Result(int calls, int succeeded, int attempts, int refused, long makespanNanos) {
@@ -56,7 +55,8 @@ public final class QuotaFleet {
     }
   }
 
-  private record Event(long t, long seq, int kind, SimulatedDriver.Call call, int code, Headers headers)
+  private record Event(
+      long t, long seq, int kind, SimulatedDriver.Call call, int code, Headers headers)
       implements Comparable<Event> {
     @Override
     public int compareTo(Event o) {
@@ -100,11 +100,12 @@ public final class QuotaFleet {
     long last = 0;
     for (int c = 0; c < clients; c++) {
       SplittableRandom random = new SplittableRandom(seed * 1_000_003L + c);
-      RetryPolicy.Builder b = RetryPolicy.builder()
-          .maxRetries(20)
-          .deadline(Duration.ofSeconds(20))
-          .maxRetryAfter(Duration.ofSeconds(5))
-          .quotaPacing(pacing);
+      RetryPolicy.Builder b =
+          RetryPolicy.builder()
+              .maxRetries(20)
+              .deadline(Duration.ofSeconds(20))
+              .maxRetryAfter(Duration.ofSeconds(5))
+              .quotaPacing(pacing);
       RetryPolicy policy = SimulatedDriver.seams(b, clock, wall, random::nextLong).build();
       SimulatedDriver driver = new SimulatedDriver(policy, URL, null, -1);
       for (int i = 0; i < callsEach; i++) push(0, STEP, driver.start(), 0, null);
@@ -132,7 +133,8 @@ public final class QuotaFleet {
         }
       }
     }
-    if (done != clients * callsEach) throw new AssertionError("calls left running: " + (clients * callsEach - done));
+    if (done != clients * callsEach)
+      throw new AssertionError("calls left running: " + (clients * callsEach - done));
     return new Result(done, ok, attempts, refused, last);
   }
 
@@ -148,9 +150,10 @@ public final class QuotaFleet {
     boolean admitted = used < perWindow;
     if (admitted) used++;
     long t = ((w + 1) * SECOND - since + SECOND - 1) / SECOND;
-    Headers.Builder h = new Headers.Builder()
-        .add("RateLimit-Policy", "\"default\";q=" + perWindow + ";w=1")
-        .add("RateLimit", "\"default\";r=" + (perWindow - used) + ";t=" + t);
+    Headers.Builder h =
+        new Headers.Builder()
+            .add("RateLimit-Policy", "\"default\";q=" + perWindow + ";w=1")
+            .add("RateLimit", "\"default\";r=" + (perWindow - used) + ";t=" + t);
     if (!admitted) {
       refused++;
       h.add("Retry-After", Long.toString(t));

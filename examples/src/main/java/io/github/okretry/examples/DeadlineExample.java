@@ -20,29 +20,33 @@ public final class DeadlineExample {
   public static void main(String[] args) throws Exception {
     try (MockWebServer server = new MockWebServer()) {
       server.enqueue(new MockResponse.Builder().code(503).build());
-      server.enqueue(new MockResponse.Builder().body("too late").headersDelay(10, TimeUnit.SECONDS).build());
+      server.enqueue(
+          new MockResponse.Builder().body("too late").headersDelay(10, TimeUnit.SECONDS).build());
       server.start();
 
       Timeline timeline = new Timeline();
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .deadline(Duration.ofSeconds(2))
-          .listener(timeline)
-          .build());
-      OkHttpClient client = new OkHttpClient.Builder()
-          .readTimeout(Duration.ofSeconds(10))
-          .addInterceptor(retry)
-          .addInterceptor(timeline.attempts())
-          .build();
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder().deadline(Duration.ofSeconds(2)).listener(timeline).build());
+      OkHttpClient client =
+          new OkHttpClient.Builder()
+              .readTimeout(Duration.ofSeconds(10))
+              .addInterceptor(retry)
+              .addInterceptor(timeline.attempts())
+              .build();
 
       timeline.restart("GET /slow: 503, then 10 s of silence; 2 s deadline, 10 s read timeout");
       long start = System.nanoTime();
-      try (Response response = client.newCall(new Request.Builder().url(server.url("/slow")).build()).execute()) {
+      try (Response response =
+          client.newCall(new Request.Builder().url(server.url("/slow")).build()).execute()) {
         timeline.print("caller got HTTP " + response.code());
       } catch (IOException e) {
         timeline.print("caller got " + e);
       }
-      timeline.print(String.format("elapsed %d ms (deadline 2000 ms, read timeout 10000 ms)",
-          (System.nanoTime() - start) / 1_000_000));
+      timeline.print(
+          String.format(
+              "elapsed %d ms (deadline 2000 ms, read timeout 10000 ms)",
+              (System.nanoTime() - start) / 1_000_000));
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
     }

@@ -19,18 +19,23 @@ public final class FlakyGet {
       server.start();
 
       Timeline timeline = new Timeline(Duration.ofMillis(200));
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .maxRetries(3)
-          .baseDelay(Duration.ofMillis(200))
-          .listener(timeline)
-          .build());
-      OkHttpClient client = new OkHttpClient.Builder()
-          .addInterceptor(retry)
-          .addInterceptor(timeline.attempts())
-          .build();
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .maxRetries(3)
+                  .baseDelay(Duration.ofMillis(200))
+                  .listener(timeline)
+                  .build());
+      OkHttpClient client =
+          new OkHttpClient.Builder()
+              .addInterceptor(retry)
+              .addInterceptor(timeline.attempts())
+              .build();
 
-      try (Response response = client.newCall(new Request.Builder().url(server.url("/flaky")).build()).execute()) {
-        timeline.print("caller got HTTP " + response.code() + " \"" + response.body().string() + "\"");
+      try (Response response =
+          client.newCall(new Request.Builder().url(server.url("/flaky")).build()).execute()) {
+        timeline.print(
+            "caller got HTTP " + response.code() + " \"" + response.body().string() + "\"");
       }
       timeline.print("server saw " + server.getRequestCount() + " requests");
       client.dispatcher().executorService().shutdown();

@@ -27,40 +27,43 @@ import okhttp3.Response;
  * failed gets one too, and again whenever OkHttp sends the attempt's request once more by itself
  * underneath okretry ({@link #onNetworkRequest} with {@code requestInAttempt > 1}: its {@code
  * retryOnConnectionFailure}, a 503 with {@code Retry-After: 0}, a redirect). The resend count is
- * counted per logical call, so after an OkHttp repeat in attempt 1, attempt 2's span says 2, not
- * 1: both {@code attempt > 1} and {@code requestInAttempt > 1} are resends. A span ends at the
- * next event of its call, which comes right after its response headers (or failure): a retry
- * scheduled, the call's end, or OkHttp's next request. That last kind of span has no status
- * code, since its response went to OkHttp, not to okretry.
+ * counted per logical call, so after an OkHttp repeat in attempt 1, attempt 2's span says 2, not 1:
+ * both {@code attempt > 1} and {@code requestInAttempt > 1} are resends. A span ends at the next
+ * event of its call, which comes right after its response headers (or failure): a retry scheduled,
+ * the call's end, or OkHttp's next request. That last kind of span has no status code, since its
+ * response went to OkHttp, not to okretry.
  *
  * <p>A hedge ({@link #onHedgeStarted}, from a {@code RetryingCallFactory} with a {@code
  * HedgingPolicy}) is a resend too and counts in {@code http.request.resend_count}, but its span
- * opens beside the span of the attempt it hedges, which stays open. Listeners are not told which attempt in flight
- * answered first: when the call ends, the span opened last gets the outcome, and the others still
- * open end without a status (the attempts okretry canceled, or the one that won if it was not
- * the last).
+ * opens beside the span of the attempt it hedges, which stays open. Listeners are not told which
+ * attempt in flight answered first: when the call ends, the span opened last gets the outcome, and
+ * the others still open end without a status (the attempts okretry canceled, or the one that won if
+ * it was not the last).
  *
- * <p>Spans are children of the context current when the call's first attempt starts: the
- * caller's, for {@code execute()}. Attribute names are the stable HTTP ones; {@code error.type}
- * is the status code, or the exception's simple class name (what okretry reports). This listener
- * does not put a {@code traceparent} header on requests: trace propagation stays with your HTTP
- * instrumentation.
+ * <p>Spans are children of the context current when the call's first attempt starts: the caller's,
+ * for {@code execute()}. Attribute names are the stable HTTP ones; {@code error.type} is the status
+ * code, or the exception's simple class name (what okretry reports). This listener does not put a
+ * {@code traceparent} header on requests: trace propagation stays with your HTTP instrumentation.
  *
- * <p>Per-call state is keyed by the {@link Request} instance okretry passes to the listener,
- * which is the same for every event of one logical call, and dropped when the call ends.
+ * <p>Per-call state is keyed by the {@link Request} instance okretry passes to the listener, which
+ * is the same for every event of one logical call, and dropped when the call ends.
  */
 final class HttpClientSpans implements RetryListener {
-  static final AttributeKey<String> HTTP_REQUEST_METHOD = AttributeKey.stringKey("http.request.method");
+  static final AttributeKey<String> HTTP_REQUEST_METHOD =
+      AttributeKey.stringKey("http.request.method");
   static final AttributeKey<String> URL_FULL = AttributeKey.stringKey("url.full");
   static final AttributeKey<String> SERVER_ADDRESS = AttributeKey.stringKey("server.address");
   static final AttributeKey<Long> SERVER_PORT = AttributeKey.longKey("server.port");
-  static final AttributeKey<Long> HTTP_RESPONSE_STATUS_CODE = AttributeKey.longKey("http.response.status_code");
+  static final AttributeKey<Long> HTTP_RESPONSE_STATUS_CODE =
+      AttributeKey.longKey("http.response.status_code");
   static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
-  static final AttributeKey<Long> HTTP_REQUEST_RESEND_COUNT = AttributeKey.longKey("http.request.resend_count");
+  static final AttributeKey<Long> HTTP_REQUEST_RESEND_COUNT =
+      AttributeKey.longKey("http.request.resend_count");
 
   private static final Pattern HTTP_STATUS = Pattern.compile("^HTTP (\\d{3})");
 
   private final Tracer tracer;
+
   /** Logical calls in flight, by identity (Request does not override equals). */
   private final Map<Request, Sends> calls = Collections.synchronizedMap(new IdentityHashMap<>());
 
@@ -113,15 +116,16 @@ final class HttpClientSpans implements RetryListener {
   }
 
   /**
-   * One logical call's requests: how many went out so far, and the span of the current one.
-   * Its events come one at a time, but not always on one thread (enqueue, a cancel): synchronized.
+   * One logical call's requests: how many went out so far, and the span of the current one. Its
+   * events come one at a time, but not always on one thread (enqueue, a cancel): synchronized.
    */
   private final class Sends {
     final Context parent;
     long sent;
     Span open;
     boolean hedge; // the next start is a hedge: the open span stays open beside it
-    final java.util.List<Span> alsoOpen = new java.util.ArrayList<>(); // spans of attempts a hedge runs beside
+    final java.util.List<Span> alsoOpen =
+        new java.util.ArrayList<>(); // spans of attempts a hedge runs beside
 
     synchronized void hedging() {
       hedge = true;
@@ -133,13 +137,15 @@ final class HttpClientSpans implements RetryListener {
 
     synchronized void start(Request request) {
       HttpUrl url = request.url();
-      SpanBuilder span = tracer.spanBuilder(request.method())
-          .setSpanKind(SpanKind.CLIENT)
-          .setParent(parent)
-          .setAttribute(HTTP_REQUEST_METHOD, request.method())
-          .setAttribute(URL_FULL, url.newBuilder().username("").password("").build().toString())
-          .setAttribute(SERVER_ADDRESS, url.host())
-          .setAttribute(SERVER_PORT, (long) url.port());
+      SpanBuilder span =
+          tracer
+              .spanBuilder(request.method())
+              .setSpanKind(SpanKind.CLIENT)
+              .setParent(parent)
+              .setAttribute(HTTP_REQUEST_METHOD, request.method())
+              .setAttribute(URL_FULL, url.newBuilder().username("").password("").build().toString())
+              .setAttribute(SERVER_ADDRESS, url.host())
+              .setAttribute(SERVER_PORT, (long) url.port());
       // "Recommended if and only if request was retried": absent on the first send.
       if (sent > 0) span.setAttribute(HTTP_REQUEST_RESEND_COUNT, sent);
       sent++;
@@ -148,7 +154,10 @@ final class HttpClientSpans implements RetryListener {
       open = span.startSpan();
     }
 
-    /** Ends the open span after a failure described as okretry does ("HTTP 503", "SocketTimeoutException: timeout"). */
+    /**
+     * Ends the open span after a failure described as okretry does ("HTTP 503",
+     * "SocketTimeoutException: timeout").
+     */
     synchronized void endWithFailure(String failure) {
       Matcher status = HTTP_STATUS.matcher(failure);
       if (status.find()) {
@@ -160,7 +169,8 @@ final class HttpClientSpans implements RetryListener {
     }
 
     synchronized void end(Long statusCode, String errorType) {
-      for (Span other : alsoOpen) other.end(); // attempts in flight beside a hedge: outcome unknown here
+      for (Span other : alsoOpen)
+        other.end(); // attempts in flight beside a hedge: outcome unknown here
       alsoOpen.clear();
       Span span = open;
       if (span == null) return;

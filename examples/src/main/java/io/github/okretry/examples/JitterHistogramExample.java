@@ -24,11 +24,11 @@ import okhttp3.Response;
 
 /**
  * Fifty callers hit, all at once, a server that works on at most ten requests at a time (40 ms
- * each) and answers 503 when all ten are busy. Without jitter every rejected caller comes back
- * at the same instant, so each wave of retries again finds ten free workers and rejects the rest,
+ * each) and answers 503 when all ten are busy. Without jitter every rejected caller comes back at
+ * the same instant, so each wave of retries again finds ten free workers and rejects the rest,
  * while the server idles between waves; with Full Jitter (the default) the retries spread out and
- * keep the workers busy. Prints arrivals per 100 ms for each: {@code #} served, {@code x}
- * answered 503.
+ * keep the workers busy. Prints arrivals per 100 ms for each: {@code #} served, {@code x} answered
+ * 503.
  */
 public final class JitterHistogramExample {
   static final int CALLERS = 50;
@@ -40,9 +40,9 @@ public final class JitterHistogramExample {
   /**
    * At most {@link #WORKERS} requests in progress; one more gets 503 at once.
    *
-   * <p>It holds the first {@link #CALLERS} requests until all have arrived and then lets them
-   * race for the workers together, so the burst really is simultaneous however slowly fifty
-   * threads get started on a busy machine; from then on the timing is the clients' own.
+   * <p>It holds the first {@link #CALLERS} requests until all have arrived and then lets them race
+   * for the workers together, so the burst really is simultaneous however slowly fifty threads get
+   * started on a busy machine; from then on the timing is the clients' own.
    */
   static final class LimitedServer extends Dispatcher {
     private final CountDownLatch burst = new CountDownLatch(CALLERS);
@@ -88,8 +88,10 @@ public final class JitterHistogramExample {
   }
 
   public static void main(String[] args) throws Exception {
-    System.out.printf("%d callers at once; the server works on %d requests at a time (%d ms each)"
-        + " and answers 503 when all are busy.%n", CALLERS, WORKERS, SERVICE_MILLIS);
+    System.out.printf(
+        "%d callers at once; the server works on %d requests at a time (%d ms each)"
+            + " and answers 503 when all are busy.%n",
+        CALLERS, WORKERS, SERVICE_MILLIS);
     System.out.println("Arrivals per 100 ms, # served, x answered 503:");
     String none = run(Jitter.NONE);
     String full = run(Jitter.FULL);
@@ -105,17 +107,21 @@ public final class JitterHistogramExample {
       server.setDispatcher(limited);
       server.start();
 
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .jitter(jitter)
-          .baseDelay(Duration.ofMillis(100))
-          .maxDelay(Duration.ofSeconds(1))
-          .maxRetries(10)
-          .retryBudget(RetryBudget.unlimited()) // show the jitter alone, not the retry budget
-          .build());
-      OkHttpClient client = new OkHttpClient.Builder()
-          .connectionPool(new ConnectionPool(CALLERS, 1, TimeUnit.MINUTES))
-          .addInterceptor(retry)
-          .build();
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .jitter(jitter)
+                  .baseDelay(Duration.ofMillis(100))
+                  .maxDelay(Duration.ofSeconds(1))
+                  .maxRetries(10)
+                  .retryBudget(
+                      RetryBudget.unlimited()) // show the jitter alone, not the retry budget
+                  .build());
+      OkHttpClient client =
+          new OkHttpClient.Builder()
+              .connectionPool(new ConnectionPool(CALLERS, 1, TimeUnit.MINUTES))
+              .addInterceptor(retry)
+              .build();
       Request request = new Request.Builder().url(server.url("/resource")).build();
 
       // Synchronous execute() on our own threads: OkHttp's dispatcher limits (64 calls, 5 per
@@ -124,12 +130,14 @@ public final class JitterHistogramExample {
       CountDownLatch go = new CountDownLatch(1);
       List<Future<Long>> done = new ArrayList<>();
       for (int i = 0; i < CALLERS; i++) {
-        done.add(callers.submit(() -> {
-          go.await();
-          try (Response response = client.newCall(request).execute()) {
-            return response.isSuccessful() ? limited.elapsedMillis() : -1L;
-          }
-        }));
+        done.add(
+            callers.submit(
+                () -> {
+                  go.await();
+                  try (Response response = client.newCall(request).execute()) {
+                    return response.isSuccessful() ? limited.elapsedMillis() : -1L;
+                  }
+                }));
       }
       go.countDown();
       int succeeded = 0;
@@ -163,12 +171,18 @@ public final class JitterHistogramExample {
         requests += arrivals;
         rejected += arrivals - served;
         if (arrivals > 0) busySlots++;
-        System.out.printf("  %4.1f s |%s%s %s%n", s * SLOT_MILLIS / 1000.0,
-            "#".repeat(served), "x".repeat(arrivals - served), arrivals == 0 ? "" : String.valueOf(arrivals));
+        System.out.printf(
+            "  %4.1f s |%s%s %s%n",
+            s * SLOT_MILLIS / 1000.0,
+            "#".repeat(served),
+            "x".repeat(arrivals - served),
+            arrivals == 0 ? "" : String.valueOf(arrivals));
       }
     }
     System.out.printf("  %d of %d callers succeeded%n", succeeded, CALLERS);
-    return String.format("%d requests (%d answered 503) spread over %d of the 100 ms slots;"
-        + " the last caller was served at %d ms", requests, rejected, busySlots, lastMillis);
+    return String.format(
+        "%d requests (%d answered 503) spread over %d of the 100 ms slots;"
+            + " the last caller was served at %d ms",
+        requests, rejected, busySlots, lastMillis);
   }
 }

@@ -27,8 +27,8 @@ import okhttp3.Response;
 /**
  * {@link HttpClientSpans} with the OpenTelemetry SDK and an in-memory exporter: one HTTP client
  * span per request sent, {@code http.request.resend_count} on each resend. Two calls inside a
- * {@code checkout} span: one that okretry retries twice, and one that OkHttp repeats by itself
- * (a 503 with {@code Retry-After: 0}) before okretry retries it. Then one call through a {@link
+ * {@code checkout} span: one that okretry retries twice, and one that OkHttp repeats by itself (a
+ * 503 with {@code Retry-After: 0}) before okretry retries it. Then one call through a {@link
  * RetryingCallFactory} that hedges: its first request gets no answer for a second, a hedge goes
  * after 50 ms and answers, and counts as a resend.
  */
@@ -36,9 +36,10 @@ public final class OpenTelemetryExample {
   public static void main(String[] args) throws Exception {
     InMemorySpanExporter exporter = InMemorySpanExporter.create();
     try (MockWebServer server = new MockWebServer();
-        SdkTracerProvider tracing = SdkTracerProvider.builder()
-            .addSpanProcessor(SimpleSpanProcessor.create(exporter))
-            .build()) {
+        SdkTracerProvider tracing =
+            SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                .build()) {
       // call 1: okretry retries twice
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.enqueue(new MockResponse.Builder().code(503).build());
@@ -50,22 +51,27 @@ public final class OpenTelemetryExample {
       // call 3 (hedged), after one call that shows the origin answers (okretry hedges no origin
       // before that): the first request stalls for a second; the hedge is answered at once
       server.enqueue(new MockResponse.Builder().body("ok").build());
-      server.enqueue(new MockResponse.Builder().headersDelay(1, TimeUnit.SECONDS).body("slow price").build());
+      server.enqueue(
+          new MockResponse.Builder().headersDelay(1, TimeUnit.SECONDS).body("slow price").build());
       server.enqueue(new MockResponse.Builder().body("price").build());
       server.start();
 
       Tracer tracer = tracing.get("okretry-example");
-      RetryInterceptor retry = RetryInterceptor.create(RetryPolicy.builder()
-          .maxRetries(3)
-          .baseDelay(Duration.ofMillis(50))
-          .listener(new HttpClientSpans(tracer))
-          .build());
+      RetryInterceptor retry =
+          RetryInterceptor.create(
+              RetryPolicy.builder()
+                  .maxRetries(3)
+                  .baseDelay(Duration.ofMillis(50))
+                  .listener(new HttpClientSpans(tracer))
+                  .build());
       OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
 
       OkHttpClient plain = new OkHttpClient();
-      RetryingCallFactory hedged = RetryingCallFactory.create(plain,
-          RetryPolicy.builder().listener(new HttpClientSpans(tracer)).build(),
-          HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
+      RetryingCallFactory hedged =
+          RetryingCallFactory.create(
+              plain,
+              RetryPolicy.builder().listener(new HttpClientSpans(tracer)).build(),
+              HedgingPolicy.after(50, TimeUnit.MILLISECONDS));
       Span checkout = tracer.spanBuilder("checkout").startSpan();
       try (Scope ignored = checkout.makeCurrent()) {
         get(client, server, "/inventory/42");
@@ -86,9 +92,10 @@ public final class OpenTelemetryExample {
       for (SpanData span : spans) {
         System.out.println("  " + describe(span, names.getOrDefault(span.getParentSpanId(), "-")));
       }
-      System.out.println("(a span without status_code ended when OkHttp sent its request again by itself,"
-          + " whose response went to OkHttp, not to okretry, or when a hedge answered first and that attempt"
-          + " was canceled: /prices/42)");
+      System.out.println(
+          "(a span without status_code ended when OkHttp sent its request again by itself, whose"
+              + " response went to OkHttp, not to okretry, or when a hedge answered first and that"
+              + " attempt was canceled: /prices/42)");
       System.out.println("server saw " + server.getRequestCount() + " requests");
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
@@ -96,8 +103,10 @@ public final class OpenTelemetryExample {
   }
 
   private static void get(Call.Factory client, MockWebServer server, String path) throws Exception {
-    try (Response response = client.newCall(new Request.Builder().url(server.url(path)).build()).execute()) {
-      System.out.println("GET " + path + " -> HTTP " + response.code() + " \"" + response.body().string() + "\"");
+    try (Response response =
+        client.newCall(new Request.Builder().url(server.url(path)).build()).execute()) {
+      System.out.println(
+          "GET " + path + " -> HTTP " + response.code() + " \"" + response.body().string() + "\"");
     }
   }
 
@@ -105,8 +114,11 @@ public final class OpenTelemetryExample {
   static String describe(SpanData span, String parent) {
     Attributes a = span.getAttributes();
     String url = a.get(HttpClientSpans.URL_FULL);
-    return String.format("%-8s %-8s parent=%-8s %-18s resend_count=%-4s status_code=%-4s error.type=%-4s status=%s",
-        span.getName(), span.getKind(), parent,
+    return String.format(
+        "%-8s %-8s parent=%-8s %-18s resend_count=%-4s status_code=%-4s error.type=%-4s status=%s",
+        span.getName(),
+        span.getKind(),
+        parent,
         url == null ? "" : url.substring(url.indexOf('/', url.indexOf("//") + 2)),
         orDash(a.get(HttpClientSpans.HTTP_REQUEST_RESEND_COUNT)),
         orDash(a.get(HttpClientSpans.HTTP_RESPONSE_STATUS_CODE)),

@@ -5,8 +5,8 @@ import static java.lang.annotation.RetentionPolicy.RUNTIME;
 
 import io.github.okretry.IdempotencyKey;
 import io.github.okretry.RetryInterceptor;
-import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryOverrides;
+import io.github.okretry.RetryPolicy;
 import io.github.okretry.RetryingCallFactory;
 import java.io.IOException;
 import java.lang.annotation.Retention;
@@ -44,13 +44,13 @@ import retrofit2.http.Tag;
  *   <li>{@code @Tag IdempotencyKey} on a method parameter: Retrofit puts the argument on the
  *       request as a tag, so every attempt of that call carries the caller's key.
  *   <li>{@code @Retry(maxRetries = 1)} on a method: Retrofit tags each request with an {@link
- *       Invocation} (the service method and its arguments), and {@link #withRetryAnnotation}
- *       turns the annotation into okretry's {@link RetryOverrides} tag. For a client, an
- *       application interceptor added <em>before</em> okretry does it (tags survive {@code
- *       newBuilder()}); for a {@link RetryingCallFactory}, whose attempts are separate calls that
- *       start below the client's interceptors, the same function wraps the factory.
- *   <li>{@link RetryingCallFactory} as Retrofit's {@code callFactory}: enqueued calls wait
- *       between attempts without holding an OkHttp dispatcher thread.
+ *       Invocation} (the service method and its arguments), and {@link #withRetryAnnotation} turns
+ *       the annotation into okretry's {@link RetryOverrides} tag. For a client, an application
+ *       interceptor added <em>before</em> okretry does it (tags survive {@code newBuilder()}); for
+ *       a {@link RetryingCallFactory}, whose attempts are separate calls that start below the
+ *       client's interceptors, the same function wraps the factory.
+ *   <li>{@link RetryingCallFactory} as Retrofit's {@code callFactory}: enqueued calls wait between
+ *       attempts without holding an OkHttp dispatcher thread.
  * </ul>
  *
  * <p>Maven: Retrofit 3.0.0 depends on {@code okhttp} 4.12.0, which would put OkHttp 4's classes
@@ -112,43 +112,55 @@ public final class RetrofitExample {
       server.start();
 
       Timeline timeline = new Timeline(Duration.ofMillis(100));
-      RetryPolicy policy = RetryPolicy.builder()
-          .maxRetries(3)
-          .baseDelay(Duration.ofMillis(100))
-          .listener(timeline)
-          .build();
+      RetryPolicy policy =
+          RetryPolicy.builder()
+              .maxRetries(3)
+              .baseDelay(Duration.ofMillis(100))
+              .listener(timeline)
+              .build();
       RetryInterceptor retry = RetryInterceptor.create(policy);
 
       // 1. A client with okretry; the annotation interceptor goes before it.
-      OkHttpClient client = retry.install(new OkHttpClient.Builder()
-              .addInterceptor(chain -> chain.proceed(withRetryAnnotation(chain.request()))))
-          .addInterceptor(timeline.attempts())
-          .build();
-      Orders orders = new Retrofit.Builder()
-          .baseUrl(server.url("/"))
-          .client(client)
-          .build()
-          .create(Orders.class);
+      OkHttpClient client =
+          retry
+              .install(
+                  new OkHttpClient.Builder()
+                      .addInterceptor(chain -> chain.proceed(withRetryAnnotation(chain.request()))))
+              .addInterceptor(timeline.attempts())
+              .build();
+      Orders orders =
+          new Retrofit.Builder()
+              .baseUrl(server.url("/"))
+              .client(client)
+              .build()
+              .create(Orders.class);
 
       timeline.restart("client: orders.get(\"42\").execute()");
       show(timeline, orders.get("42").execute());
 
       timeline.restart("client: orders.create(order, IdempotencyKey.of(\"order-42\")).enqueue(…)");
-      show(timeline, enqueue(orders.create(RequestBody.create("{\"item\":42}", JSON), IdempotencyKey.of("order-42"))));
+      show(
+          timeline,
+          enqueue(
+              orders.create(
+                  RequestBody.create("{\"item\":42}", JSON), IdempotencyKey.of("order-42"))));
 
-      timeline.restart("client: orders.report(), @Retry(maxRetries = 1): 2 attempts, not the client's 4");
+      timeline.restart(
+          "client: orders.report(), @Retry(maxRetries = 1): 2 attempts, not the client's 4");
       show(timeline, orders.report().execute());
 
       // 2. RetryingCallFactory as Retrofit's call factory (over a client without okretry).
       OkHttpClient plain = new OkHttpClient.Builder().addInterceptor(timeline.attempts()).build();
       try (RetryingCallFactory calls = RetryingCallFactory.create(plain, policy)) {
-        Orders async = new Retrofit.Builder()
-            .baseUrl(server.url("/"))
-            .callFactory(request -> calls.newCall(withRetryAnnotation(request)))
-            .build()
-            .create(Orders.class);
+        Orders async =
+            new Retrofit.Builder()
+                .baseUrl(server.url("/"))
+                .callFactory(request -> calls.newCall(withRetryAnnotation(request)))
+                .build()
+                .create(Orders.class);
 
-        timeline.restart("callFactory: orders.get(\"43\").enqueue(…), no dispatcher thread held while waiting");
+        timeline.restart(
+            "callFactory: orders.get(\"43\").enqueue(…), no dispatcher thread held while waiting");
         show(timeline, enqueue(async.get("43")));
 
         timeline.restart("callFactory: orders.report().enqueue(…), @Retry(maxRetries = 1)");
@@ -165,17 +177,18 @@ public final class RetrofitExample {
   /** Enqueues {@code call} and waits for its callback: the caller's view of an async call. */
   private static Response<ResponseBody> enqueue(Call<ResponseBody> call) throws Exception {
     CompletableFuture<Response<ResponseBody>> done = new CompletableFuture<>();
-    call.enqueue(new Callback<>() {
-      @Override
-      public void onResponse(Call<ResponseBody> c, Response<ResponseBody> response) {
-        done.complete(response);
-      }
+    call.enqueue(
+        new Callback<>() {
+          @Override
+          public void onResponse(Call<ResponseBody> c, Response<ResponseBody> response) {
+            done.complete(response);
+          }
 
-      @Override
-      public void onFailure(Call<ResponseBody> c, Throwable t) {
-        done.completeExceptionally(t);
-      }
-    });
+          @Override
+          public void onFailure(Call<ResponseBody> c, Throwable t) {
+            done.completeExceptionally(t);
+          }
+        });
     return done.get(10, TimeUnit.SECONDS);
   }
 
@@ -187,8 +200,8 @@ public final class RetrofitExample {
   }
 
   /**
-   * The first request to each order or order list fails with a 503, the retry succeeds; reports
-   * are always unavailable. Prints what it receives, with the idempotency key.
+   * The first request to each order or order list fails with a 503, the retry succeeds; reports are
+   * always unavailable. Prints what it receives, with the idempotency key.
    */
   private static final class FlakyServer extends Dispatcher {
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
@@ -197,13 +210,25 @@ public final class RetrofitExample {
     public MockResponse dispatch(RecordedRequest request) {
       String path = request.getUrl().encodedPath();
       boolean first = seen.add(request.getMethod() + " " + path);
-      int code = path.startsWith("/reports") || first ? 503 : request.getMethod().equals("POST") ? 201 : 200;
+      int code =
+          path.startsWith("/reports") || first
+              ? 503
+              : request.getMethod().equals("POST") ? 201 : 200;
       String key = request.getHeaders().get("Idempotency-Key");
-      System.out.println("           server: " + request.getMethod() + " " + path
-          + (key == null ? "" : " key=" + key) + " -> " + code);
+      System.out.println(
+          "           server: "
+              + request.getMethod()
+              + " "
+              + path
+              + (key == null ? "" : " key=" + key)
+              + " -> "
+              + code);
       return new MockResponse.Builder()
           .code(code)
-          .body(code == 503 ? "busy" : code == 201 ? "created" : "order " + path.substring(path.lastIndexOf('/') + 1))
+          .body(
+              code == 503
+                  ? "busy"
+                  : code == 201 ? "created" : "order " + path.substring(path.lastIndexOf('/') + 1))
           .build();
     }
   }

@@ -14,9 +14,9 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Micrometer metrics from okretry's {@link RetryListener} events. Copy it into your code base;
- * the names follow Micrometer's dot convention (Prometheus shows {@code okretry.retries} as
- * {@code okretry_retries_total}).
+ * Micrometer metrics from okretry's {@link RetryListener} events. Copy it into your code base; the
+ * names follow Micrometer's dot convention (Prometheus shows {@code okretry.retries} as {@code
+ * okretry_retries_total}).
  *
  * <table>
  *   <caption>Meters</caption>
@@ -56,24 +56,27 @@ final class RetryMetrics implements RetryListener {
   private final ConcurrentMap<GiveUpReason, Counter> giveUps = new ConcurrentHashMap<>();
 
   /**
-   * Registers the meters in {@code registry}, each with {@code tags} (e.g. the client's name).
-   * The gauge holds {@code budget} weakly, as Micrometer gauges do: the interceptor keeps it alive.
+   * Registers the meters in {@code registry}, each with {@code tags} (e.g. the client's name). The
+   * gauge holds {@code budget} weakly, as Micrometer gauges do: the interceptor keeps it alive.
    */
   RetryMetrics(MeterRegistry registry, RetryBudget budget, Iterable<Tag> tags) {
     this.registry = registry;
     this.tags = Tags.of(tags);
-    this.attempts = Counter.builder("okretry.attempts")
-        .description("Attempts started, each call's first included")
-        .tags(this.tags)
-        .register(registry);
-    this.networkRequests = Counter.builder("okretry.network.requests")
-        .description("Requests that reached the network, OkHttp's own repeats included")
-        .tags(this.tags)
-        .register(registry);
-    this.successes = Counter.builder("okretry.successes")
-        .description("Calls that ended with a response okretry does not retry")
-        .tags(this.tags)
-        .register(registry);
+    this.attempts =
+        Counter.builder("okretry.attempts")
+            .description("Attempts started, each call's first included")
+            .tags(this.tags)
+            .register(registry);
+    this.networkRequests =
+        Counter.builder("okretry.network.requests")
+            .description("Requests that reached the network, OkHttp's own repeats included")
+            .tags(this.tags)
+            .register(registry);
+    this.successes =
+        Counter.builder("okretry.successes")
+            .description("Calls that ended with a response okretry does not retry")
+            .tags(this.tags)
+            .register(registry);
     Gauge.builder("okretry.budget.tokens", budget, RetryBudget::availableTokens)
         .description("Retries the retry budget holds from deposits, its reserve not counted")
         .tags(this.tags)
@@ -92,21 +95,30 @@ final class RetryMetrics implements RetryListener {
 
   @Override
   public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-    retries.computeIfAbsent(reasonTag(reason), r -> Counter.builder("okretry.retries")
-            .description("Retries scheduled, by what failed")
-            .tags(tags)
-            .tag("reason", r)
-            .register(registry))
+    retries
+        .computeIfAbsent(
+            reasonTag(reason),
+            r ->
+                Counter.builder("okretry.retries")
+                    .description("Retries scheduled, by what failed")
+                    .tags(tags)
+                    .tag("reason", r)
+                    .register(registry))
         .increment();
   }
 
   @Override
   public void onGaveUp(Request request, int attempts, GiveUpReason reason, String lastFailure) {
-    giveUps.computeIfAbsent(reason, r -> Counter.builder("okretry.giveups")
-            .description("Calls that ended on a failure, by why no further attempt was made")
-            .tags(tags)
-            .tag("reason", r.name())
-            .register(registry))
+    giveUps
+        .computeIfAbsent(
+            reason,
+            r ->
+                Counter.builder("okretry.giveups")
+                    .description(
+                        "Calls that ended on a failure, by why no further attempt was made")
+                    .tags(tags)
+                    .tag("reason", r.name())
+                    .register(registry))
         .increment();
   }
 
@@ -117,8 +129,8 @@ final class RetryMetrics implements RetryListener {
 
   /**
    * A bounded tag value for a retry reason: {@code "HTTP 503"} stays, {@code
-   * "SocketTimeoutException: timeout"} becomes {@code "SocketTimeoutException"}. Exception
-   * messages (host names, ports) would give the tag unbounded values, one time series each.
+   * "SocketTimeoutException: timeout"} becomes {@code "SocketTimeoutException"}. Exception messages
+   * (host names, ports) would give the tag unbounded values, one time series each.
    */
   static String reasonTag(String reason) {
     int colon = reason.indexOf(':');

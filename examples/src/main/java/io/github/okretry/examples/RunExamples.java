@@ -3,22 +3,21 @@ package io.github.okretry.examples;
 import java.lang.reflect.Method;
 import java.util.List;
 
-/**
- * Runs every example in sequence (or the ones named as arguments): the README's demo command.
- */
+/** Runs every example in sequence (or the ones named as arguments): the README's demo command. */
 public final class RunExamples {
   /** In the order a newcomer should read them. */
-  static final List<String> ALL = List.of(
-      "FlakyGet",
-      "RetryAfterExample",
-      "PaymentExample",
-      "DeadlineExample",
-      "PerRequestExample",
-      "OutcomeExample",
-      "JitterHistogramExample",
-      "RetrofitExample",
-      "MicrometerExample",
-      "OpenTelemetryExample");
+  static final List<String> ALL =
+      List.of(
+          "FlakyGet",
+          "RetryAfterExample",
+          "PaymentExample",
+          "DeadlineExample",
+          "PerRequestExample",
+          "OutcomeExample",
+          "JitterHistogramExample",
+          "RetrofitExample",
+          "MicrometerExample",
+          "OpenTelemetryExample");
 
   public static void main(String[] args) throws Exception {
     List<String> names = args.length > 0 ? List.of(args) : ALL;

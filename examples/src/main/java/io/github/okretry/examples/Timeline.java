@@ -8,13 +8,13 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Prints what the interceptor does, attempt by attempt, with the time since the call began, and
- * why each wait is as long as it is.
+ * Prints what the interceptor does, attempt by attempt, with the time since the call began, and why
+ * each wait is as long as it is.
  *
- * <p>To explain waits it needs two things the listener events do not carry: the policy's base
- * delay (the examples keep the other backoff defaults: multiplier 2, a 10 s cap, Full Jitter),
- * given to its constructor, and each attempt's {@code Retry-After}, which {@link #attempts()}
- * records when added <em>after</em> the retry interceptor, where it sees every attempt:
+ * <p>To explain waits it needs two things the listener events do not carry: the policy's base delay
+ * (the examples keep the other backoff defaults: multiplier 2, a 10 s cap, Full Jitter), given to
+ * its constructor, and each attempt's {@code Retry-After}, which {@link #attempts()} records when
+ * added <em>after</em> the retry interceptor, where it sees every attempt:
  *
  * <pre>{@code
  * Timeline timeline = new Timeline(Duration.ofMillis(200));
@@ -34,6 +34,7 @@ final class Timeline implements RetryListener {
 
   private volatile long startNanos = System.nanoTime();
   private final long baseDelayMillis;
+
   /** The Retry-After of the attempt that just failed on this thread, or null. */
   private final ThreadLocal<String> retryAfter = new ThreadLocal<>();
 
@@ -75,14 +76,21 @@ final class Timeline implements RetryListener {
   public void onAttemptStarted(Request request, int attempt) {
     retryAfter.remove();
     String key = request.header("Idempotency-Key");
-    print(String.format("attempt %d: %s %s%s", attempt, request.method(), request.url().encodedPath(),
-        key == null ? "" : " (Idempotency-Key " + abbreviate(key) + ")"));
+    print(
+        String.format(
+            "attempt %d: %s %s%s",
+            attempt,
+            request.method(),
+            request.url().encodedPath(),
+            key == null ? "" : " (Idempotency-Key " + abbreviate(key) + ")"));
   }
 
   @Override
   public void onRetryScheduled(Request request, int attempt, String reason, long delayNanos) {
-    print(String.format("attempt %d failed: %s -> waiting %d ms: %s",
-        attempt, reason, delayNanos / 1_000_000, why(attempt)));
+    print(
+        String.format(
+            "attempt %d failed: %s -> waiting %d ms: %s",
+            attempt, reason, delayNanos / 1_000_000, why(attempt)));
   }
 
   @Override
@@ -99,8 +107,12 @@ final class Timeline implements RetryListener {
   private String why(int n) {
     String serverSaid = retryAfter.get();
     if (serverSaid != null) {
-      return "the server's Retry-After: " + serverSaid + " replaces the backoff"
-          + " (which would have been at most " + capMillis(n) + " ms)";
+      return "the server's Retry-After: "
+          + serverSaid
+          + " replaces the backoff"
+          + " (which would have been at most "
+          + capMillis(n)
+          + " ms)";
     }
     return "Full Jitter: uniform in [0, " + capMillis(n) + "] ms";
   }
