@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Issue 35 against real servers: failures that hit many calls at once are retried as one that hits
  * one call would be, and a dead origin beside a healthy one gets no more than the limit. Real
  * OkHttp calls to MockWebServers on loopback, both drivers, every default but a shorter base delay
- * (20 ms, so the waits are real but short).
+ * (10 ms, so the waits are real but short).
  */
 @Tag("integration")
 class CorrelatedFailuresIntegrationTest {
@@ -59,7 +59,7 @@ class CorrelatedFailuresIntegrationTest {
   }
 
   static RetryPolicy.Builder defaults() {
-    return RetryPolicy.builder().baseDelay(20, TimeUnit.MILLISECONDS);
+    return RetryPolicy.builder().baseDelay(10, TimeUnit.MILLISECONDS);
   }
 
   Call.Factory client(boolean factory, RetryPolicy policy) {
