@@ -40,7 +40,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Tag("soak")
 class CorrelatedFailuresRealServerTest {
 
-  record Run(int calls, int failed, int requests) {}
+  /**
+   * What ran: calls, calls that failed, requests the server saw, and why the calls that failed gave
+   * up.
+   */
+  record Run(int calls, int failed, int requests, java.util.Map<GiveUpReason, Integer> gaveUp) {}
 
   static Run run(boolean factory, boolean unlimited, int threads, long blipMillis, boolean openLoop)
       throws Exception {
@@ -62,7 +66,18 @@ class CorrelatedFailuresRealServerTest {
             }
           });
       server.start();
-      RetryPolicy.Builder b = RetryPolicy.builder();
+      java.util.Map<GiveUpReason, Integer> gaveUp =
+          new java.util.concurrent.ConcurrentSkipListMap<>();
+      RetryPolicy.Builder b =
+          RetryPolicy.builder()
+              .listener(
+                  new RetryListener() {
+                    @Override
+                    public void onGaveUp(
+                        Request request, int attempts, GiveUpReason reason, String lastFailure) {
+                      gaveUp.merge(reason, 1, Integer::sum);
+                    }
+                  });
       if (unlimited) b.retryBudget(RetryBudget.unlimited());
       RetryPolicy policy = b.build();
       Call.Factory client =
@@ -111,7 +126,7 @@ class CorrelatedFailuresRealServerTest {
         pool.shutdownNow();
       }
       if (client instanceof RetryingCallFactory f) f.close();
-      return new Run(calls.get(), failed.get(), server.getRequestCount());
+      return new Run(calls.get(), failed.get(), server.getRequestCount(), gaveUp);
     } finally {
       base.dispatcher().executorService().shutdown();
       base.connectionPool().evictAll();
@@ -160,17 +175,19 @@ class CorrelatedFailuresRealServerTest {
     Run okretry = run(factory, false, threads, blipMillis, openLoop);
     Run unlimited = run(factory, true, threads, blipMillis, openLoop);
     Diagnostics.printf(
-        "blip %d ms, %s, %s: default %d of %d calls failed (%d requests); unlimited %d of %d (%d"
-            + " requests)%n",
+        "blip %d ms, %s, %s: default %d of %d calls failed (%d requests, %s); unlimited %d of %d"
+            + " (%d requests, %s)%n",
         blipMillis,
         openLoop ? "open loop 100/s" : threads + " threads back to back",
         factory ? "factory" : "interceptor",
         okretry.failed(),
         okretry.calls(),
         okretry.requests(),
+        okretry.gaveUp(),
         unlimited.failed(),
         unlimited.calls(),
-        unlimited.requests());
+        unlimited.requests(),
+        unlimited.gaveUp());
     // Real time on a shared machine: each side's luck in its jitter draws varies by a few calls
     // (the open loop's unbudgeted runs lost 27 to 37 of 300); the means over runs are in
     // docs/fleet.md.
