@@ -57,9 +57,8 @@ final class IdempotencyKeys {
    * caller chose to send ({@link #hasKey} decides whether it counts).
    */
   Request stamp(Request request) {
-    request =
-        RetryOutcome.unmarked(
-            request); // a follow-up built from a response must not carry its outcome
+    // A follow-up built from a response must not carry its outcome.
+    request = RetryOutcome.unmarked(request);
     if (request.header(headerName) != null) return request; // the caller's own key always wins
     IdempotencyKey tag = RequestTags.idempotencyKey(request);
     String key;

@@ -108,8 +108,8 @@ final class LogicalCall {
       @Nullable Response response,
       @Nullable Throwable error,
       int seen) {
-    RetryOverrides o =
-        RequestTags.overrides(request); // open() saw no call timeout: okretry's own deadline only
+    // open() saw no call timeout: okretry's own deadline only.
+    RetryOverrides o = RequestTags.overrides(request);
     LogicalCall call =
         new LogicalCall(
             policy, request, o, CallDeadline.of(startNanos, deadlineNanos(o, policy), 0), null);
@@ -311,8 +311,8 @@ final class LogicalCall {
     } catch (RuntimeException e) { // a bug: never a silent hang, nor a throw into OkHttp's thread
       step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
-    if (hedging != null && step.kind() != Step.Kind.DROP)
-      hedging.roundEnded(); // a hedge still queued never goes
+    // A hedge still queued never goes.
+    if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded();
     // A first attempt's plain success records nothing: its response is read as it is
     // (RetryOutcome.of).
     if (record != null || step != Step.RETURN || attempts != 1 || failures.gaveUpFor() != null) {

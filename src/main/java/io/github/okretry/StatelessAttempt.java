@@ -37,8 +37,8 @@ final class StatelessAttempt {
         && !policy.events.watchesNetworkRequests()
         && !policy.budget.hasOpenStreaks()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
-      policy.originGate.uncountedSent(
-          request.url()); // a quota first heard of while it is out counts it
+      // A quota first heard of while it is out counts it.
+      policy.originGate.uncountedSent(request.url());
       policy.events.attemptStarted(request, 1);
       return null;
     }
@@ -62,8 +62,8 @@ final class StatelessAttempt {
         && !policy.classifier.isRetryableStatus(response.code())
         && !policy.classifier.hasResponsePredicate()) {
       // The quota it publishes paces the calls after it (a scan of the names when it publishes
-      // none).
-      // No origin has state yet (open()), so this is all of OriginTurn.answered that applies.
+      // none). No origin has state yet (open()), so this is all of OriginTurn.answered that
+      // applies.
       if (policy.originGate.readsQuotas() && QuotaHeaders.mayPublish(response.headers())) {
         policy.originGate.quotaAnswered(
             null, response, false, RetryAfter.ABSENT, policy.time.nanoTime());
@@ -74,9 +74,9 @@ final class StatelessAttempt {
     }
     LogicalCall call =
         LogicalCall.afterStatelessAttempt(policy, request, startNanos, response, error, seen);
-    policy.originGate.uncountedEnded(
-        request.url()); // as above, once OriginTurn.answered heard it; a
-    // predicate that threw there made a THROW, and the count ends as well
+    // As above, once OriginTurn.answered heard it; a predicate that threw there made a THROW, and
+    // the count ends as well.
+    policy.originGate.uncountedEnded(request.url());
     return call;
   }
 }
