@@ -88,10 +88,12 @@ final class BudgetTurn {
    * The retry held is waited for: {@code failure} (null for a response) is the call's if it is
    * never sent; a response is kept by the returned keeper, which the WAIT hands the response to.
    */
-  @Nullable HeldResponse hold(@Nullable IOException failure, boolean response) {
+  @Nullable HeldResponse hold(@Nullable IOException failure, boolean response, long readNanos) {
     heldFailure = failure;
     if (!response) return null;
-    return heldResponse != null ? heldResponse : (heldResponse = new HeldResponse());
+    HeldResponse keeper = heldResponse != null ? heldResponse : (heldResponse = new HeldResponse());
+    keeper.readWithin(readNanos);
+    return keeper;
   }
 
   /**

@@ -284,6 +284,9 @@ final class LogicalCall {
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     origin.abandon(); // a turn it holds must not delay the calls after it
+    BudgetTurn b = budgetTurn;
+    if (b != null && b.isHeld())
+      failures.add(b.endHold()); // rides on the exception, as a paid one's
     refundUnsentRetry();
     boolean late = deadline.passed(now);
     String failure =
@@ -460,15 +463,14 @@ final class LogicalCall {
         asked != RetryAfter.ABSENT
             ? asked
             : reset < Tuning.MIN_QUOTA_RESET_NANOS ? RetryAfter.ABSENT : reset;
-    // Its price (RetryBudget): a client paced by a working server (a 4xx that says when, a spent
-    // quota) is throttled; a 503 that says when, unavailable; anything else, an error.
+    // Its price (RetryBudget): a client paced by a working server (a 4xx that says when, by a
+    // Retry-After or a spent quota's reset) is throttled; a 503 that says when, unavailable;
+    // anything else, an error (a dead server's 5xx count, whatever quota they claim is spent).
     int code = response.code();
     retryKind =
         retryAfterNanos == RetryAfter.ABSENT
             ? Kind.ERROR
-            : asked == RetryAfter.ABSENT || code < 500
-                ? Kind.THROTTLED
-                : code == 503 ? Kind.RETRY_AFTER : Kind.ERROR;
+            : code < 500 ? Kind.THROTTLED : code == 503 ? Kind.RETRY_AFTER : Kind.ERROR;
     return null;
   }
 
@@ -546,7 +548,9 @@ final class LogicalCall {
       failures.add(error);
       return Step.waitFor(delayNanos);
     }
-    HeldResponse keeper = budget().hold(error, response != null);
+    // Its body is read while the call waits: no longer than a second, nor past the deadline.
+    long readNanos = Math.min(remaining, Tuning.HELD_BODY_READ_NANOS);
+    HeldResponse keeper = budget().hold(error, response != null, readNanos);
     return keeper == null ? Step.waitFor(delayNanos) : Step.waitHolding(delayNanos, keeper);
   }
 

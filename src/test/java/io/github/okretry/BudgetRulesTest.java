@@ -280,6 +280,23 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   @Test
+  void aHeldCallCanceledDuringItsWaitThrowsWithTheFailureItHeld() {
+    for (int i = 0; i < 4; i++) script.fail(new ConnectException("refused " + i));
+    script.fail(new ConnectException("held one")).thenAlways(200);
+    Call.Factory client = client(retry());
+    assertThat(catchThrowable(() -> client.newCall(get()).execute()))
+        .isInstanceOf(ConnectException.class);
+    Call call = client.newCall(get());
+    time.duringNextWait(call::cancel);
+    Throwable thrown = catchThrowable(call::execute);
+    assertThat(thrown).isInstanceOf(IOException.class).hasMessageContaining("Canceled");
+    assertThat(thrown.getSuppressed())
+        .as("the held failure rides on it, as a paid retry's does")
+        .anySatisfy(s -> assertThat(s).hasMessage("held one"));
+    assertThat(script.attempts()).isEqualTo(5);
+  }
+
+  @Test
   void aRetryCanceledDuringItsWaitCostsNothing() {
     RetryBudget budget = RetryBudget.builder().build();
     script.status(503).thenAlways(200);

@@ -175,6 +175,41 @@ class CorrelatedFailuresIntegrationTest {
   }
 
   @Test
+  void aTricklingHeldResponseHoldsTheCallNoLongerThanItsDeadline() throws Exception {
+    // After one call spent the origin's retries, a 503 whose 100 000-byte body comes 1 000 bytes
+    // every 200 ms: the held call keeps what arrives in its time, says so in Content-Length, and
+    // ends by its 1 s deadline (issue 35 review: 3.5 s, reading the body past it).
+    AtomicInteger n = new AtomicInteger();
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            if (n.incrementAndGet() <= 4) return new MockResponse.Builder().code(503).build();
+            return new MockResponse.Builder()
+                .code(503)
+                .body("x".repeat(100_000))
+                .throttleBody(1_000, 200, TimeUnit.MILLISECONDS)
+                .build();
+          }
+        });
+    for (boolean factory : new boolean[] {false, true}) {
+      n.set(0);
+      Call.Factory client = client(factory, defaults().deadline(1, TimeUnit.SECONDS).build());
+      client.newCall(new Request.Builder().url(server.url("/")).build()).execute().close();
+      long start = System.nanoTime();
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(r.code()).isEqualTo(503);
+        String body = r.body().string();
+        assertThat(body.length()).as("what arrived").isLessThan(100_000);
+        assertThat(r.header("Content-Length")).isEqualTo(Integer.toString(body.length()));
+        assertThat(tookMillis).as("factory: %s", factory).isLessThan(1_800);
+      }
+    }
+  }
+
+  @Test
   void aHeldRetryReturnsTheServersOwnResponseWithItsBody() throws Exception {
     server.setDispatcher(
         new Dispatcher() {

@@ -114,6 +114,18 @@ class QuotaResetRetryTest extends ScriptedTest {
   }
 
   @Test
+  void aDeadServersFiveHundredsCountWhateverQuotaTheyClaimIsSpent() throws IOException {
+    // A 503 that waits out a spent quota's reset counts half, as one with Retry-After does: only a
+    // 4xx's wait is a working server pacing this client (issue 35 review: 4.00 requests a call).
+    script.thenAlways(Script.response(503, okhttp3.Headers.of(github(0, 2, "core"))));
+    Call.Factory client = client(retry().retryAfterSpread(0));
+    for (int i = 0; i < 5; i++) assertThat(code(client, "/a")).isEqualTo(503);
+    assertThat(script.attempts())
+        .as("4 + 4 (six halves), then one a call: held")
+        .isEqualTo(4 + 4 + 1 + 1 + 1);
+  }
+
+  @Test
   void aResetOfZeroIsNoResetTheBackoffAppliesAndTheRetriesCount() throws IOException {
     // Floored whole seconds: 0 is "within the second", not "now". Read as now, a crowd retried at
     // once, 4 requests a call; as no reset, a 429 is retried as one without quota headers.

@@ -188,13 +188,15 @@ public final class RetryTokenBucket {
 
   /**
    * Whether {@code streak}'s origin may yet be seen to work, by a held retry about to end that has
-   * seen sends up to {@code since}: it has not answered a call since, and no attempt sent after
-   * {@code since} has failed yet. Attempts that left before may fail without saying anything of now
-   * (a blip's last refusals come back after it is over); a later one's failure does.
+   * seen sends up to {@code since}: it has answered a call (the retry asks again at once), or no
+   * attempt sent after {@code since} has failed yet. Attempts that left before may fail without
+   * saying anything of now (a blip's last refusals come back after it is over); a later one's
+   * failure does.
    */
   public boolean mayYetAnswer(Streak streak, long since) {
     synchronized (streaks) {
-      return !streak.ended && streak.lastFailedSend <= since;
+      // Ended: the origin answered a call; the held retry asks again at once and is paid.
+      return streak.ended || streak.lastFailedSend <= since;
     }
   }
 
@@ -214,8 +216,9 @@ public final class RetryTokenBucket {
       s = new Streak();
       streaks.put(origin, s);
       if (streaks.size() > Tuning.MAX_ORIGINS) {
-        // The least recently used is forgotten: a retry held on it ends as if its origin never
-        // answered, and the origin's next retry starts a new count.
+        // The least recently used is forgotten, as an origin never seen: its next retry, a held
+        // one's included, starts a new count (bounded memory, at the price of one call's retries
+        // again after 1024 other origins failed at once).
         Iterator<Streak> lru = streaks.values().iterator();
         lru.next();
         lru.remove();

@@ -92,6 +92,12 @@ public final class Tuning {
    */
   public static final long HELD_ANSWER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
+  /**
+   * The longest a held retry's response body may take to arrive (also within the call's time left):
+   * what a trickling server sends past it is not kept, and holds no call.
+   */
+  public static final long HELD_BODY_READ_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   // ---- Pacing a crowd on one origin (OriginPacer) ----
 
   /**

@@ -358,8 +358,8 @@ class RetryTokenBucketTest {
     bucket.sent(next);
     bucket.succeeded(B, true);
     assertThat(bucket.mayYetAnswer(next, since))
-        .as("ended: the held retry goes, nothing to wait for")
-        .isFalse();
+        .as("ended: the origin answered, the held retry asks again at once")
+        .isTrue();
     assertThat(next.ended()).isTrue();
   }
 
