@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  *       process whose server dies adds at most one call's retries to its load however many calls it
  *       makes ({@code docs/fleet.md}). A retry that waits out a 503's {@code Retry-After} or spent
  *       published quota's reset counts half; one that waits out a 4xx's (a 429, GitHub's 403), or
- *       follows an HTTP/2 stream the server refused unread, is not counted. A new budget starts
- *       as if every origin had just answered.
+ *       follows an HTTP/2 stream the server refused unread, is not counted. A new budget starts as
+ *       if every origin had just answered.
  *   <li><b>Tokens.</b> Each call whose first attempt succeeds deposits {@link
  *       Builder#percentCanRetry} of a token; each retry withdraws its price: one token, half for
  *       one that waits out a server's wait. While failures are rare among the recent answers (a
