@@ -12,16 +12,15 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one {@link LogicalCall}'s {@link RetryOutcome} is made of, recorded as the call goes: the
  * network requests its attempts sent, the time it waited, whether the server may have acted on it,
- * and the {@link RetryOutcome.Mark} its response carries. Made only when a call does more than
- * succeed at its first attempt (such a response is read as it is: {@link
+ * and, as the {@link RetryOutcome.Mark} its response carries, the outcome. Made only when a call
+ * does more than succeed at its first attempt (such a response is read as it is: {@link
  * RetryOutcome#of(Response)}), so the success path pays nothing for it. Like its call, not
  * thread-safe.
  */
-final class CallRecord {
+final class CallRecord extends RetryOutcome.Mark {
 
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
-  final RetryOutcome.Mark mark = new RetryOutcome.Mark();
   private @Nullable Request
       marked; // the request with the mark, made once, sent from the second attempt on
   private int requestsSent;
@@ -31,6 +30,12 @@ final class CallRecord {
       RetryOutcome.Processing.NOT_PROCESSED; // none sent: nothing processed
   private int lastEnded; // the number of the attempt that ended last
   private int ended; // attempts whose outcome the call heard: the others were canceled unheard
+  // Set once the call ends (end()), before `over`, whose write publishes them to the thread that
+  // reads the response or the exception.
+  private int attempts;
+  private @Nullable GiveUpReason reason;
+  private @Nullable String key;
+  private volatile boolean over;
 
   /**
    * {@code request} with the mark: what attempts send from the second on, so their responses carry
@@ -38,7 +43,7 @@ final class CallRecord {
    */
   Request marked(Request request) {
     Request m = marked;
-    return m != null ? m : (marked = mark.on(request));
+    return m != null ? m : (marked = on(request));
   }
 
   /** A wait starts at {@code nowNanos}. */
@@ -95,20 +100,29 @@ final class CallRecord {
   }
 
   /**
-   * The outcome of a call that ends after {@code attempts} ({@code reason}: why it gave up, or
-   * null), its key {@code key}. An attempt it never heard the end of (a hedge, or the attempt it
-   * hedged, canceled when another answered for the call) counts as one request sent, which may have
-   * been processed.
+   * The call ends after {@code attempts} ({@code reason}: why it gave up, or null), its key {@code
+   * key}. An attempt it never heard the end of (a hedge, or the attempt it hedged, canceled when
+   * another answered for the call) counts as one request sent, which may have been processed.
    */
-  RetryOutcome end(int attempts, @Nullable GiveUpReason reason, @Nullable String key) {
+  void end(int attempts, @Nullable GiveUpReason reason, @Nullable String key) {
     int unheard = Math.max(0, attempts - ended);
-    RetryOutcome.Processing p =
-        unheard > 0 && processing == RetryOutcome.Processing.NOT_PROCESSED
-            ? RetryOutcome.Processing.MAYBE
-            : processing;
-    RetryOutcome outcome =
-        new RetryOutcome(attempts, requestsSent + unheard, waitedNanos, reason, key, p);
-    mark.outcome = outcome;
-    return outcome;
+    if (unheard > 0 && processing == RetryOutcome.Processing.NOT_PROCESSED) {
+      processing = RetryOutcome.Processing.MAYBE;
+    }
+    requestsSent += unheard;
+    this.attempts = attempts;
+    this.reason = reason;
+    this.key = key;
+    over = true;
+  }
+
+  /**
+   * The call's outcome once it ended ({@link #end}), made at each ask (a response's outcome is read
+   * rarely, and a call that retried pays nothing for it until then); null before.
+   */
+  @Override
+  @Nullable RetryOutcome outcome() {
+    if (!over) return null;
+    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing);
   }
 }

@@ -185,11 +185,36 @@ final class Events {
    * and cut short ({@link LogText}).
    */
   static String describe(@Nullable Response response, @Nullable Throwable error) {
-    if (response != null) return "HTTP " + response.code();
+    if (response != null) return describeStatus(response.code());
     if (error == null) return "no outcome";
     String type = error.getClass().getSimpleName();
     if (type.isEmpty()) type = error.getClass().getName(); // an anonymous class
     String message = error.getMessage();
     return message == null ? type : type + ": " + LogText.safe(message);
+  }
+
+  /**
+   * "HTTP 503": a constant for the statuses retried by default or commonly configured, so that a
+   * retried call does not build the same string at each failure; built for any other.
+   */
+  static String describeStatus(int code) {
+    switch (code) {
+      case 408:
+        return "HTTP 408";
+      case 425:
+        return "HTTP 425";
+      case 429:
+        return "HTTP 429";
+      case 500:
+        return "HTTP 500";
+      case 502:
+        return "HTTP 502";
+      case 503:
+        return "HTTP 503";
+      case 504:
+        return "HTTP 504";
+      default:
+        return "HTTP " + code;
+    }
   }
 }

@@ -343,14 +343,16 @@ final class LogicalCall {
     CallRecord r = record;
     if (r == null && end == Step.RETURN && failures.gaveUpFor() == null) return end;
     if (r == null) r = record();
-    RetryOutcome outcome =
-        r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
+    r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
     if (end.kind() == Step.Kind.THROW) {
       Throwable failure = end.failure();
-      if (failure instanceof IOException) failure.addSuppressed(new RetryOutcome.Summary(outcome));
+      RetryOutcome outcome = r.outcome();
+      if (failure instanceof IOException && outcome != null) {
+        failure.addSuppressed(new RetryOutcome.Summary(outcome));
+      }
       return end;
     }
-    return end == Step.RETURN && r.lastSentMarked() ? end : Step.returningMarked(end, r.mark);
+    return end == Step.RETURN && r.lastSentMarked() ? end : Step.returningMarked(end, r);
   }
 
   // An attempt ends with a response or an error, so e is there when the response is not; a
@@ -402,7 +404,11 @@ final class LogicalCall {
     if (decision.isRetry()) {
       // Paid now, before it is announced; given back if it is not sent (refundUnsentRetry). A
       // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
-      Payment paid = budget().pay(retryKind, maxRetries, policy.time.nanoTime());
+      // Without a budget nothing is paid, so the call keeps no standing with one.
+      Payment paid =
+          policy.budget.bucket == null
+              ? Payment.PAID
+              : budget().pay(retryKind, maxRetries, policy.time.nanoTime());
       if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
       if (paid == Payment.NO_RECENT_SUCCESS)
         decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
@@ -417,13 +423,14 @@ final class LogicalCall {
    * sent while held count as failed ones.
    */
   private AttemptFacts facts(int attempt, long remainingNanos) {
-    return AttemptFacts.attempt(attempt, maxRetries)
-        .retryable(retryable)
-        .safeToRepeat(repeat.safeToRepeat(provenUnprocessed))
-        .retryAfterNanos(retryAfterNanos)
-        .remainingNanos(remainingNanos)
-        .previousDelayNanos(previousDelayNanos)
-        .build();
+    return new AttemptFacts(
+        attempt,
+        maxRetries,
+        retryable,
+        repeat.safeToRepeat(provenUnprocessed),
+        retryAfterNanos,
+        remainingNanos,
+        previousDelayNanos);
   }
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */

@@ -37,13 +37,19 @@ final class OriginTurn {
   private final OriginGate gate;
   private final HttpUrl url; // the request's: the origin first asked
   private Crowd crowd = Crowd.NOT_PACED;
-  private @Nullable String pacedOrigin; // the origin whose pacer the call waits on
-  private int pacedCode; // the status that made it wait, for the local response if it cannot go
-  private long waitedNanos; // the Retry-After it waits out
-  private long ownLatestNanos; // the latest its own Retry-After and spread could put it
-  private long latestNanos; // the latest it may go, whatever the pacer says
-  private long slotNanos; // its turn once HOLDING or SENT
-  private GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
+  private @Nullable Paced paced; // set by its first waitOn(): most calls are never paced
+
+  /** What a paced call waits for: made at its first wait on an origin, reused by the next. */
+  private static final class Paced {
+    String origin = ""; // the origin whose pacer the call waits on
+    int code; // the status that made it wait, for the local response if it cannot go
+    long waitedNanos; // the Retry-After it waits out
+    long ownLatestNanos; // the latest its own Retry-After and spread could put it
+    long latestNanos; // the latest it may go, whatever the pacer says
+    long slotNanos; // its turn once HOLDING or SENT
+    GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
+  }
+
   private boolean
       sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
   private long sentNanos;
@@ -74,15 +80,16 @@ final class OriginTurn {
       OriginGate.Closed closed = gate.check(url, nowNanos);
       if (closed != null) return heldAtGate(closed, nowNanos, remainingNanos, request);
     }
-    if (crowd == Crowd.WAITING && pacedOrigin != null) {
+    Paced p = paced;
+    if (crowd == Crowd.WAITING && p != null) {
       // Its own wait is over: a turn from the origin's pacer, one per wait. A turn past its latest
       // time is none (OriginPacer's third invariant): it ends as a Retry-After that does not fit.
-      long slot = gate.reserve(pacedOrigin, nowNanos, latestNanos, ownLatestNanos);
-      if (slot - Math.max(nowNanos, latestNanos) > 0) {
+      long slot = gate.reserve(p.origin, nowNanos, p.latestNanos, p.ownLatestNanos);
+      if (slot - Math.max(nowNanos, p.latestNanos) > 0) {
         crowd = Crowd.NOT_PACED; // no turn was taken
-        return throttled(pastLatest, "crowd", pacedCode, slot - nowNanos, request);
+        return throttled(p.pastLatest, "crowd", p.code, slot - nowNanos, request);
       }
-      slotNanos = slot;
+      p.slotNanos = slot;
       crowd = Crowd.HOLDING;
       if (slot - nowNanos > 0) return Step.waitFor(slot - nowNanos);
     }
@@ -177,16 +184,18 @@ final class OriginTurn {
     long now = policy.time.nanoTime();
     long latest = policy.rules.latestWaitNanos(waitNanos, remainingNanos);
     // A turn past its latest time ends the call for the reason that time stands for.
-    pastLatest =
+    Paced p = paced;
+    if (p == null) paced = p = new Paced();
+    p.pastLatest =
         latest >= policy.settings.maxRetryAfterNanos
             ? GiveUpReason.RETRY_AFTER_TOO_LONG
             : GiveUpReason.DEADLINE_EXCEEDED;
     crowd = Crowd.WAITING;
-    pacedOrigin = origin;
-    pacedCode = code;
-    waitedNanos = waitNanos;
-    ownLatestNanos = now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos);
-    latestNanos = now + latest;
+    p.origin = origin;
+    p.code = code;
+    p.waitedNanos = waitNanos;
+    p.ownLatestNanos = now + policy.rules.longestSpreadNanos(waitNanos, remainingNanos);
+    p.latestNanos = now + latest;
   }
 
   /**
@@ -196,8 +205,9 @@ final class OriginTurn {
    */
   void sending() {
     sendReported = false;
-    if (crowd == Crowd.HOLDING && pacedOrigin != null) {
-      gate.used(pacedOrigin, slotNanos, policy.time.nanoTime());
+    Paced p = paced;
+    if (crowd == Crowd.HOLDING && p != null) {
+      gate.used(p.origin, p.slotNanos, policy.time.nanoTime());
       crowd = Crowd.SENT;
     } else if (crowd != Crowd.SENT && gate.size() > 0) {
       sentNanos = policy.time.nanoTime();
@@ -212,8 +222,9 @@ final class OriginTurn {
    */
   void abandon() {
     quotaHoldNanos = 0;
-    if (crowd == Crowd.HOLDING && pacedOrigin != null)
-      gate.givenBack(pacedOrigin, slotNanos, policy.time.nanoTime());
+    Paced p = paced;
+    if (crowd == Crowd.HOLDING && p != null)
+      gate.givenBack(p.origin, p.slotNanos, policy.time.nanoTime());
     if (crowd != Crowd.SENT) crowd = Crowd.NOT_PACED;
   }
 
@@ -243,9 +254,15 @@ final class OriginTurn {
     }
     if (crowd == Crowd.SENT) {
       crowd = Crowd.NOT_PACED;
-      if (response != null && pacedOrigin != null) {
+      Paced p = paced;
+      if (response != null && p != null) {
         gate.released(
-            pacedOrigin, slotNanos, !refused, retryAfterNanos, waitedNanos, policy.time.nanoTime());
+            p.origin,
+            p.slotNanos,
+            !refused,
+            retryAfterNanos,
+            p.waitedNanos,
+            policy.time.nanoTime());
       }
     } else if (response != null && !refused && sendReported) {
       gate.admitted(response.request().url(), sentNanos);

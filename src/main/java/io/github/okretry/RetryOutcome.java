@@ -93,7 +93,7 @@ public final class RetryOutcome {
   public static RetryOutcome of(Response response) {
     if (response == null) throw new NullPointerException("response == null");
     Mark mark = response.request().tag(MARK);
-    RetryOutcome marked = mark != null ? mark.outcome : null;
+    RetryOutcome marked = mark != null ? mark.outcome() : null;
     if (marked != null) return marked;
     int requests = 1;
     for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse())
@@ -112,7 +112,7 @@ public final class RetryOutcome {
    * marked ({@code response.request().newBuilder()}, which keeps every tag), as a new call.
    */
   static Request unmarked(Request request) {
-    return request.tag(MARK) == null ? request : request.newBuilder().tag(Mark.class, null).build();
+    return request.tag(MARK) == null ? request : request.newBuilder().tag(MARK, null).build();
   }
 
   /**
@@ -257,21 +257,23 @@ public final class RetryOutcome {
 
   /**
    * How a response carries its call's outcome: a tag of the request okretry sends from the second
-   * attempt on, filled in once the call ends (a response of a first attempt that does not end the
-   * call as a plain success is rebuilt with it: {@link #onto}). It holds the outcome alone, never
-   * the call's state.
+   * attempt on, which has the outcome once the call ends (a response of a first attempt that does
+   * not end the call as a plain success is rebuilt with it: {@link #onto}). Its one kind is the
+   * call's record of what happened ({@code CallRecord}), which holds nothing of the call's state.
    */
-  static final class Mark {
-    volatile @Nullable RetryOutcome outcome;
+  abstract static class Mark {
+
+    /** The call's outcome once it ended; null before. */
+    abstract @Nullable RetryOutcome outcome();
 
     /** {@code request} with this mark as a tag. */
-    Request on(Request request) {
-      return request.newBuilder().tag(Mark.class, this).build();
+    final Request on(Request request) {
+      return request.newBuilder().tag(MARK, this).build();
     }
 
     @Override
-    public String toString() {
-      RetryOutcome o = outcome;
+    public final String toString() {
+      RetryOutcome o = outcome();
       return o != null ? o.toString() : "RetryOutcome{pending}";
     }
 
@@ -279,7 +281,7 @@ public final class RetryOutcome {
      * {@code response} itself if its request carries this mark, else a copy whose request does
      * (same body).
      */
-    Response onto(Response response) {
+    final Response onto(Response response) {
       if (response.request().tag(MARK) == this) return response;
       return response.newBuilder().request(on(response.request())).build();
     }

@@ -30,13 +30,13 @@ class Step {
   }
 
   /** Return the response in hand (of the attempt that just ended), as it is. */
-  static final Step RETURN = new Other(Kind.RETURN, 0, null, null, false, null, null);
+  static final Step RETURN = new Other(Kind.RETURN, null, null, false, null);
 
   /**
    * Drop the attempt that just ended (another in flight answers for the call), or the hedge asked
    * for.
    */
-  static final Step DROP = new Other(Kind.DROP, 0, null, null, false, null, null);
+  static final Step DROP = new Other(Kind.DROP, null, null, false, null);
 
   private final Kind kind;
 
@@ -52,40 +52,46 @@ class Step {
     this.kind = kind;
   }
 
+  /** A WAIT: how long, and the keeper of a held retry's response (null for none). */
+  private static final class Wait extends Step {
+    final long waitNanos;
+    final @Nullable HeldResponse keeper;
+
+    Wait(long waitNanos, @Nullable HeldResponse keeper) {
+      super(Kind.WAIT);
+      if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
+      this.waitNanos = waitNanos;
+      this.keeper = keeper;
+    }
+  }
+
   /**
-   * Every step but SEND: only these carry a wait, a response or a failure, so an Attempt stays
-   * small.
+   * A RETURN, THROW or DROP: the end of the call or of an attempt, with what the caller gets. Apart
+   * from the SEND and the WAIT, so that neither carries these fields.
    */
   private static final class Other extends Step {
-    final long waitNanos;
     final @Nullable Response response;
     final @Nullable Throwable failure;
     final boolean timedOut;
-    final @Nullable HeldResponse keeper; // a WAIT of a held retry: keeps the response in hand
     final RetryOutcome.@Nullable Mark mark; // a RETURN whose response must carry its call's outcome
 
     Other(
         Kind kind,
-        long waitNanos,
         @Nullable Response response,
         @Nullable Throwable failure,
         boolean timedOut,
-        @Nullable HeldResponse keeper,
         RetryOutcome.@Nullable Mark mark) {
       super(kind);
-      this.waitNanos = waitNanos;
       this.response = response;
       this.failure = failure;
       this.timedOut = timedOut;
-      this.keeper = keeper;
       this.mark = mark;
     }
   }
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
-    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null, false, null, null);
+    return new Wait(waitNanos, null);
   }
 
   /**
@@ -93,8 +99,7 @@ class Step {
    * {@code keeper} (buffered) before it is closed, to be returned if the retry is never sent.
    */
   static Step waitHolding(long waitNanos, HeldResponse keeper) {
-    if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
-    return new Other(Kind.WAIT, waitNanos, null, null, false, keeper, null);
+    return new Wait(waitNanos, keeper);
   }
 
   /**
@@ -102,7 +107,7 @@ class Step {
    * time ({@link #timedOut}).
    */
   static Step throwing(Throwable failure, boolean timedOut) {
-    return new Other(Kind.THROW, 0, null, failure, timedOut, null, null);
+    return new Other(Kind.THROW, null, failure, timedOut, null);
   }
 
   /**
@@ -110,7 +115,7 @@ class Step {
    * OriginTurn#admit}): nothing was sent.
    */
   static Step returning(Response local) {
-    return new Other(Kind.RETURN, 0, local, null, false, null, null);
+    return new Other(Kind.RETURN, local, null, false, null);
   }
 
   /**
@@ -119,7 +124,7 @@ class Step {
    * RetryOutcome.Mark#onto}).
    */
   static Step returningMarked(Step returned, RetryOutcome.Mark mark) {
-    return new Other(Kind.RETURN, 0, returned.responseOr(null), null, false, null, mark);
+    return new Other(Kind.RETURN, returned.responseOr(null), null, false, mark);
   }
 
   final Kind kind() {
@@ -128,7 +133,7 @@ class Step {
 
   /** For {@link Kind#WAIT}: how long; else 0. */
   final long waitNanos() {
-    return this instanceof Other ? ((Other) this).waitNanos : 0;
+    return this instanceof Wait ? ((Wait) this).waitNanos : 0;
   }
 
   /**
@@ -151,7 +156,7 @@ class Step {
   final @Nullable Response settle(@Nullable Response inHand) {
     Response out = kind == Kind.RETURN ? responseOr(inHand) : null;
     if (inHand != null && inHand != out) {
-      HeldResponse keeper = this instanceof Other ? ((Other) this).keeper : null;
+      HeldResponse keeper = this instanceof Wait ? ((Wait) this).keeper : null;
       if (keeper != null) keeper.keep(inHand);
       inHand.close();
     }

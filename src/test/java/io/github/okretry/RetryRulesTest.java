@@ -35,13 +35,14 @@ class RetryRulesTest {
       long previousDelayNanos,
       RandomSource random) {
     return rules.decide(
-        AttemptFacts.attempt(attempt, maxRetries)
-            .retryable(retryable)
-            .safeToRepeat(safe)
-            .retryAfterNanos(retryAfterNanos)
-            .remainingNanos(remainingNanos)
-            .previousDelayNanos(previousDelayNanos)
-            .build(),
+        new AttemptFacts(
+            attempt,
+            maxRetries,
+            retryable,
+            safe,
+            retryAfterNanos,
+            remainingNanos,
+            previousDelayNanos),
         random);
   }
 

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import kotlin.jvm.JvmClassMappingKt;
+import kotlin.jvm.functions.Function0;
+import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.EventListener;
 import org.jspecify.annotations.Nullable;
@@ -55,7 +58,7 @@ public interface TimeSource {
           // One waker per call, kept in the call's tags and re-armed for each wait: OkHttp copies
           // its listener list on every addEventListener and never removes one, so a waker per
           // wait would cost a call with many retries quadratic copies and a listener per wait.
-          CancelWaker waker = call.tag(CancelWaker.class, () -> CancelWaker.addedTo(call));
+          CancelWaker waker = CancelWaker.of(call);
           waker.waiter = Thread.currentThread();
           try {
             long end = System.nanoTime() + nanos;
@@ -76,15 +79,31 @@ public interface TimeSource {
       };
 
   /** Unparks a waiting thread when its call is canceled. */
-  final class CancelWaker extends EventListener {
+  final class CancelWaker extends EventListener implements Function0<CancelWaker> {
+    // A KClass made once: OkHttp's tag(Class) makes one at each call.
+    private static final KClass<CancelWaker> KIND =
+        JvmClassMappingKt.getKotlinClass(CancelWaker.class);
+
     volatile @Nullable Thread waiter; // set for each wait, null between them
 
     private CancelWaker() {}
 
-    static CancelWaker addedTo(Call call) {
-      CancelWaker waker = new CancelWaker();
-      call.addEventListener(waker);
+    /**
+     * {@code call}'s waker, made and added to it at its first wait. A new one supplies itself to
+     * the tag, so no lambda is made for it.
+     */
+    static CancelWaker of(Call call) {
+      CancelWaker waker = call.tag(KIND);
+      if (waker != null) return waker;
+      CancelWaker made = new CancelWaker();
+      waker = call.tag(KIND, made);
+      if (waker == made) call.addEventListener(made);
       return waker;
+    }
+
+    @Override
+    public CancelWaker invoke() {
+      return this;
     }
 
     @Override
