@@ -20,61 +20,56 @@ final class BlockingLoop {
   private BlockingLoop() {}
 
   /**
-   * Runs one logical call for {@code request} (stamped) on {@code chain}, acting on each step;
-   * {@code logical} is its state, or null if {@link StatelessAttempt#open} made none: its first
-   * attempt then goes without state, bounded by okretry's own deadline alone (the state is made
-   * only if the call goes on). {@code waits} sleeps between attempts (the policy's time, or one
-   * that a close of its owner ends).
+   * Runs one logical call for {@code request} (stamped) on {@code chain}, {@code callTimeoutNanos}
+   * OkHttp's (0 for none), acting on each step. Most calls need no state for their first attempt
+   * ({@link LogicalCall#open}): it goes within okretry's own deadline alone, and the call's state
+   * is made only if it goes on ({@link LogicalCall#firstEnded}). {@code waits} sleeps between
+   * attempts (the policy's time, or one that a close of its owner ends).
    */
-  // logical is null only until the first attempt, made without state, has ended: an attempt in
-  // hand, and every step after that one (a WAIT among them), comes from it. A RETURN always has a
-  // response: the one in hand or okretry's own (Step.settle).
+  // firstEnded makes no state only for a response that ends the call: then response is there.
   @SuppressWarnings("NullAway")
   static Response run(
-      Chain chain,
-      RetryPolicy policy,
-      Request request,
-      @Nullable LogicalCall logical,
-      TimeSource waits)
+      Chain chain, RetryPolicy policy, Request request, long callTimeoutNanos, TimeSource waits)
+      throws IOException {
+    LogicalCall logical = LogicalCall.open(policy, request, callTimeoutNanos);
+    if (logical != null) return run(chain, logical, null, waits);
+    // Its own deadline is all the time the call has: timeouts shrunk to it, a watch.
+    long ownNanos = LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+    long startNanos = ownNanos != 0 ? policy.time.nanoTime() : 0;
+    Chain attemptChain =
+        ownNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, ownNanos) : chain;
+    DeadlineWatch watch = DeadlineWatch.start(chain.call(), ownNanos);
+    Object outcome = send(attemptChain, request);
+    int seen = seen(chain.call(), watch);
+    Response response = outcome instanceof Response ? (Response) outcome : null;
+    Throwable error = response == null ? (Throwable) outcome : null;
+    logical = LogicalCall.firstEnded(policy, request, startNanos, response, error, seen);
+    return logical == null ? response : run(chain, logical, response, waits);
+  }
+
+  /**
+   * Runs {@code logical} from its next step, {@code response} in hand (of an attempt made without
+   * state; else null): each step acted on, none decided here.
+   */
+  // A RETURN always has a response: the one in hand or okretry's own (Step.settle).
+  @SuppressWarnings("NullAway")
+  private static Response run(
+      Chain chain, LogicalCall logical, @Nullable Response response, TimeSource waits)
       throws IOException {
     Call call = chain.call();
-    TimeSource time = policy.time;
-    Response response = null;
-    for (Step step = logical != null ? logical.next(null) : StatelessAttempt.FIRST; ; ) {
+    TimeSource time = logical.policy.time;
+    for (Step step = logical.next(null); ; ) {
       switch (step.kind()) {
         case SEND:
-          Attempt attempt = logical != null ? Attempt.of(step) : null;
-          Chain attemptChain;
-          long watchNanos;
-          long startNanos =
-              0; // without state: when the attempt started, if its deadline runs from it
-          if (attempt != null) {
-            attemptChain = AttemptSettings.apply(chain, attempt, time);
-            attempt.attachTo(call);
-            watchNanos = attempt.watchNanos();
-          } else { // its own deadline is all the time the call has: timeouts shrunk to it, a watch
-            watchNanos =
-                LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
-            if (watchNanos != 0) startNanos = time.nanoTime();
-            attemptChain =
-                watchNanos == 0 ? chain : AttemptSettings.withTimeoutsWithin(chain, watchNanos);
-          }
-          DeadlineWatch watch = DeadlineWatch.start(call, watchNanos);
-          Throwable error = null;
-          try {
-            response = proceed(attemptChain, attempt != null ? attempt.request() : request);
-          } catch (IOException | RuntimeException | Error e) {
-            error = e; // a throw from below ends the call with one onGaveUp
-          }
-          // The outcome is in hand: stop the watch before user code runs on it
-          // (DeadlineWatch.stop).
-          int seen = seen(call, watch != null && watch.stop());
-          if (attempt != null) {
-            step = logical.ended(attempt, response, error, seen);
-          } else { // a response that ends the call by its status alone needs no state
-            logical = StatelessAttempt.ended(policy, request, startNanos, response, error, seen);
-            step = logical != null ? logical.next(null) : Step.RETURN;
-          }
+          Attempt attempt = Attempt.of(step);
+          Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
+          attempt.attachTo(call);
+          DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
+          Object outcome = send(attemptChain, attempt.request());
+          int seen = seen(call, watch);
+          response = outcome instanceof Response ? (Response) outcome : null;
+          Throwable error = response == null ? (Throwable) outcome : null;
+          step = logical.ended(attempt, response, error, seen);
           break;
         case WAIT:
           step.settle(response); // not held idle through the wait
@@ -108,22 +103,33 @@ final class BlockingLoop {
     }
   }
 
-  /** What this driver saw of its one call, for {@link LogicalCall#ended}. */
-  static int seen(Call call, boolean watchFired) {
+  /**
+   * What this driver saw of its one call, for {@link LogicalCall#ended}: {@code watch} (null for
+   * none) is stopped first, so that it cannot fire while user code runs on the outcome.
+   */
+  static int seen(Call call, @Nullable DeadlineWatch watch) {
+    boolean watchFired = watch != null && watch.stop();
     return (watchFired ? Seen.WATCH_FIRED : 0)
         | (call.isCanceled() ? Seen.CALLER_CANCELED | Seen.ATTEMPT_CANCELED : 0)
         | (Thread.currentThread().isInterrupted() ? Seen.INTERRUPTED : 0);
   }
 
-  static Response proceed(Chain chain, Request request) throws IOException {
+  /**
+   * Sends {@code request} on {@code chain}: its response, or what the send threw (an IOException,
+   * or an unchecked throw from below, which ends the call with one onGaveUp), as one value, so that
+   * both kinds of attempt share this and allocate nothing for it.
+   */
+  private static Object send(Chain chain, Request request) {
     try {
       return chain.proceed(request);
     } catch (Exception e) {
       // OkHttp 5 can throw a raw, undeclared InterruptedException while connecting, and it
       // clears the interrupt flag: restore the flag and report it as Java I/O does.
-      if (!(e instanceof InterruptedException)) throw e;
+      if (!(e instanceof InterruptedException)) return e;
       Thread.currentThread().interrupt();
-      throw (IOException) new InterruptedIOException("interrupted").initCause(e);
+      return new InterruptedIOException("interrupted").initCause(e);
+    } catch (Error e) {
+      return e;
     }
   }
 

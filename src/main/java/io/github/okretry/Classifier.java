@@ -94,9 +94,12 @@ final class Classifier {
     return code >= 0 && code < retryableStatus.length && retryableStatus[code];
   }
 
-  /** True if a predicate could make a response of any status retryable. */
-  boolean hasResponsePredicate() {
-    return responsePredicate != null;
+  /**
+   * True if {@code response} ends its call by its status alone: not retryable, known without asking
+   * user code (no predicate could make it retryable).
+   */
+  boolean endsByStatus(Response response) {
+    return responsePredicate == null && !isRetryableStatus(response.code());
   }
 
   /** True if {@code response} is a retryable failure; a throwing predicate throws through. */

@@ -97,22 +97,53 @@ final class LogicalCall {
   }
 
   /**
-   * After a first attempt made without state whose response did not end the call ({@link
-   * StatelessAttempt}; {@code startNanos}: when it started, which its deadline runs from): the
-   * logical call, whose first {@link #next} answers for that attempt.
+   * The state of a call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for
+   * none), or null if its first attempt needs none: no call timeout, origin state, network request
+   * to watch, OkHttp retry to turn off, nor origin whose failing streak counts the attempts in
+   * flight. Most calls succeed at once, and such a call then makes no state at all. The blocking
+   * driver sends that attempt (reported here) within okretry's own deadline alone ({@link
+   * #deadlineNanos}) and hands its outcome to {@link #firstEnded}; with state, it asks {@link
+   * #next}.
    */
-  static LogicalCall afterStatelessAttempt(
+  static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
+    if (callTimeoutNanos == 0
+        && policy.originGate.size() == 0
+        && !policy.originGate.probes()
+        && !policy.events.watchesNetworkRequests()
+        && !policy.budget.hasOpenStreaks()
+        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+      OriginTurn.sentWithoutTurn(policy, request.url());
+      policy.events.attemptStarted(request, 1);
+      return null;
+    }
+    return start(policy, request, callTimeoutNanos);
+  }
+
+  /**
+   * After a first attempt that {@link #open} made no state for ({@code startNanos}: the policy's
+   * clock when it started, which its deadline runs from): null if {@code response} ends the call by
+   * its status alone (heard as {@link #ended} hears it: origin, budget, listener); else the call's
+   * state, made now, whose first {@link #next} answers for that attempt.
+   */
+  static @Nullable LogicalCall firstEnded(
       RetryPolicy policy,
       Request request,
       long startNanos,
       @Nullable Response response,
       @Nullable Throwable error,
       int seen) {
+    if (response != null && policy.classifier.endsByStatus(response)) {
+      OriginTurn.answeredWithoutTurn(
+          policy, request.url(), response, Classifier.provesNotProcessed(response));
+      returned(policy, request, null, response, 1, 0);
+      return null;
+    }
     // open() saw no call timeout: okretry's own deadline only.
     RetryOverrides o = RequestTags.overrides(request);
     LogicalCall call =
         new LogicalCall(
             policy, request, o, CallDeadline.of(startNanos, deadlineNanos(o, policy), 0), null);
+    call.origin.tookOverFirstAttempt(); // open() sent it uncounted: its answer ends the count
     call.attempts = 1;
     call.sentAtNanos = startNanos;
     call.decided = call.ended(call.attemptHandle(), response, error, seen);
@@ -312,6 +343,7 @@ final class LogicalCall {
     try {
       step = decide(attempt, response, error, seen);
     } catch (RuntimeException e) { // a bug: never a silent hang, nor a throw into OkHttp's thread
+      origin.answered(null, false, RetryAfter.ABSENT); // no longer in flight, if it still was
       step = failedBelow(e, new IOException("okretry: retry decision failed", e));
     }
     // A hedge still queued never goes.
@@ -484,7 +516,7 @@ final class LogicalCall {
   /**
    * {@code response} ends the call after {@code attempts} by its status alone, the last of them a
    * paid retry of price {@code retryPriceMilli} (0: none): the budget and the listener hear it.
-   * Also for a first attempt made without state ({@link StatelessAttempt#ended}).
+   * Also for a first attempt made without state ({@link #firstEnded}).
    */
   static Step returned(
       RetryPolicy policy,

@@ -145,11 +145,35 @@ final class OriginTurn {
     }
     quotaHoldNanos = 0;
     counted = turn;
-    if (turn == null) { // without a quota it goes uncounted: the gate counts it in flight
-      uncounted = true;
-      gate.uncountedSent(url);
-    }
+    if (turn == null) sentUncounted(); // without a quota it goes uncounted: the gate counts it
     return null;
+  }
+
+  /**
+   * The call's attempt goes counted by no quota pacer: the gate counts it in flight (so a quota
+   * first heard of while it is out counts it) until {@link #answered}.
+   */
+  void sentUncounted() {
+    uncounted = true;
+    sentWithoutTurn(policy, url);
+  }
+
+  /**
+   * The first attempt its call sent without a turn ({@link #sentWithoutTurn}) is this turn's now:
+   * in flight, counted by the gate alone, until {@link #answered}.
+   */
+  void tookOverFirstAttempt() {
+    uncounted = true;
+  }
+
+  /**
+   * A first attempt to {@code url} goes without a turn or any state of its call ({@link
+   * LogicalCall#open}): as an attempt of a call that is not paced and no quota counts ({@link
+   * #sentUncounted}). Its end is {@link #answeredWithoutTurn}, or, if the call goes on, {@link
+   * #answered} of the turn the call then makes, told of it by {@link #tookOverFirstAttempt}.
+   */
+  static void sentWithoutTurn(RetryPolicy policy, HttpUrl url) {
+    policy.originGate.uncountedSent(url);
   }
 
   /**
@@ -244,14 +268,11 @@ final class OriginTurn {
    * origin admitted it.
    */
   void answered(@Nullable Response response, boolean refused, long retryAfterNanos) {
-    if (counted != null || (response != null && gate.readsQuotas())) {
-      gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
-      counted = null;
-    }
-    if (uncounted) { // only now, once the quota it may publish is learned
-      uncounted = false;
-      gate.uncountedEnded(url);
-    }
+    OriginGate.QuotaTurn c = counted;
+    boolean u = uncounted;
+    counted = null;
+    uncounted = false;
+    heard(policy, url, c, u, response, refused, retryAfterNanos);
     if (crowd == Crowd.SENT) {
       crowd = Crowd.NOT_PACED;
       Paced p = paced;
@@ -267,6 +288,38 @@ final class OriginTurn {
     } else if (response != null && !refused && sendReported) {
       gate.admitted(response.request().url(), sentNanos);
     }
+  }
+
+  /**
+   * The end of a first attempt that went without a turn ({@link #sentWithoutTurn}) and ends its
+   * call with {@code response} ({@code refused}: it proves the origin turned the call away): what
+   * {@link #answered} does for a turn that is not paced and counted by no quota, from the one place
+   * that says it.
+   */
+  static void answeredWithoutTurn(
+      RetryPolicy policy, HttpUrl url, Response response, boolean refused) {
+    heard(policy, url, null, true, response, refused, RetryAfter.ABSENT);
+  }
+
+  /**
+   * What every attempt's end tells its origin, paced or not: the quota pacer hears it ({@code
+   * counted}: the attempt's count, or null), the gate's count of uncounted sends ends ({@code
+   * uncounted}), only now, once the quota the response may publish is learned, and a refusal with a
+   * {@code Retry-After} closes the origin to every call, if the policy says so.
+   */
+  private static void heard(
+      RetryPolicy policy,
+      HttpUrl url,
+      OriginGate.@Nullable QuotaTurn counted,
+      boolean uncounted,
+      @Nullable Response response,
+      boolean refused,
+      long retryAfterNanos) {
+    OriginGate gate = policy.originGate;
+    if (counted != null || (response != null && gate.readsQuotas())) {
+      gate.quotaAnswered(counted, response, refused, retryAfterNanos, policy.time.nanoTime());
+    }
+    if (uncounted) gate.uncountedEnded(url);
     if (response != null
         && refused
         && retryAfterNanos != RetryAfter.ABSENT

@@ -140,9 +140,8 @@ public final class RetryInterceptor implements Interceptor {
     try {
       Request request = policy.keys.stamp(chain.request());
       // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
-      LogicalCall logical =
-          StatelessAttempt.open(policy, request, CallTimeouts.nanosAllowed(call.timeout()));
-      return BlockingLoop.run(chain, policy, request, logical, waits);
+      return BlockingLoop.run(
+          chain, policy, request, CallTimeouts.nanosAllowed(call.timeout()), waits);
     } finally {
       passes.exit(); // a later pass (an interceptor above that proceeds again) is a call of its own
     }

@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
  * Kind#RETURN return} a response, or {@linkplain Kind#THROW throw}; with hedges also {@linkplain
  * Kind#DROP drop} an attempt whose outcome does not end the call, or a hedge. The driver acts on it
  * and never works out a reason itself. The steps of a successful call cost nothing: a SEND is the
- * {@link Attempt} itself (one per call, reused by each attempt; for a first attempt made without
- * state, the constant {@link StatelessAttempt#FIRST}), RETURN one constant for all; only failure
- * paths and waits allocate a step ({@code CallOverheadBenchmark}'s {@code okretry-call-timeout}
- * measures a success with per-call state). Only {@link Attempt} extends it.
+ * {@link Attempt} itself (one per call, reused by each attempt; a first attempt made without state
+ * has no step: {@link LogicalCall#open}), RETURN one constant for all; only failure paths and waits
+ * allocate a step ({@code CallOverheadBenchmark}'s {@code okretry-call-timeout} measures a success
+ * with per-call state). Only {@link Attempt} extends it.
  */
 class Step {
 
@@ -40,10 +40,7 @@ class Step {
 
   private final Kind kind;
 
-  /**
-   * A SEND: an {@link Attempt} (send it, then hand its outcome to {@link LogicalCall#ended}), or
-   * {@link StatelessAttempt#FIRST}, the first attempt of a call made without state.
-   */
+  /** A SEND: an {@link Attempt} (send it, then hand its outcome to {@link LogicalCall#ended}). */
   Step() {
     this.kind = Kind.SEND;
   }

@@ -39,7 +39,6 @@ class ArchitectureTest {
   };
   static final String[] CALL_STATE = {
     "LogicalCall",
-    "StatelessAttempt",
     "OriginTurn",
     "CallFailures",
     "HeldResponse",

@@ -140,9 +140,9 @@ class OriginTurnTest {
               .maxRetries(0)
               .quotaPacing(QuotaPacing.PROBE)
               .build();
-      LogicalCall first = StatelessAttempt.open(policy, request, 0);
+      LogicalCall first = LogicalCall.open(policy, request, 0);
       Attempt probe = send(first);
-      LogicalCall second = StatelessAttempt.open(policy, request, 0);
+      LogicalCall second = LogicalCall.open(policy, request, 0);
       assertThat(second.next(null).kind())
           .as("held while the probe is in flight")
           .isEqualTo(Step.Kind.WAIT);

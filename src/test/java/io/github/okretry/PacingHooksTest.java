@@ -194,7 +194,7 @@ class PacingHooksTest {
     Request toB = get("https://b.test/");
     client.newCall(toB).execute().close();
     assertThat(retry.policy().originGate.size()).isZero();
-    assertThat(StatelessAttempt.open(retry.policy(), toB, 0))
+    assertThat(LogicalCall.open(retry.policy(), toB, 0))
         .as("calls make their first attempt without state again")
         .isNull();
   }

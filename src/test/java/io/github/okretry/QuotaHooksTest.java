@@ -60,9 +60,9 @@ class QuotaHooksTest {
 
   /** A call answered {@code response} at once: without state if the interceptor makes it so. */
   static void success(RetryPolicy policy, Response response) {
-    LogicalCall call = StatelessAttempt.open(policy, GET, 0);
+    LogicalCall call = LogicalCall.open(policy, GET, 0);
     if (call == null) {
-      assertThat(StatelessAttempt.ended(policy, GET, policy.time.nanoTime(), response, null, 0))
+      assertThat(LogicalCall.firstEnded(policy, GET, policy.time.nanoTime(), response, null, 0))
           .as("a success ends it")
           .isNull();
     } else {
@@ -74,7 +74,7 @@ class QuotaHooksTest {
   void anOriginThatNeverPublishesAQuotaKeepsTheStatelessPathAndNoState() {
     RetryPolicy policy = RetryPolicy.builder().timeSource(time).build();
     for (int i = 0; i < 3; i++) {
-      assertThat(StatelessAttempt.open(policy, GET, 0)).as("stateless").isNull();
+      assertThat(LogicalCall.open(policy, GET, 0)).as("stateless").isNull();
       success(policy, response(200, null, null));
     }
     assertThat(policy.originGate.size()).isZero();
@@ -84,9 +84,9 @@ class QuotaHooksTest {
   @Test
   void aSpentQuotaOnAStatelessSuccessHoldsTheNextCallUntilItsResetNeverBefore() {
     RetryPolicy policy = policy(QuotaPacing.PUBLISHED, null);
-    assertThat(StatelessAttempt.open(policy, GET, 0)).as("stateless").isNull();
+    assertThat(LogicalCall.open(policy, GET, 0)).as("stateless").isNull();
     success(policy, response(200, SPENT, null));
-    LogicalCall next = StatelessAttempt.open(policy, GET, 0);
+    LogicalCall next = LogicalCall.open(policy, GET, 0);
     assertThat(next).as("a quota is known: the next call carries its state").isNotNull();
     Step step = next.next(null);
     assertThat(step.kind()).isEqualTo(Step.Kind.WAIT);
@@ -100,7 +100,7 @@ class QuotaHooksTest {
   void aWaitLongerThanHalfTheTimeLeftIsNotImposed() {
     RetryPolicy policy = policy(QuotaPacing.PUBLISHED, Duration.ofSeconds(3));
     success(policy, response(200, SPENT, null));
-    LogicalCall next = StatelessAttempt.open(policy, GET, 0);
+    LogicalCall next = LogicalCall.open(policy, GET, 0);
     assertThat(next.next(null).kind())
         .as("2 s of 3 s left: it goes, the server decides")
         .isEqualTo(Step.Kind.SEND);
@@ -138,10 +138,10 @@ class QuotaHooksTest {
   @Test
   void probeHoldsACrowdOnAFreshOriginUntilItsFirstAnswer() {
     RetryPolicy policy = policy(QuotaPacing.PROBE, Duration.ofSeconds(20));
-    LogicalCall first = StatelessAttempt.open(policy, GET, 0);
+    LogicalCall first = LogicalCall.open(policy, GET, 0);
     assertThat(first).as("probing: every call carries its state").isNotNull();
     Attempt attempt = PacingHooksTest.send(first);
-    LogicalCall second = StatelessAttempt.open(policy, GET, 0);
+    LogicalCall second = LogicalCall.open(policy, GET, 0);
     Step held = second.next(null);
     assertThat(held.kind()).isEqualTo(Step.Kind.WAIT);
     assertThat(held.waitNanos()).isEqualTo(5 * MS);
@@ -160,11 +160,11 @@ class QuotaHooksTest {
   @Test
   void aProbesHoldEndsAtHalfTheTimeLeftHoweverOftenTheCrowdAsks() {
     RetryPolicy policy = policy(QuotaPacing.PROBE, Duration.ofSeconds(1));
-    LogicalCall first = StatelessAttempt.open(policy, GET, 0);
+    LogicalCall first = LogicalCall.open(policy, GET, 0);
     Attempt probe = PacingHooksTest.send(first);
     long start = time.nanoTime();
     List<LogicalCall> crowd = new ArrayList<>();
-    for (int i = 0; i < 5; i++) crowd.add(StatelessAttempt.open(policy, GET, 0));
+    for (int i = 0; i < 5; i++) crowd.add(LogicalCall.open(policy, GET, 0));
     Map<Integer, Long> sentAfterMillis = new TreeMap<>();
     while (sentAfterMillis.size() < crowd.size() && time.nanoTime() - start < 2_000 * MS) {
       long shortest = Long.MAX_VALUE;

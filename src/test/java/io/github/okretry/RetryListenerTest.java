@@ -93,9 +93,7 @@ class RetryListenerTest extends ScriptedTest {
           }
         };
     RetryPolicy policy = quietRetry().jitter(Jitter.NONE).listener(counting).build();
-    assertThat(StatelessAttempt.open(policy, get(), 0))
-        .as("no state for the first attempt")
-        .isNull();
+    assertThat(LogicalCall.open(policy, get(), 0)).as("no state for the first attempt").isNull();
     seen.clear();
     script.status(200).status(404).status(503).status(200);
     Call.Factory client = client(quietRetry().jitter(Jitter.NONE).listener(counting));

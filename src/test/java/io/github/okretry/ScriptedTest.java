@@ -53,7 +53,7 @@ abstract class ScriptedTest {
 
   /**
    * Fake time, every jitter draw 0, generated keys "k1", and no listener: a call's first attempt is
-   * made without per-call state (see {@code StatelessAttempt.open}).
+   * made without per-call state (see {@code LogicalCall.open}).
    */
   RetryPolicy.Builder quietRetry() {
     return RetryPolicy.builder().timeSource(time).keyGenerator(() -> "k1").random(() -> 0L);

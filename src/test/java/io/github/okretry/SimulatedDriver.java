@@ -13,10 +13,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Plays the blocking driver's part for a simulator on fake time: feeds one logical call the
  * outcomes of its attempts and turns okretry's {@link Step}s into "send", "wait" or "done", as
- * {@link RetryInterceptor#intercept} does (a stateless first attempt when {@link
- * StatelessAttempt#open} allows it, then {@code next} and {@code ended}). Every rule
- * (classification, backoff, {@code Retry-After}, the budget, the origin gate and pacer) runs in
- * okretry's own code; this class only carries the steps out.
+ * {@link RetryInterceptor#intercept} does (a stateless first attempt when {@link LogicalCall#open}
+ * allows it, then {@code next} and {@code ended}). Every rule (classification, backoff, {@code
+ * Retry-After}, the budget, the origin gate and pacer) runs in okretry's own code; this class only
+ * carries the steps out.
  *
  * <p>A peer's budget can veto what okretry decided ({@link Veto}), so the peers in the simulator
  * share okretry's per-call sequence and differ only in the budget.
@@ -186,7 +186,7 @@ public final class SimulatedDriver {
       logical =
           hedging != null
               ? LogicalCall.start(policy, request, 0, hedging)
-              : StatelessAttempt.open(policy, request, 0);
+              : LogicalCall.open(policy, request, 0);
     }
 
     /**
@@ -319,7 +319,7 @@ public final class SimulatedDriver {
       if (a == null || logical == null) {
         // The interceptor's stateless first attempt: a success ends here, a failure makes the
         // state.
-        logical = StatelessAttempt.ended(policy, request, startNanos, response, error, 0);
+        logical = LogicalCall.firstEnded(policy, request, startNanos, response, error, 0);
         if (logical == null) return done(true, null);
         step = logical.next(null);
       } else {

@@ -153,17 +153,17 @@ class StepTest {
   @Test
   void aCallWithNothingToTrackMakesItsFirstAttemptWithoutState() {
     RetryPolicy plain = policy().build();
-    assertThat(StatelessAttempt.open(plain, get, 0)).isNull();
-    assertThat(StatelessAttempt.ended(plain, get, 0, response(200), null, 0)).isNull();
-    LogicalCall after503 = StatelessAttempt.ended(plain, get, 0, response(503), null, 0);
+    assertThat(LogicalCall.open(plain, get, 0)).isNull();
+    assertThat(LogicalCall.firstEnded(plain, get, 0, response(200), null, 0)).isNull();
+    LogicalCall after503 = LogicalCall.firstEnded(plain, get, 0, response(503), null, 0);
     assertThat(after503).isNotNull();
     assertThat(after503.next(null).toString())
         .as("the first step decides the attempt already made")
         .isEqualTo("WAIT(" + 100 * MS + " ns)");
-    assertThat(StatelessAttempt.open(policy().deadline(Duration.ofSeconds(1)).build(), get, 0))
+    assertThat(LogicalCall.open(policy().deadline(Duration.ofSeconds(1)).build(), get, 0))
         .as("okretry's own deadline: the driver bounds the first attempt by it")
         .isNull();
-    assertThat(StatelessAttempt.open(plain, get, S)).as("a call timeout").isNotNull();
+    assertThat(LogicalCall.open(plain, get, S)).as("a call timeout").isNotNull();
   }
 
   @Test
@@ -171,12 +171,12 @@ class StepTest {
     RetryPolicy p = policy().deadline(Duration.ofSeconds(1)).build();
     long start = time.nanoTime();
     time.advance(Duration.ofMillis(850));
-    LogicalCall inTime = StatelessAttempt.ended(p, get, start, response(503), null, 0);
+    LogicalCall inTime = LogicalCall.firstEnded(p, get, start, response(503), null, 0);
     assertThat(inTime.next(null).toString())
         .as("150 ms left: the 100 ms wait fits")
         .isEqualTo("WAIT(" + 100 * MS + " ns)");
     time.advance(Duration.ofMillis(100));
-    LogicalCall late = StatelessAttempt.ended(p, get, start, response(503), null, 0);
+    LogicalCall late = LogicalCall.firstEnded(p, get, start, response(503), null, 0);
     assertThat(late.next(null).kind()).as("50 ms left").isEqualTo(Step.Kind.RETURN);
     assertThat(late.gaveUpFor()).isEqualTo(GiveUpReason.DEADLINE_EXCEEDED);
   }
