@@ -37,8 +37,8 @@ final class AsyncLoop {
   private final Callback callback;
   private final LogicalCall logical;
   private final AtomicBoolean delivered = new AtomicBoolean();
-  private final Object waitLock =
-      new Object(); // orders a wait's task with the cancel that may end the wait
+  // Orders a wait's task with the cancel that may end the wait
+  private final Object waitLock = new Object();
   private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
   volatile boolean starting; // while enqueue() runs the first step on the caller's thread
   private volatile boolean
@@ -50,8 +50,8 @@ final class AsyncLoop {
    */
   private final Object lock = new Object();
 
-  private final List<Leg> legs =
-      new ArrayList<>(2); // guarded by lock: this round's, in flight or queued
+  // Guarded by lock: this round's, in flight or queued
+  private final List<Leg> legs = new ArrayList<>(2);
   private @Nullable ScheduledFuture<?> hedgeTimer; // guarded by lock
   private int round; // guarded by lock: a hedge timer of an earlier round does nothing
   private boolean finished; // guarded by lock: a RETURN or THROW was decided
@@ -211,9 +211,8 @@ final class AsyncLoop {
           losers = endRound();
           if (step.kind() != Step.Kind.WAIT) {
             finished = true;
-            call.current =
-                leg.sent; // the call's own from now on: isCanceled() reports the winner, not a
-            // loser
+            // The call's own from now on: isCanceled() reports the winner, not a loser
+            call.current = leg.sent;
           }
         }
       }

@@ -26,8 +26,8 @@ final class CallRecord extends RetryOutcome.Mark {
   private int requestsSent;
   private long waitedNanos;
   private long waitFromNanos = NOT_WAITING;
-  private RetryOutcome.Processing processing =
-      RetryOutcome.Processing.NOT_PROCESSED; // none sent: nothing processed
+  // None sent: nothing processed
+  private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
   private int ended; // attempts whose outcome the call heard: the others were canceled unheard
   // Set once the call ends (end()), before `over`, whose write publishes them to the thread that

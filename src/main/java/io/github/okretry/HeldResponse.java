@@ -48,8 +48,8 @@ final class HeldResponse {
           && peek.read(kept, BODY_LIMIT_BYTES - kept.size()) != -1) {
         // what arrived so far is in kept
       }
-    } catch (
-        IOException e) { // slow or broken: the status, the headers and what came are the answer
+    } catch (IOException e) {
+      // Slow or broken: the status, the headers and what came are the answer.
     }
     long size = kept.size();
     Response.Builder copy =

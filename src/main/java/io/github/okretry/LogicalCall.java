@@ -49,8 +49,8 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
-  private Kind retryKind =
-      Kind.ERROR; // what a retry of the last attempt would follow, for its price
+  // What a retry of the last attempt would follow, for its price
+  private Kind retryKind = Kind.ERROR;
   private @Nullable BudgetTurn budgetTurn; // its standing with the budget, made at its first need
   private int skipped; // attempts not sent while held, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
@@ -303,8 +303,8 @@ final class LogicalCall {
    * A held retry is never sent: the call ends with the failure it held, a response as the server
    * sent it.
    */
-  @SuppressWarnings(
-      "NullAway") // decide() described the held attempt's failure (failures.last) before holding it
+  // decide() described the held attempt's failure (failures.last) before holding it
+  @SuppressWarnings("NullAway")
   private Step endHeld(BudgetTurn b, GiveUpReason reason) {
     IOException e = b.endHold();
     Response kept = b.keptResponse();

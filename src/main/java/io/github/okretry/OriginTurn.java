@@ -60,8 +60,8 @@ final class OriginTurn {
       quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos;
   // 0: none
   private long quotaHeldSinceNanos;
-  private GiveUpReason refusedFor =
-      GiveUpReason.RETRY_AFTER_TOO_LONG; // set with a RETURN from admit()
+  // Set with a RETURN from admit()
+  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG;
   private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
 
   OriginTurn(RetryPolicy policy, HttpUrl url) {

@@ -66,12 +66,10 @@ public final class RetryPolicy {
     this.clock = settings.clock;
     this.random = settings.random;
     this.budget = settings.budget != null ? settings.budget : RetryBudget.builder().build();
+    // Backoff.Jitter is internal's twin of the public enum.
+    Backoff.Jitter jitter = Backoff.Jitter.valueOf(settings.jitter.name());
     Backoff backoff =
-        new Backoff(
-            settings.baseDelayNanos,
-            settings.maxDelayNanos,
-            settings.multiplier,
-            Backoff.Jitter.valueOf(settings.jitter.name())); // internal's twin of the public enum
+        new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier, jitter);
     this.rules = new RetryRules(backoff, settings.maxRetryAfterNanos, settings.retryAfterSpread);
     this.classifier =
         new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);

@@ -65,8 +65,8 @@ class CrowdPacingScenariosTest {
     final RetryPolicy policy;
     final long gapNanos;
     final int retryAfterSeconds;
-    final Map<String, List<Integer>> scripts =
-        new HashMap<>(); // path -> Retry-After seconds to refuse with, then admit
+    // path -> Retry-After seconds to refuse with, then admit
+    final Map<String, List<Integer>> scripts = new HashMap<>();
     long lastAdmitted = Long.MIN_VALUE / 2;
     final List<Long> retryArrivals = new ArrayList<>();
     int requests;

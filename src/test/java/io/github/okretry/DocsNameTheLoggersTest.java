@@ -43,8 +43,8 @@ class DocsNameTheLoggersTest {
     List<String> loggers = loggers();
     assertThat(loggers).as("found in the source").hasSizeGreaterThanOrEqualTo(3);
     String readme = Files.readString(Path.of("README.md"));
-    String readmeLog =
-        readme.substring(readme.indexOf("Log: ")).split("\n\n")[0]; // its sentence on logging
+    // Its sentence on logging
+    String readmeLog = readme.substring(readme.indexOf("Log: ")).split("\n\n")[0];
     String architecture = Files.readString(Path.of("docs/architecture.md"));
     String guide = Files.readString(Path.of("docs/guide.md"));
     for (String logger : loggers) {

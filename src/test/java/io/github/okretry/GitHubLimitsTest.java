@@ -72,8 +72,8 @@ class GitHubLimitsTest {
     final AtomicInteger requests = new AtomicInteger();
     final AtomicInteger refused = new AtomicInteger();
     final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
-    private final Map<String, long[]> windows =
-        new HashMap<>(); // bucket -> {start millis, used}; guarded by this
+    // bucket -> {start millis, used}; guarded by this
+    private final Map<String, long[]> windows = new HashMap<>();
     private final long start = System.currentTimeMillis();
 
     GitHubLimiter(long windowMillis, boolean ietfPartition) {

@@ -162,8 +162,8 @@ class HedgingDriverTest extends ScriptedTest {
     scheduler.runUntilIdle();
     Object outcome = delivered();
     assertThat(attemptNumber(outcome)).isEqualTo(2);
-    RetryOutcome hedged =
-        RetryOutcome.of((Response) outcome); // issue 37: the hedge counted, the loser too
+    // Issue 37: the hedge counted, the loser too
+    RetryOutcome hedged = RetryOutcome.of((Response) outcome);
     assertThat(hedged.attempts()).isEqualTo(2);
     assertThat(hedged.requestsSent()).isEqualTo(2);
     assertThat(hedged.processing()).isEqualTo(RetryOutcome.Processing.PROCESSED);

@@ -155,8 +155,8 @@ class PacingHooksTest {
 
   @Test
   void aRetryAloneOnItsOriginIsNeverHeldPastItsOwnSpread() throws IOException {
-    RetryInterceptor retry =
-        retry(Duration.ofSeconds(20)); // retryAfterSpread 0: its spread adds nothing
+    // retryAfterSpread 0: its spread adds nothing
+    RetryInterceptor retry = retry(Duration.ofSeconds(20));
     Request request = get("https://a.test/");
     LogicalCall call = LogicalCall.start(retry.policy(), request, 0);
     Attempt attempt = send(call);

@@ -97,8 +97,8 @@ class RetryOutcomeTest extends ScriptedTest {
   void aCallTheBudgetHeldEndsWithItsFailureAndSaysWhy() throws IOException {
     script.thenAlwaysFail(n -> new SocketTimeoutException("timeout " + n));
     Call.Factory client = quiet();
-    catchThrowableOfType(
-        SocketTimeoutException.class, () -> client.newCall(get()).execute()); // one call's retries
+    // One call's retries
+    catchThrowableOfType(SocketTimeoutException.class, () -> client.newCall(get()).execute());
     SocketTimeoutException e =
         catchThrowableOfType(SocketTimeoutException.class, () -> client.newCall(get()).execute());
     assertThat(e).hasMessage("timeout 5");

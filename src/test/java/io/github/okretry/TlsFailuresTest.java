@@ -141,8 +141,8 @@ class TlsFailuresTest {
    * the connection); the second gets {@code secondBody}.
    */
   void startLosingTheFirstResponse(String secondBody) throws IOException {
-    server.setProtocols(
-        List.of(Protocol.HTTP_1_1)); // HTTP/2: the same, but the server logs the close
+    // HTTP/2: the same, but the server logs the close
+    server.setProtocols(List.of(Protocol.HTTP_1_1));
     front = new TlsFront(server, Act.CLOSE_AWAITING_RESPONSE);
     server.enqueue(
         new MockResponse.Builder().headersDelay(500, TimeUnit.MILLISECONDS).body("lost").build());

@@ -17,8 +17,8 @@ public final class FailureHistory {
   public static final int KEEP_LAST = 5;
 
   private final IOException[] first = new IOException[KEEP_FIRST];
-  private final IOException[] last =
-      new IOException[KEEP_LAST]; // a ring, oldest at count % KEEP_LAST
+  // A ring, oldest at count % KEEP_LAST
+  private final IOException[] last = new IOException[KEEP_LAST];
   private int count; // every failure added, kept or not
 
   /** Records the failure of an attempt that is about to be retried. */
@@ -42,8 +42,8 @@ public final class FailureHistory {
     int inRing = Math.max(0, Math.min(count - KEEP_FIRST, KEEP_LAST));
     int omitted = count - KEEP_FIRST - inRing;
     if (omitted > 0) finalFailure.addSuppressed(new Omitted(omitted, KEEP_FIRST + 1));
-    int oldest =
-        count - KEEP_FIRST - inRing; // index, among those after the first, of the oldest kept
+    // Index, among those after the first, of the oldest kept
+    int oldest = count - KEEP_FIRST - inRing;
     for (int k = 0; k < inRing; k++) suppress(finalFailure, last[(oldest + k) % KEEP_LAST]);
     return finalFailure;
   }

@@ -58,6 +58,9 @@ public final class QuotaPacer {
    */
   static final int MAX_PATH_CHARS = 256;
 
+  /** Leading segments in common with a bucket that kept no path: fewer than any kept path's. */
+  private static final int NO_PATH_KEPT = -1;
+
   /** One key's state. Sends are numbered from 1: a number 0 is a send that was not counted. */
   private static final class Key {
     final @Nullable String policy;
@@ -149,8 +152,8 @@ public final class QuotaPacer {
       anyShared |= k.shared(nowNanos) && k.current(nowNanos);
     }
     if (notBefore == nowNanos && anyKey && !anyShared && inFlight >= 1 + answers) {
-      notBefore =
-          nowNanos + ANSWER_POLL_NANOS; // slow start: more once answers show the quota holds
+      // Slow start: more once answers show the quota holds
+      notBefore = nowNanos + ANSWER_POLL_NANOS;
     }
     long wait = notBefore - nowNanos;
     if (wait > 0 && wait <= maxWaitNanos) return wait;
@@ -345,7 +348,8 @@ public final class QuotaPacer {
     for (int i = 0; i < keyCount; i++) {
       Key k = keys[i];
       if (!k.bucket) continue;
-      int segments = -1; // a bucket whose paths were all too long to keep still counts
+      // A bucket whose paths were all too long to keep still counts, below one that kept any.
+      int segments = NO_PATH_KEPT;
       for (int j = 0; j < k.pathCount; j++) {
         String known = k.paths[j];
         if (known.equals(path)) return k;

@@ -37,8 +37,8 @@ public final class RetryTokenBucket {
 
   // The open streaks by origin (OriginGate.origin), least recently used first, at most
   // Tuning.MAX_ORIGINS: an origin that answers a call closes its streak and leaves the table.
-  private final LinkedHashMap<String, Streak> streaks =
-      new LinkedHashMap<>(16, 0.75f, true); // guarded by itself
+  // Guarded by itself
+  private final LinkedHashMap<String, Streak> streaks = new LinkedHashMap<>(16, 0.75f, true);
   private volatile int openStreaks; // streaks.size(), read without the lock by the healthy path
   // The share of recent answers that were failures, in millionths ({@link #failed}); while it is
   // 0 (nothing failed lately) a success reads it and writes nothing.

@@ -377,8 +377,8 @@ class BackoffTest {
                           .as(what)
                           .isBetween(Math.min(b.baseNanos(), b.maxNanos()), b.maxNanos());
                 }
-                previous =
-                    r.nextInt(8) == 0 ? r.nextLong(1, Long.MAX_VALUE) : d; // hostile previous too
+                // Hostile previous too
+                previous = r.nextInt(8) == 0 ? r.nextLong(1, Long.MAX_VALUE) : d;
               }
             }
           });

@@ -177,8 +177,8 @@ class OriginGateTest {
     gate.released(a, 0, true, RetryAfter.ABSENT, S, 1);
     gate.sent(url("a.test"), 20_000_000L);
     gate.admitted(url("a.test"), 20_000_000L);
-    gate.released(
-        a, 40_000_000L, false, S, S, 41_000_000L); // 20 ms after the other call's admission
+    // 20 ms after the other call's admission
+    gate.released(a, 40_000_000L, false, S, S, 41_000_000L);
     assertThat(gapBetweenTurns(gate, a, 42_000_000L)).isEqualTo(25_000_000L);
 
     OriginGate inFlight = gate(Tuning.MAX_ORIGINS);

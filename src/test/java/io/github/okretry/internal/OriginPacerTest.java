@@ -45,8 +45,8 @@ class OriginPacerTest {
     pacer.reserve(0, NO_LIMIT, NO_LIMIT);
     pacer.released(0, true, ABSENT, WAITED, 1 * MS);
     pacer.reserve(40 * MS, NO_LIMIT, NO_LIMIT);
-    pacer.released(
-        40 * MS, false, RETRY_AFTER, WAITED, 41 * MS); // 40 ms after an admitted one: too soon
+    // 40 ms after an admitted one: too soon
+    pacer.released(40 * MS, false, RETRY_AFTER, WAITED, 41 * MS);
     assertThat(pacer.learnedIntervalNanos()).isEqualTo(50 * MS); // 40 ms × PACING_GROWTH 1.25
     assertThat(pacer.reserve(42 * MS, NO_LIMIT, NO_LIMIT)).isEqualTo(90 * MS);
     assertThat(pacer.reserve(43 * MS, NO_LIMIT, NO_LIMIT)).as("in turn").isEqualTo(140 * MS);
@@ -75,8 +75,8 @@ class OriginPacerTest {
     pacer.released(0, true, ABSENT, WAITED, 1 * MS);
     pacer.released(2_000 * MS, false, RETRY_AFTER, WAITED, 2_001 * MS);
     assertThat(pacer.learnedIntervalNanos()).isZero();
-    pacer.released(
-        2_100 * MS, false, ABSENT, WAITED, 2_101 * MS); // no Retry-After: nothing to learn either
+    // No Retry-After: nothing to learn either
+    pacer.released(2_100 * MS, false, ABSENT, WAITED, 2_101 * MS);
     assertThat(pacer.learnedIntervalNanos()).isZero();
   }
 
@@ -112,8 +112,8 @@ class OriginPacerTest {
     pacer.released(50 * MS, true, ABSENT, WAITED, 51 * MS); // hi = 50
     pacer.released(90 * MS, false, RETRY_AFTER, WAITED, 91 * MS); // 40 after an admission: lo = 40
     assertThat(pacer.learnedIntervalNanos()).isEqualTo(55 * MS);
-    pacer.released(
-        170 * MS, false, RETRY_AFTER, WAITED, 171 * MS); // 120 after: the origin slowed down
+    // 120 after: the origin slowed down
+    pacer.released(170 * MS, false, RETRY_AFTER, WAITED, 171 * MS);
     assertThat(pacer.learnedIntervalNanos()).as("hi dropped: 120 × 1.25").isEqualTo(150 * MS);
     pacer.released(200 * MS, true, ABSENT, WAITED, 201 * MS);
     pacer.released(230 * MS, true, ABSENT, WAITED, 231 * MS); // 30 back to back: it sped up again
@@ -332,8 +332,8 @@ class OriginPacerTest {
       pacer.released(90 * MS, true, ABSENT, WAITED, 91 * MS);
       pacer.released(140 * MS, true, ABSENT, WAITED, 141 * MS); // hi = 50
       assertThat(pacer.learnedIntervalNanos()).isEqualTo(55 * MS);
-      pacer.released(
-          190 * MS, false, RETRY_AFTER, WAITED, 191 * MS); // refused 50 ms after an admission
+      // Refused 50 ms after an admission
+      pacer.released(190 * MS, false, RETRY_AFTER, WAITED, 191 * MS);
       assertThat(pacer.learnedIntervalNanos())
           .as("lo = hi = 50: hi dropped, 50 × 1.25")
           .isEqualTo(62_500_000L);
@@ -345,8 +345,8 @@ class OriginPacerTest {
       pacer.released(90 * MS, true, ABSENT, WAITED, 91 * MS);
       pacer.released(130 * MS, true, ABSENT, WAITED, 131 * MS); // hi = 40 = lo: lo drops to 30
       assertThat(pacer.learnedIntervalNanos()).isEqualTo(44 * MS);
-      pacer.released(
-          170 * MS, false, RETRY_AFTER, WAITED, 171 * MS); // refused 40 ms after: above lo again
+      // Refused 40 ms after: above lo again
+      pacer.released(170 * MS, false, RETRY_AFTER, WAITED, 171 * MS);
       assertThat(pacer.learnedIntervalNanos())
           .as("lo = hi = 40: hi dropped, 40 × 1.25")
           .isEqualTo(50 * MS);

@@ -248,8 +248,8 @@ class OriginPacerTurnsTest {
     pacer.released(500 * MS, false, RETRY_AFTER, FAR, 501 * MS); // lo = 28, learned at 501
     assertThat(pacer.learnedIntervalNanos()).as("min(30, 35) × 1.1").isEqualTo(33 * MS);
     pacer.released(1_040 * MS, true, ABSENT, FAR, 1_041 * MS);
-    pacer.released(
-        1_080 * MS, true, ABSENT, FAR, 1_081 * MS); // 40 back to back, after hi was forgotten
+    // 40 back to back, after hi was forgotten
+    pacer.released(1_080 * MS, true, ABSENT, FAR, 1_081 * MS);
     assertThat(pacer.learnedIntervalNanos())
         .as("hi = 40: min(40, 35) × 1.1")
         .isEqualTo(38_500_000L);
@@ -330,8 +330,8 @@ class OriginPacerTurnsTest {
     pacer.released(0, true, ABSENT, FAR, 1 * MS);
     pacer.released(40 * MS, false, RETRY_AFTER, FAR, 41 * MS); // lo = 40
     pacer.released(90 * MS, true, ABSENT, FAR, 91 * MS);
-    pacer.released(
-        130 * MS, true, ABSENT, FAR, 131 * MS); // hi = 40: lo drops below it, to 40 ms - 1 ns
+    // hi = 40: lo drops below it, to 40 ms - 1 ns
+    pacer.released(130 * MS, true, ABSENT, FAR, 131 * MS);
     assertThat(pacer.learnedIntervalNanos())
         .as("min(40, lo) × 1.1, lo < hi")
         .isEqualTo((long) ((40 * MS - 1) * 1.1));
@@ -354,8 +354,8 @@ class OriginPacerTurnsTest {
         130 * MS, true, ABSENT, FAR,
         131 * MS); // hi = 40, learned at 131: lo drops to 40 / 1.25 = 32
     pacer.released(200 * MS, true, ABSENT, FAR, 201 * MS);
-    pacer.released(
-        235 * MS, false, RETRY_AFTER, FAR, 236 * MS); // 35 ms after an admission: above 32, lo = 35
+    // 35 ms after an admission: above 32, lo = 35
+    pacer.released(235 * MS, false, RETRY_AFTER, FAR, 236 * MS);
     assertThat(pacer.learnedIntervalNanos(131 * MS + memory))
         .as("hi forgotten, lo = 35 learned at 236: 35 × 1.25")
         .isEqualTo(43_750_000L);

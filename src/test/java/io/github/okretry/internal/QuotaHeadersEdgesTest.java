@@ -93,8 +93,8 @@ class QuotaHeadersEdgesTest {
    */
   @Test
   void theMagnitudeOfALegacyResetDecidesItsUnit() {
-    long clock2001 =
-        1_000_000_000_000L - 5_000L; // 5 s before 10^9 epoch seconds, and 10^12 epoch ms
+    // 5 s before 10^9 epoch seconds, and 10^12 epoch ms
+    long clock2001 = 1_000_000_000_000L - 5_000L;
     WallClock wall = () -> clock2001;
     assertThat(
             quotas("X-RateLimit-Remaining: 0 | X-RateLimit-Reset: 1000000000", wall)

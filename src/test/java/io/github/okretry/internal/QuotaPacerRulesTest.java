@@ -378,9 +378,8 @@ class QuotaPacerRulesTest {
   @MethodSource("sequences")
   void aCallSequenceLeavesTheNextCall(String name, String steps, Outcome expected, long origin) {
     start(origin, false);
-    List<Long> sent =
-        new ArrayList<>(); // the pacer's numbers for the sends, in order: aK answers the K-th (from
-    // 0)
+    // The pacer's numbers for the sends, in order: aK answers the K-th (from 0)
+    List<Long> sent = new ArrayList<>();
     long t = 0;
     for (String step : steps.split(" ")) {
       if (step.startsWith("@")) {
@@ -564,8 +563,8 @@ class QuotaPacerRulesTest {
     for (int i = 0; i < QuotaHeaders.MAX_QUOTAS; i++) {
       answer(UNCOUNTED, i * MS, quota("p" + i, i * MS, i == 1 ? 0 : 50, 100 * S)); // p1 spent
     }
-    answer(
-        UNCOUNTED, 20 * MS, quota("p0", 20 * MS, 50, 100 * S)); // heard again: p1 is now the oldest
+    // Heard again: p1 is now the oldest
+    answer(UNCOUNTED, 20 * MS, quota("p0", 20 * MS, 50, 100 * S));
     assertThat(admit(20 * MS)).as("p1 gates").isGreaterThan(90 * S);
     answer(UNCOUNTED, 30 * MS, quota("p16", 30 * MS, 50, 100 * S));
     assertThat(pacer.keys()).isEqualTo(QuotaHeaders.MAX_QUOTAS);

@@ -24,8 +24,8 @@ class QuotaPacerTest {
   static final long MS = 1_000_000L;
   static final long S = 1_000_000_000L;
   static final long FAR = 600 * S;
-  static final long NOW_MILLIS =
-      1_767_225_600_000L; // 2026-01-01T00:00:00Z, also every response's Date
+  // 2026-01-01T00:00:00Z, also every response's Date
+  static final long NOW_MILLIS = 1_767_225_600_000L;
   static final HttpUrl URL = HttpUrl.get("https://api.test/items");
   static final String POLICY = "RateLimit-Policy: \"default\";q=20;w=1";
 
