@@ -31,11 +31,13 @@ final class BlockingLoop {
   static Response run(
       Chain chain, RetryPolicy policy, Request request, long callTimeoutNanos, TimeSource waits)
       throws IOException {
+    // Read before open() reports the attempt: a slow listener spends the call's time, as with
+    // state; and the attempt's length, which a held retry counts, is known with no deadline too.
+    long startNanos = policy.time.nanoTime();
     LogicalCall logical = LogicalCall.open(policy, request, callTimeoutNanos);
     if (logical != null) return run(chain, logical, null, waits);
     // Its own deadline is all the time the call has: timeouts shrunk to it, a watch.
     long ownNanos = LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
-    long startNanos = ownNanos != 0 ? policy.time.nanoTime() : 0;
     Chain attemptChain =
         ownNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, ownNanos) : chain;
     DeadlineWatch watch = DeadlineWatch.start(chain.call(), ownNanos);
@@ -81,10 +83,7 @@ final class BlockingLoop {
         default:
           step.settle(response);
           if (step.timedOut()) call.tag(TimedOut.class, TimedOut.MARK); // for whoever runs the call
-          Throwable failure = step.failure();
-          if (failure instanceof RuntimeException) throw (RuntimeException) failure;
-          if (failure instanceof Error) throw (Error) failure;
-          throw (IOException) failure;
+          throw BlockingLoop.<IOException>rethrow(step.failure());
       }
     }
   }
@@ -131,6 +130,16 @@ final class BlockingLoop {
     } catch (Error e) {
       return e;
     }
+  }
+
+  /**
+   * Throws {@code failure} as it is: an IOException, an unchecked throw from below, or a checked
+   * one a Kotlin interceptor or body threw undeclared, which reaches the caller as it came.
+   */
+  // The cast is erased: any Throwable leaves as itself, declared as E for the compiler.
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> RuntimeException rethrow(Throwable failure) throws E {
+    throw (E) failure;
   }
 
   /** Waits; returns what ended the wait early (a cancel, an interrupt, a close), or null. */

@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -13,7 +14,9 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What the caller gets when a call ends on a failure: the last exception as it was thrown, the
@@ -182,6 +185,34 @@ class WhatTheCallerGetsTest extends ScriptedTest {
       assertThatThrownBy(() -> client(quietRetry()).newCall(get()).execute())
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("a bug below");
+    }
+
+    /**
+     * Kotlin code below (an interceptor, a request body) may throw a checked exception it never
+     * declared. The blocking driver hands the caller that exception, on the first attempt or on a
+     * retry (a ClassCastException once replaced it); the async one OkHttp's report of it to a
+     * callback, as OkHttp does for any throw below an enqueued call. One onGaveUp either way.
+     */
+    @ParameterizedTest(name = "after {0} refusal(s)")
+    @ValueSource(ints = {0, 1})
+    void aCheckedExceptionFromBelowReachesTheCallerAsItIs(int refusals) {
+      Exception checked = new Exception("checked, thrown undeclared by Kotlin below");
+      for (int i = 0; i < refusals; i++) script.status(503);
+      script.raise(checked);
+      Throwable thrown =
+          catchThrowable(() -> client(quietRetry().listener(events)).newCall(get()).execute());
+      if (driver == Driver.BLOCKING) {
+        assertThat(thrown).isSameAs(checked);
+      } else {
+        assertThat(thrown)
+            .isExactlyInstanceOf(IOException.class)
+            .hasMessageStartingWith("canceled due to ")
+            .hasCause(checked);
+      }
+      assertThat(events.lines("gaveUp"))
+          .hasSize(1)
+          .allMatch(line -> line.contains("NOT_RETRYABLE"));
+      assertThat(script.seen()).hasSize(refusals + 1);
     }
   }
 }
