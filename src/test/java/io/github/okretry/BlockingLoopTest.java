@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.ProtocolException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Call;
@@ -15,6 +16,8 @@ import okhttp3.Response;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The blocking driver's loop ({@link BlockingLoop}) on fake time: an attempt made with the call's
@@ -161,6 +164,82 @@ class BlockingLoopTest extends ScriptedTest {
     @Test
     void aHeldRetryWaitsTheSameWithOrWithoutState() throws IOException {
       assertThat(heldRetry(false)).contains("slept [PT0.1S, PT0.2S").isEqualTo(heldRetry(true));
+    }
+
+    /** A script that spends {@code millis} of the call's time, then answers {@code code}. */
+    static Script.Outcome after(Run run, long millis, int code, String... headers) {
+      return (chain, attempt) -> {
+        run.time.advance(Duration.ofMillis(millis));
+        return Script.response(code, Headers.of(headers)).play(chain, attempt);
+      };
+    }
+
+    /** What a caller and a listener see of one call: its end, its outcome, events and waits. */
+    String played(
+        String script, boolean withState, boolean budget, int maxRetries, boolean deadline) {
+      Run run = new Run();
+      switch (script) {
+        case "200" -> run.script.status(200);
+        case "404" -> run.script.status(404);
+        case "503 then 200" -> run.script.status(503).status(200);
+        case "503 always" -> run.script.thenAlways(503);
+        case "429 Retry-After 100 s" -> run.script.status(429, "Retry-After", "100").status(200);
+        case "503 after 999 ms" -> run.script.then(after(run, 999, 503)).status(200);
+        case "503 after 1000 ms" -> run.script.then(after(run, 1000, 503)).status(200);
+        case "404 after 1001 ms" -> run.script.then(after(run, 1001, 404)).status(200);
+        case "429 Retry-After 0 after 1000 ms" ->
+            run.script.then(after(run, 1000, 429, "Retry-After", "0")).status(200);
+        case "connect refused" -> run.script.fail(new ConnectException("refused")).status(200);
+        case "protocol" -> run.script.fail(new ProtocolException("bad"));
+        case "canceled, 503" -> run.script.cancelingTheCall().status(503);
+        case "canceled, 404" -> run.script.cancelingTheCall().status(404);
+        case "interrupted, 503" -> run.script.interruptingTheCaller().status(503);
+        case "a bug below" -> run.script.raise(new IllegalStateException("bug"));
+        default -> throw new IllegalArgumentException(script);
+      }
+      RetryPolicy.Builder b = run.retry().maxRetries(maxRetries);
+      if (deadline) b.deadline(Duration.ofSeconds(1));
+      if (!budget) b.retryBudget(RetryBudget.unlimited());
+      String result;
+      try (Response r = client(run, b.build(), withState).newCall(get()).execute()) {
+        result = r.code() + " " + RetryOutcome.of(r);
+      } catch (Throwable e) {
+        result = e + " " + RetryOutcome.of(e);
+      } finally {
+        Thread.interrupted(); // the interrupting script leaves the flag set
+      }
+      return result + ", events " + run.events.lines() + ", slept " + run.time.sleeps();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+        strings = {
+          "200",
+          "404",
+          "503 then 200",
+          "503 always",
+          "429 Retry-After 100 s",
+          "503 after 999 ms",
+          "503 after 1000 ms",
+          "404 after 1001 ms",
+          "429 Retry-After 0 after 1000 ms",
+          "connect refused",
+          "protocol",
+          "canceled, 503",
+          "canceled, 404",
+          "interrupted, 503",
+          "a bug below"
+        })
+    void everyScriptEndsAlikeWithOrWithoutState(String script) {
+      for (boolean budget : new boolean[] {true, false}) {
+        for (int maxRetries : new int[] {0, 3}) {
+          for (boolean deadline : new boolean[] {true, false}) {
+            assertThat(played(script, false, budget, maxRetries, deadline))
+                .as("budget %s, maxRetries %d, deadline %s", budget, maxRetries, deadline)
+                .isEqualTo(played(script, true, budget, maxRetries, deadline));
+          }
+        }
+      }
     }
   }
 }
