@@ -36,11 +36,14 @@ final class BlockingLoop {
     long startNanos = policy.time.nanoTime();
     LogicalCall logical = LogicalCall.open(policy, request, callTimeoutNanos);
     if (logical != null) return run(chain, logical, null, waits);
-    // Its own deadline is all the time the call has: timeouts shrunk to it, a watch.
+    // Its own deadline is all the time the call has: timeouts shrunk to what is left of it (the
+    // listener may have spent some), a watch; at least 1 ns, as an attempt with state gets.
     long ownNanos = LogicalCall.deadlineNanos(RequestTags.overrides(request), policy); // 0: none
+    long leftNanos =
+        ownNanos != 0 ? Math.max(1, ownNanos - (policy.time.nanoTime() - startNanos)) : 0;
     Chain attemptChain =
-        ownNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, ownNanos) : chain;
-    DeadlineWatch watch = DeadlineWatch.start(chain.call(), ownNanos);
+        leftNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, leftNanos) : chain;
+    DeadlineWatch watch = DeadlineWatch.start(chain.call(), leftNanos);
     Object outcome = send(attemptChain, request);
     int seen = seen(chain.call(), watch);
     Response response = outcome instanceof Response ? (Response) outcome : null;

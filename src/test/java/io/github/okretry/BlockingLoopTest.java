@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ProtocolException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.Call;
 import okhttp3.Headers;
@@ -79,6 +80,11 @@ class BlockingLoopTest extends ScriptedTest {
     static final class Run extends ScriptedTest {}
 
     OkHttpClient client(Run run, RetryPolicy policy, boolean withState) {
+      // The one thing outside the test that gives every first attempt state (as DEBUG logging
+      // does): without this check the comparison would hold for nothing.
+      assertThat(policy.events.watchesNetworkRequests())
+          .as("a listener of network requests")
+          .isFalse();
       return withState
           ? run.script.clientBuilder(policy).callTimeout(Duration.ofHours(1)).build()
           : run.script.client(policy);
@@ -107,8 +113,21 @@ class BlockingLoopTest extends ScriptedTest {
                   })
               .build();
       try (Response r = client(run, policy, withState).newCall(get()).execute()) {
-        return r.code() + " " + RetryOutcome.of(r);
+        return r.code() + " " + RetryOutcome.of(r) + ", timeouts " + timeouts(run);
       }
+    }
+
+    /** Each attempt's connect/read/write timeouts, in ms, as the chain gave them. */
+    static List<String> timeouts(Run run) {
+      return run.script.seen().stream()
+          .map(
+              s ->
+                  s.connectTimeoutMillis()
+                      + "/"
+                      + s.readTimeoutMillis()
+                      + "/"
+                      + s.writeTimeoutMillis())
+          .toList();
     }
 
     @Test
@@ -116,6 +135,7 @@ class BlockingLoopTest extends ScriptedTest {
       assertThat(slowListener(false))
           .startsWith("503 ")
           .contains("DEADLINE_EXCEEDED")
+          .contains("timeouts [400/400/400]")
           .isEqualTo(slowListener(true));
     }
 
@@ -208,7 +228,13 @@ class BlockingLoopTest extends ScriptedTest {
       } finally {
         Thread.interrupted(); // the interrupting script leaves the flag set
       }
-      return result + ", events " + run.events.lines() + ", slept " + run.time.sleeps();
+      return result
+          + ", events "
+          + run.events.lines()
+          + ", slept "
+          + run.time.sleeps()
+          + ", timeouts "
+          + timeouts(run);
     }
 
     @ParameterizedTest(name = "{0}")
