@@ -3,7 +3,6 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -89,11 +88,8 @@ class DriverParityTest {
             .retryBudget(RetryBudget.unlimited())
             .build();
     RetryingCallFactory calls = RetryingCallFactory.create(client, policy, scheduler);
-    int port;
-    try (ServerSocket closed = new ServerSocket(0)) {
-      port = closed.getLocalPort(); // closed again: connections are refused, fast and retryable
-    }
-    try {
+    try (RefusingPort refusing = new RefusingPort()) {
+      int port = refusing.port(); // connections are refused, fast and retryable
       Outcome outcome = new Outcome();
       calls.newCall(get("http://127.0.0.1:" + port + "/")).enqueue(outcome);
       Thread.sleep(1_000); // attempt 2 failed; its 10 s wait is scheduled

@@ -3,7 +3,6 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -301,12 +300,11 @@ class FaultMatrixTest {
                 .build());
     MockWebServer server = new MockWebServer();
     Result result;
-    try (server) {
+    try (server;
+        RefusingPort refusing = fault == Fault.CONNECTION_REFUSED ? new RefusingPort() : null) {
       HttpUrl url;
-      if (fault == Fault.CONNECTION_REFUSED) {
-        try (ServerSocket s = new ServerSocket(0)) {
-          url = HttpUrl.get("http://127.0.0.1:" + s.getLocalPort() + "/"); // closed when we call
-        }
+      if (refusing != null) {
+        url = HttpUrl.get("http://127.0.0.1:" + refusing.port() + "/");
       } else {
         server.enqueue(fault.effect.apply(new MockResponse.Builder().body("ok")).build());
         for (int i = 0; i < MAX_RETRIES + 2; i++)

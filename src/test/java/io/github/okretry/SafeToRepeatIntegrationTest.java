@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,10 +83,12 @@ class SafeToRepeatIntegrationTest {
 
   @Test
   void aPostWithoutKeyIsRetriedWhenTheConnectionIsRefused() throws IOException {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort();
+    try (RefusingPort refusing = new RefusingPort()) {
+      postWithoutKeyToARefusingPort(refusing.port());
     }
+  }
+
+  private void postWithoutKeyToARefusingPort(int closedPort) throws IOException {
     int[] attempts = {0};
     RetryInterceptor retry =
         RetryInterceptor.create(
