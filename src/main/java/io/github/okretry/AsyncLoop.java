@@ -41,8 +41,8 @@ final class AsyncLoop {
   private final Object waitLock = new Object();
   private @Nullable ScheduledFuture<?> pending; // guarded by waitLock; null between waits
   volatile boolean starting; // while enqueue() runs the first step on the caller's thread
-  private volatile boolean
-      onScheduler; // while a scheduled step runs on the factory's scheduler thread
+  // While a scheduled step runs on the factory's scheduler thread
+  private volatile boolean onScheduler;
 
   /**
    * Serializes the logical call while attempts are in flight: two callbacks and a hedge timer may
@@ -379,8 +379,8 @@ final class AsyncLoop {
   final class Leg implements Callback, Attempt.Departure {
     final Attempt attempt;
     final Call sent;
-    private final @Nullable DeadlineWatch
-        watch; // stop(): true if it fired (the deadline passed, the call canceled)
+    // stop(): true if it fired (the deadline passed, the call canceled)
+    private final @Nullable DeadlineWatch watch;
     final Attempt.OnCall onCall; // emptied once its outcome is in hand
     boolean
         departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)

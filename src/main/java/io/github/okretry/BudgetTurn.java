@@ -28,17 +28,18 @@ final class BudgetTurn {
   private @Nullable Streak paidOn; // the streak a retry paid for and not sent yet is counted on,
   private long paidMilli; // at this price
   private long sentPaidMilli; // the price of the paid retry the latest attempt is (0: none)
-  private @Nullable Streak
-      countedOn; // the streak the attempt in flight is numbered on, as countedSend
+  // The streak the attempt in flight is numbered on, as countedSend
+  private @Nullable Streak countedOn;
   private long countedSend;
 
   private @Nullable Streak held; // the streak the retry now waiting is held on, or null
-  private @Nullable IOException
-      heldFailure; // a held retry's failure: the call's if it is never sent
+  // A held retry's failure: the call's if it is never sent
+  private @Nullable IOException heldFailure;
   private @Nullable HeldResponse heldResponse; // made at the call's first held retry of a response
-  private boolean
-      awaitingAnswer; // a held last attempt waits for a send past heldUntilSend to answer,
-  private long heldUntilSend; // asking heldPolls times so far
+  // A held last attempt waits for a send past heldUntilSend to answer, asking heldPolls times so
+  // far.
+  private boolean awaitingAnswer;
+  private long heldUntilSend;
   private int heldPolls;
 
   BudgetTurn(RetryBudget budget, Request request) {

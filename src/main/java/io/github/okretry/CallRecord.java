@@ -21,8 +21,8 @@ final class CallRecord extends RetryOutcome.Mark {
 
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
-  private @Nullable Request
-      marked; // the request with the mark, made once, sent from the second attempt on
+  // The request with the mark, made once, sent from the second attempt on
+  private @Nullable Request marked;
   private int requestsSent;
   private long waitedNanos;
   private long waitFromNanos = NOT_WAITING;

@@ -37,8 +37,8 @@ final class LogicalCall {
   final RepeatSafety repeat;
   final boolean needsTracker;
   private final OriginTurn origin; // its standing with the origins it calls: gate, crowd, quota
-  private final @Nullable Hedging
-      hedging; // null unless its factory hedges and the request may be twice in flight
+  // Null unless its factory hedges and the request may be twice in flight
+  private final @Nullable Hedging hedging;
 
   private int attempts;
   private long previousDelayNanos;
@@ -55,8 +55,8 @@ final class LogicalCall {
   private int skipped; // attempts not sent while held, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
   private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
-  private @Nullable CallRecord
-      record; // its outcome so far; made unless it succeeds at its first attempt
+  // Its outcome so far; made unless it succeeds at its first attempt
+  private @Nullable CallRecord record;
 
   private LogicalCall(
       RetryPolicy policy,

@@ -50,15 +50,14 @@ final class OriginTurn {
     GiveUpReason pastLatest = GiveUpReason.RETRY_AFTER_TOO_LONG; // if its turn comes too late
   }
 
-  private boolean
-      sendReported; // its unpaced attempt was reported to its origin's pacer, sent at sentNanos
+  // Its unpaced attempt was reported to its origin's pacer, sent at sentNanos
+  private boolean sendReported;
   private long sentNanos;
-  private OriginGate.@Nullable QuotaTurn
-      counted; // its attempt in flight, as its origin's quota counts it
+  // Its attempt in flight, as its origin's quota counts it
+  private OriginGate.@Nullable QuotaTurn counted;
   private boolean uncounted; // its attempt in flight, one the gate counts for no quota pacer
-  private long
-      quotaHoldNanos; // a quota holds its attempt for at most this long, from quotaHeldSinceNanos;
-  // 0: none
+  // A quota holds its attempt for at most this long (0: none), from quotaHeldSinceNanos.
+  private long quotaHoldNanos;
   private long quotaHeldSinceNanos;
   // Set with a RETURN from admit()
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG;

@@ -52,8 +52,8 @@ public final class RetryBudget {
 
   private static final RetryBudget UNLIMITED = new RetryBudget(null, "RetryBudget.unlimited()");
 
-  final @Nullable RetryTokenBucket
-      bucket; // null: unlimited; LogicalCall counts attempts on its streaks
+  // null: unlimited; LogicalCall counts attempts on its streaks
+  final @Nullable RetryTokenBucket bucket;
   private final String settings; // for toString()
 
   private RetryBudget(@Nullable RetryTokenBucket bucket, String settings) {

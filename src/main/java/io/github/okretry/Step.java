@@ -163,7 +163,8 @@ class Step {
 
   /**
    * For {@link Kind#THROW}: what the caller gets, with earlier failures attached as suppressed. An
-   * {@link java.io.IOException}, or what a layer below okretry threw (unchecked) as it is.
+   * {@link java.io.IOException}, or what a layer below okretry threw as it is (unchecked, or a
+   * checked exception Kotlin code threw undeclared).
    */
   final Throwable failure() {
     Throwable failure = this instanceof Other ? ((Other) this).failure : null;

@@ -77,8 +77,8 @@ class CrowdPacingScenariosTest {
     private long sequence;
 
     private final long seed;
-    private @org.jspecify.annotations.Nullable Caller
-        current; // whose draws the policy's random makes
+    // Whose draws the policy's random makes
+    private @org.jspecify.annotations.Nullable Caller current;
 
     /**
      * Each caller draws from its own seeded stream, so the same crowd paced and unpaced makes the

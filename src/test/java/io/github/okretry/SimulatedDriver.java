@@ -173,8 +173,8 @@ public final class SimulatedDriver {
     private boolean succeeded;
     private @Nullable GiveUpReason reason;
 
-    private final long
-        startNanos; // a first attempt made without state: its deadline runs from here
+    // A first attempt made without state: its deadline runs from here
+    private final long startNanos;
     private final Target target;
     private final Request request;
 

@@ -128,8 +128,8 @@ public final class RetryTokenBucket {
    */
   public static final class Streak {
     private long halves; // these three guarded by the bucket's streaks
-    private long
-        sends; // attempts to the origin sent during the streak ({@link #sent}), numbered from 1
+    // Attempts to the origin sent during the streak ({@link #sent}), numbered from 1
+    private long sends;
     private long lastFailedSend; // the number of the latest of them that failed; 0 for none
     private volatile boolean ended;
 
