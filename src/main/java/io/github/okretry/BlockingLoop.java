@@ -118,8 +118,9 @@ final class BlockingLoop {
 
   /**
    * Sends {@code request} on {@code chain}: its response, or what the send threw (an IOException,
-   * or an unchecked throw from below, which ends the call with one onGaveUp), as one value, so that
-   * both kinds of attempt share this and allocate nothing for it.
+   * or any other throw from below, unchecked or checked and undeclared, which ends the call with
+   * one onGaveUp), as one value, so that both kinds of attempt share this and allocate nothing for
+   * it.
    */
   private static Object send(Chain chain, Request request) {
     try {

@@ -93,13 +93,7 @@ class BlockingLoopTest extends ScriptedTest {
     /** 1 s deadline; the listener takes 600 ms over the first attempt's start, which takes 500. */
     String slowListener(boolean withState) throws IOException {
       Run run = new Run();
-      run.script
-          .then(
-              (chain, attempt) -> {
-                run.time.advance(Duration.ofMillis(500));
-                return Script.response(503, Headers.of()).play(chain, attempt);
-              })
-          .thenAlways(200);
+      run.script.then(after(run, 500, 503)).thenAlways(200);
       RetryPolicy policy =
           run.quietRetry()
               .jitter(Jitter.NONE)
