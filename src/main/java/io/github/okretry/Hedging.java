@@ -164,14 +164,15 @@ final class Hedging {
   /**
    * True if {@code hedge}, pending, may leave the driver's queue at {@code nowNanos}: it is still
    * this round's, the round still has an attempt in flight, {@code origin} does not push back, the
-   * call {@code mayAttempt}, and the budget pays, as for a retry after an error. Either way it is
-   * pending no more; if true, the caller counts it and then {@link #sent} it.
+   * call {@code mayAttempt}, and the budget lets it go ({@link RetryBudget#payForHedge}: the origin
+   * has not failed since it last answered, and it pays as for a retry after an error). Either way
+   * it is pending no more; if true, the caller counts it and then {@link #sent} it.
    */
   boolean departs(Attempt hedge, long nowNanos, OriginTurn origin, boolean mayAttempt) {
     if (hedge != pending) return false; // its round ended while it waited in the queue
     pending = null;
     if (inFlight == 0 || refused || pushesBack(nowNanos, origin) || !mayAttempt) return false;
-    return budget.tryWithdraw(nowNanos);
+    return budget.payForHedge(request.url(), nowNanos);
   }
 
   private boolean isDue(long nowNanos) {

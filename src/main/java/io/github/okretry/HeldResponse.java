@@ -1,69 +1,79 @@
 package io.github.okretry;
 
 import java.io.IOException;
-import java.util.concurrent.TimeUnit;
+import okhttp3.MediaType;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 import okio.Buffer;
 import okio.BufferedSource;
+import okio.Okio;
+import okio.Source;
+import okio.Timeout;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The failed response of a call whose retry its budget holds ({@code
- * RetryTokenBucket.Payment.HELD}): what the caller gets, as the server sent it, if the retry is
- * never sent. The driver hands it over when it settles the WAIT ({@link Step#settle}); it keeps a
- * copy with the body buffered, as much of it as arrives within {@link #BODY_LIMIT_BYTES} and the
- * time it is given, and closes the original, so no connection idles through the wait. Made at a
- * call's first held retry; like its call, not thread-safe.
+ * The failed response a call ends with when the retry it waited for is never sent ({@link
+ * RetryBudget.Verdict#SKIP} to the end, or a stop after its wait): the status line and headers as
+ * the server sent them, and a body that says it was not kept. No body is kept through a wait (10
+ * 000 waiting calls would keep 10 000 error pages) and none is read for it (that would be I/O in
+ * the call state, or on OkHttp's dispatcher thread): the driver closes the response at the wait, as
+ * at every wait, and this copy is made of the closed one when the call ends. Reading its body
+ * throws an {@link IOException} that says why, as a body cut short by the network does; its {@code
+ * Content-Length} header is still the server's.
  */
 final class HeldResponse {
 
-  /** The most of a held response's body kept: error bodies are small, and a held call waits. */
-  static final long BODY_LIMIT_BYTES = 64 * 1024;
+  private HeldResponse() {}
 
-  private @Nullable Response response;
-  private long readNanos; // how long the body may take to arrive, > 0
-
-  /**
-   * The next response kept may take {@code readNanos} to read: the call's time left, at most {@link
-   * io.github.okretry.internal.Tuning#HELD_BODY_READ_NANOS}.
-   */
-  void readWithin(long readNanos) {
-    this.readNanos = Math.max(1, readNanos);
+  /** {@code closed}'s status and headers, with a body that says it was not kept. */
+  static Response of(Response closed) {
+    return closed
+        .newBuilder()
+        .body(new NotKept(closed.body().contentType(), closed.code()))
+        .build();
   }
 
-  /**
-   * Keeps {@code inHand} (then closed by the driver) with what of its body arrives in time and
-   * within the limit: a trickling server holds the call no longer than that, and what it did send
-   * is kept. A body cut short has its {@code Content-Length} set to what was kept.
-   */
-  void keep(Response inHand) {
-    ResponseBody original = inHand.body();
-    Buffer kept = new Buffer();
-    try {
-      BufferedSource source = original.source();
-      source.timeout().deadline(readNanos, TimeUnit.NANOSECONDS);
-      BufferedSource peek = source.peek();
-      while (kept.size() < BODY_LIMIT_BYTES
-          && peek.read(kept, BODY_LIMIT_BYTES - kept.size()) != -1) {
-        // what arrived so far is in kept
-      }
-    } catch (IOException e) {
-      // Slow or broken: the status, the headers and what came are the answer.
-    }
-    long size = kept.size();
-    Response.Builder copy =
-        inHand.newBuilder().body(ResponseBody.create(kept.readByteArray(), original.contentType()));
-    if (inHand.header("Content-Length") != null && original.contentLength() != size) {
-      copy.header("Content-Length", Long.toString(size));
-    }
-    response = copy.build();
-  }
+  /** A body whose bytes were let go when its call waited; reading it throws. */
+  private static final class NotKept extends ResponseBody {
+    private final @Nullable MediaType contentType;
+    private final int code;
 
-  /** The response kept, and forgotten here; null if none. */
-  @Nullable Response take() {
-    Response r = response;
-    response = null;
-    return r;
+    NotKept(@Nullable MediaType contentType, int code) {
+      this.contentType = contentType;
+      this.code = code;
+    }
+
+    @Override
+    public @Nullable MediaType contentType() {
+      return contentType;
+    }
+
+    @Override
+    public long contentLength() {
+      return -1; // unknown: what the server sent was not kept
+    }
+
+    @Override
+    public BufferedSource source() {
+      return Okio.buffer(
+          new Source() {
+            @Override
+            public long read(Buffer sink, long byteCount) throws IOException {
+              throw new IOException(
+                  "okretry: the body of this HTTP "
+                      + code
+                      + " was not kept while its call waited for a retry its budget did not send"
+                      + " (RetryOutcome.of(response) says why)");
+            }
+
+            @Override
+            public Timeout timeout() {
+              return Timeout.NONE;
+            }
+
+            @Override
+            public void close() {}
+          });
+    }
   }
 }

@@ -7,8 +7,7 @@ import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
-import io.github.okretry.internal.RetryTokenBucket.Kind;
-import io.github.okretry.internal.RetryTokenBucket.Payment;
+import io.github.okretry.internal.RetryKind;
 import io.github.okretry.internal.Tuning;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -49,12 +48,19 @@ final class LogicalCall {
   private boolean retryable; // these three: what classify() found out about the last attempt
   private boolean provenUnprocessed;
   private long retryAfterNanos;
-  // What a retry of the last attempt would follow, for its price
-  private Kind retryKind = Kind.ERROR;
-  private @Nullable BudgetTurn budgetTurn; // its standing with the budget, made at its first need
-  private int skipped; // attempts not sent while held, each counted as failed as the last one sent
+  // What a retry of the last attempt would follow, for the budget
+  private RetryKind retryKind = RetryKind.ERROR;
+  // A retry is scheduled and not yet sent: the budget is asked when it is about to leave. Its
+  // attempt's failure rides on the final exception once it goes, or is the call's if it never
+  // does: an exception, or a response (closed at the wait; HeldResponse makes the caller's copy).
+  private boolean retrying;
+  private boolean lastChance;
+  private @Nullable IOException pendingError;
+  private @Nullable Response pendingResponse;
+  private @Nullable RetryKind paidKind; // the retry in flight, as the budget priced it; or null
+  private int skipped; // attempts the budget skipped, each counted as failed as the last one sent
   private long sentAtNanos; // when the latest attempt was sent, and how long it took to end:
-  private long lastAttemptNanos; // a held call's attempts not sent are taken to fail as slowly
+  private long lastAttemptNanos; // a skipped attempt is taken to fail as slowly
   // Its outcome so far; made unless it succeeds at its first attempt
   private @Nullable CallRecord record;
 
@@ -99,18 +105,16 @@ final class LogicalCall {
   /**
    * The state of a call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for
    * none), or null if its first attempt needs none: no call timeout, origin state, network request
-   * to watch, OkHttp retry to turn off, nor origin whose failing streak counts the attempts in
-   * flight. Most calls succeed at once, and such a call then makes no state at all. The blocking
-   * driver sends that attempt (reported here) within okretry's own deadline alone ({@link
-   * #deadlineNanos}) and hands its outcome to {@link #firstEnded}; with state, it asks {@link
-   * #next}.
+   * to watch, nor OkHttp retry to turn off. Most calls succeed at once, and such a call then makes
+   * no state at all. The blocking driver sends that attempt (reported here) within okretry's own
+   * deadline alone ({@link #deadlineNanos}) and hands its outcome to {@link #firstEnded}; with
+   * state, it asks {@link #next}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0
         && policy.originGate.size() == 0
         && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests()
-        && !policy.budget.hasOpenStreaks()
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       OriginTurn.sentWithoutTurn(policy, request.url());
       policy.events.attemptStarted(request, 1);
@@ -135,7 +139,7 @@ final class LogicalCall {
     if (response != null && policy.classifier.endsByStatus(response)) {
       OriginTurn.answeredWithoutTurn(
           policy, request.url(), response, Classifier.provesNotProcessed(response));
-      returned(policy, request, null, response, 1, 0);
+      returned(policy, request, response, 1, null);
       return null;
     }
     // open() saw no call timeout: okretry's own deadline only.
@@ -186,16 +190,22 @@ final class LogicalCall {
     Hedging h = hedging;
     if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
-    BudgetTurn b = budgetTurn;
-    if (b != null && b.isHeld()) {
-      Step notSent = afterHold(b, now);
-      if (notSent != null) return notSent;
-    }
     Step paced = origin.admit(now, deadline.remainingNanos(now), request);
     if (paced != null) return paced.kind() == Step.Kind.WAIT ? paced : throttled(paced);
-    // Sent: the budget keeps a retry's price, unless it succeeds; the attempt is numbered on a
-    // failing streak of its origin (not a hedge's: those are not asked of the budget so).
-    if (b != null || (h == null && policy.budget.hasOpenStreaks())) budget().sending(h == null);
+    paidKind = null;
+    if (retrying) { // the budget's one question, now that the retry is about to leave
+      RetryBudget.Verdict v =
+          policy.budget.admit(request.url(), retryKind, maxRetries, scheduleNanos(), now, true);
+      if (v != RetryBudget.Verdict.SEND) {
+        origin.abandon(); // a crowd's turn is not taken by an attempt not sent
+        return notSent(v, now);
+      }
+      retrying = false;
+      paidKind = retryKind;
+      failures.add(pendingError); // it rides on the final exception, if any
+      pendingError = null;
+      pendingResponse = null;
+    }
     sentAtNanos = now;
     attempts++;
     origin.sending();
@@ -254,71 +264,89 @@ final class LogicalCall {
    * ends it; nothing sent.
    */
   private Step throttled(Step local) {
-    refundUnsentRetry();
+    forgetPending();
     giveUp(origin.refusedFor(), origin.refusal(), null);
     return local;
   }
 
   /**
-   * A held retry's wait is over: null if it goes now (its origin answered a call since, and the
-   * budget pays); else, as its attempt is not sent and counts as failed as the last one did, a WAIT
-   * for the next, held again, or the call's end. A held call so waits as long as it would have
-   * without a budget, and sends nothing until its origin is seen to work: what a blip saves, and
-   * what an outage is not sent.
+   * The budget did not send the retry about to leave ({@code verdict}): a SKIP counts its attempt
+   * as failed as the last one sent and waits for the next, as long as the call would have waited
+   * without a budget; a call out of attempts or time, or told to stop, ends with the failure its
+   * retry was for. A skipped call so sends nothing until its origin is seen to work: what a blip
+   * saves, and what an outage is not sent.
    */
-  private @Nullable Step afterHold(BudgetTurn b, long now) {
-    // Asked again as a new retry would be: if its origin has answered a call since, its count
-    // starts again and the retry is paid; if not, it is held again.
-    Payment paid = b.pay(retryKind, maxRetries, now);
-    if (paid == Payment.NO_TOKENS) return endHeld(b, GiveUpReason.BUDGET_EXHAUSTED);
-    if (paid == Payment.NO_RECENT_SUCCESS) return endHeld(b, GiveUpReason.NO_RECENT_SUCCESS);
-    if (paid == Payment.PAID) {
-      failures.add(b.released()); // the failure it held now rides on the final exception, if any
-      return null;
-    }
-    origin.abandon(); // a crowd's turn is not taken by an attempt not sent
+  private Step notSent(RetryBudget.Verdict verdict, long now) {
+    GiveUpReason reason = verdict.reason;
+    if (reason != null) return endUnsent(reason);
     long remaining = deadline.remainingNanos(now);
     Decision next = policy.rules.decide(facts(attempts + skipped + 1, remaining), policy.random);
-    if (next.isRetry()) {
-      skipped++;
-      long delay = next.delayNanos();
-      if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delay;
-      // The attempt not sent is taken to fail as the last one did, in time too (up to one base
-      // delay, so an outage of timeouts does not hold a call for theirs): the call's next check
-      // comes when it would have without a budget, not earlier, where a blip may still be on.
-      long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
-      return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
+    if (!next.isRetry()) {
+      // Out of attempts: a moment more for its origin to answer (a blip's end comes a moment
+      // before an answer says so), then it goes if one did, or ends.
+      long graceNanos = (long) (policy.settings.baseDelayNanos * Tuning.LAST_SKIP_GRACE);
+      if (next.reason() == GiveUpReason.RETRIES_EXHAUSTED
+          && !lastChance
+          && graceNanos > 0
+          && graceNanos < remaining) {
+        lastChance = true;
+        return Step.waitFor(graceNanos);
+      }
+      // Out of attempts, its origin never seen to work; or out of time, which it says.
+      GiveUpReason why = next.reason();
+      return endUnsent(
+          why == null || why == GiveUpReason.RETRIES_EXHAUSTED
+              ? GiveUpReason.NO_RECENT_SUCCESS
+              : why);
     }
-    if (b.awaitsAnswer(remaining)) return Step.waitFor(Tuning.HELD_ANSWER_POLL_NANOS);
-    return endHeld(b, GiveUpReason.NO_RECENT_SUCCESS);
+    skipped++;
+    long delay = next.delayNanos();
+    if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delay;
+    // The attempt not sent is taken to fail as the last one did, in time too (up to one base
+    // delay, so an outage of timeouts does not hold a call for theirs): the call's next check
+    // comes when it would have without a budget, not earlier, where a blip may still be on; and
+    // never past the deadline.
+    long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
+    return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
   }
 
-  /** Its standing with the budget, made at its first need. */
-  private BudgetTurn budget() {
-    BudgetTurn b = budgetTurn;
-    return b != null ? b : (budgetTurn = new BudgetTurn(policy.budget, request));
+  /** The longest the call's backoff takes, all its retries together ({@link Backoff}'s caps). */
+  private long scheduleNanos() {
+    return policy.rules.scheduleNanos(maxRetries);
   }
 
   /**
-   * A held retry is never sent: the call ends with the failure it held, a response as the server
-   * sent it.
+   * The call ends for {@code reason} without sending the retry it waited for: with the failure that
+   * retry was for, a response as the server sent it but for its body, not kept ({@link
+   * HeldResponse}).
    */
-  // decide() described the held attempt's failure (failures.last) before holding it
+  // decide() described the failure (failures.last) before scheduling its retry
   @SuppressWarnings("NullAway")
-  private Step endHeld(BudgetTurn b, GiveUpReason reason) {
-    IOException e = b.endHold();
-    Response kept = b.keptResponse();
+  private Step endUnsent(GiveUpReason reason) {
+    IOException e = pendingError;
+    Response closed = pendingResponse;
+    retrying = false;
+    pendingError = null;
+    pendingResponse = null;
     Step end = giveUp(reason, failures.last(), e);
-    return e == null && kept != null ? Step.returning(kept) : end;
+    return e == null && closed != null ? Step.returning(HeldResponse.of(closed)) : end;
+  }
+
+  /**
+   * A retry scheduled will not be sent, and the call ends otherwise: the failure it was for rides
+   * on the final exception, if any.
+   */
+  private void forgetPending() {
+    retrying = false;
+    failures.add(pendingError);
+    pendingError = null;
+    pendingResponse = null;
   }
 
   /** A wait ended early: by a cancel, an interrupt or a close, or past the deadline. */
   private Step waitEnded(IOException e, long now) {
     origin.abandon(); // a turn it holds must not delay the calls after it
-    BudgetTurn b = budgetTurn;
-    if (b != null && b.isHeld())
-      failures.add(b.endHold()); // rides on the exception, as a paid one's
-    refundUnsentRetry();
+    forgetPending();
     boolean late = deadline.passed(now);
     String failure =
         failures.last() != null ? failures.last() : late ? "deadline" : Events.describe(null, e);
@@ -336,8 +364,6 @@ final class LogicalCall {
    * {@code seen}: the driver's {@link Seen} flags, 0 for none).
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
-    BudgetTurn b = budgetTurn;
-    if (b != null) b.answered(response);
     lastAttemptNanos = policy.time.nanoTime() - sentAtNanos;
     Step step;
     try {
@@ -422,7 +448,7 @@ final class LogicalCall {
       h.answered(attempt, response, refusing, early == Step.RETURN, others, policy.time.nanoTime());
     }
     if (early != null) return early;
-    policy.budget.failed();
+    policy.budget.failed(request.url(), policy.time.nanoTime());
     String failure = Events.describe(response, e);
     failures.last(failure);
     // For responses too: a retry that cannot happen ends as a wait would.
@@ -432,22 +458,15 @@ final class LogicalCall {
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
     Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
-    boolean held = false;
-    if (decision.isRetry()) {
-      // Paid now, before it is announced; given back if it is not sent (refundUnsentRetry). A
-      // retry that waits out the server's own Retry-After costs the budget less (RetryBudget).
-      // Without a budget nothing is paid, so the call keeps no standing with one.
-      Payment paid =
-          policy.budget.bucket == null
-              ? Payment.PAID
-              : budget().pay(retryKind, maxRetries, policy.time.nanoTime());
-      if (paid == Payment.NO_TOKENS) decision = Decision.giveUp(GiveUpReason.BUDGET_EXHAUSTED);
-      if (paid == Payment.NO_RECENT_SUCCESS)
-        decision = Decision.giveUp(GiveUpReason.NO_RECENT_SUCCESS);
-      held = paid == Payment.HELD;
-    }
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
-    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining, held);
+    // Asked now too, taking nothing: a retry the budget would stop ends the call at once, with
+    // the response in hand, rather than after a wait that could not end in a retry. It pays,
+    // and may skip, when it leaves (nextStep).
+    RetryBudget.Verdict v =
+        policy.budget.admit(
+            request.url(), retryKind, maxRetries, scheduleNanos(), policy.time.nanoTime(), false);
+    if (v.reason != null) return giveUp(v.reason, failure, e);
+    return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
   }
 
   /**
@@ -480,10 +499,7 @@ final class LogicalCall {
     provenUnprocessed = Classifier.provesNotProcessed(response);
     if (!retryable) {
       origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
-      BudgetTurn b = budgetTurn;
-      return b == null
-          ? returned(policy, request, null, response, attempts, 0)
-          : returned(policy, request, b.origin(), response, attempts, b.sentPaidMilli());
+      return returned(policy, request, response, attempts, paidKind);
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
@@ -508,24 +524,25 @@ final class LogicalCall {
     int code = response.code();
     retryKind =
         retryAfterNanos == RetryAfter.ABSENT
-            ? Kind.ERROR
-            : code < 500 ? Kind.THROTTLED : code == 503 ? Kind.RETRY_AFTER : Kind.ERROR;
+            ? RetryKind.ERROR
+            : code < 500
+                ? RetryKind.THROTTLED
+                : code == 503 ? RetryKind.UNAVAILABLE_SAYS_WHEN : RetryKind.ERROR;
     return null;
   }
 
   /**
    * {@code response} ends the call after {@code attempts} by its status alone, the last of them a
-   * paid retry of price {@code retryPriceMilli} (0: none): the budget and the listener hear it.
+   * retry the budget priced as {@code paidKind} (null: none): the budget and the listener hear it.
    * Also for a first attempt made without state ({@link #firstEnded}).
    */
   static Step returned(
       RetryPolicy policy,
       Request request,
-      @Nullable String origin,
       Response response,
       int attempts,
-      long retryPriceMilli) {
-    policy.budget.returned(request, origin, response, attempts, retryPriceMilli);
+      @Nullable RetryKind paidKind) {
+    policy.budget.returned(request.url(), response, attempts, paidKind, policy.time);
     policy.events.succeeded(request, response, attempts);
     return Step.RETURN;
   }
@@ -536,8 +553,8 @@ final class LogicalCall {
     retryAfterNanos = RetryAfter.ABSENT;
     retryKind =
         e instanceof SocketTimeoutException
-            ? Kind.TIMEOUT
-            : Classifier.provesNotProcessed(e) ? Kind.REFUSED : Kind.ERROR;
+            ? RetryKind.TIMEOUT
+            : Classifier.provesNotProcessed(e) ? RetryKind.REFUSED : RetryKind.ERROR;
     if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
       return giveUp(
           GiveUpReason.DEADLINE_EXCEEDED,
@@ -563,9 +580,8 @@ final class LogicalCall {
   }
 
   /**
-   * Reports a retry and remembers what the next decision needs; the driver then waits. A retry the
-   * budget {@code held} keeps its failure, a response buffered, for the call's end if it is never
-   * sent ({@link #afterHold}).
+   * Reports a retry and remembers what the next decision needs, and the failure it is for until it
+   * leaves; the driver then closes the response in hand and waits.
    */
   @SuppressWarnings("NullAway") // decide() described this attempt's failure (failures.last) first
   private Step retryScheduled(
@@ -573,8 +589,7 @@ final class LogicalCall {
       @Nullable IOException error,
       long delayNanos,
       boolean throttled,
-      long remaining,
-      boolean held) {
+      long remaining) {
     if (throttled && response != null) {
       // After its Retry-After this retry joins the crowd of the origin that answered.
       origin.waitOn(
@@ -583,20 +598,10 @@ final class LogicalCall {
     policy.events.retryScheduled(request, attempts, failures.last(), delayNanos);
     // Decorrelated jitter grows from its own previous draw; a server's Retry-After is not one.
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delayNanos;
-    if (!held) {
-      failures.add(error);
-      return Step.waitFor(delayNanos);
-    }
-    // Its body is read while the call waits: no longer than a second, nor past the deadline.
-    long readNanos = Math.min(remaining, Tuning.HELD_BODY_READ_NANOS);
-    HeldResponse keeper = budget().hold(error, response != null, readNanos);
-    return keeper == null ? Step.waitFor(delayNanos) : Step.waitHolding(delayNanos, keeper);
-  }
-
-  /** The retry paid for when it was decided will not be sent: the budget gets its price back. */
-  private void refundUnsentRetry() {
-    BudgetTurn b = budgetTurn;
-    if (b != null) b.refund(retryKind);
+    retrying = true;
+    pendingError = error;
+    pendingResponse = response;
+    return Step.waitFor(delayNanos);
   }
 
   /**

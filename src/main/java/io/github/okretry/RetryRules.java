@@ -35,6 +35,14 @@ final class RetryRules {
     this.retryAfterSpread = retryAfterSpread;
   }
 
+  /**
+   * The longest a call of {@code maxRetries} waits in backoff, all its retries together ({@link
+   * Backoff#scheduleNanos}): what the budget measures an origin's outage by.
+   */
+  long scheduleNanos(int maxRetries) {
+    return backoff.scheduleNanos(maxRetries);
+  }
+
   /** Retry after a wait, or give up; the first rule that applies decides. */
   Decision decide(AttemptFacts facts, RandomSource random) {
     if (!facts.retryable) return Decision.giveUp(GiveUpReason.NOT_RETRYABLE);

@@ -49,16 +49,14 @@ class Step {
     this.kind = kind;
   }
 
-  /** A WAIT: how long, and the keeper of a held retry's response (null for none). */
+  /** A WAIT: how long. */
   private static final class Wait extends Step {
     final long waitNanos;
-    final @Nullable HeldResponse keeper;
 
-    Wait(long waitNanos, @Nullable HeldResponse keeper) {
+    Wait(long waitNanos) {
       super(Kind.WAIT);
       if (waitNanos < 0) throw new IllegalArgumentException("waitNanos < 0: " + waitNanos);
       this.waitNanos = waitNanos;
-      this.keeper = keeper;
     }
   }
 
@@ -88,15 +86,7 @@ class Step {
 
   /** Close any response in hand, wait {@code waitNanos}, then ask {@link LogicalCall#next}. */
   static Step waitFor(long waitNanos) {
-    return new Wait(waitNanos, null);
-  }
-
-  /**
-   * As {@link #waitFor}, for a retry its budget holds: the response in hand, if any, is kept by
-   * {@code keeper} (buffered) before it is closed, to be returned if the retry is never sent.
-   */
-  static Step waitHolding(long waitNanos, HeldResponse keeper) {
-    return new Wait(waitNanos, keeper);
+    return new Wait(waitNanos);
   }
 
   /**
@@ -145,18 +135,13 @@ class Step {
   /**
    * The one rule for the response in hand ({@code inHand}, or null) at this step: a RETURN gives
    * the caller the response it names ({@link #responseOr}) and closes the other one, if any; every
-   * other step closes it, since no step keeps a response through a wait or past a dropped attempt
-   * (a held retry's WAIT first has a buffered copy made: {@link #waitHolding}).
+   * other step closes it, since no step keeps a response through a wait or past a dropped attempt.
    *
    * @return what the caller gets for a RETURN; null for every other step
    */
   final @Nullable Response settle(@Nullable Response inHand) {
     Response out = kind == Kind.RETURN ? responseOr(inHand) : null;
-    if (inHand != null && inHand != out) {
-      HeldResponse keeper = this instanceof Wait ? ((Wait) this).keeper : null;
-      if (keeper != null) keeper.keep(inHand);
-      inHand.close();
-    }
+    if (inHand != null && inHand != out) inHand.close();
     RetryOutcome.Mark mark = this instanceof Other ? ((Other) this).mark : null;
     return out != null && mark != null ? mark.onto(out) : out;
   }

@@ -42,7 +42,6 @@ class ArchitectureTest {
     "OriginTurn",
     "CallFailures",
     "HeldResponse",
-    "BudgetTurn",
     "Step",
     "Attempt",
     "Seen",

@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -175,10 +176,11 @@ class CorrelatedFailuresIntegrationTest {
   }
 
   @Test
-  void aTricklingHeldResponseHoldsTheCallNoLongerThanItsDeadline() throws Exception {
+  void aTricklingSkippedResponseIsNotReadAndTheCallEndsByItsDeadline() throws Exception {
     // After one call spent the origin's retries, a 503 whose 100 000-byte body comes 1 000 bytes
-    // every 200 ms: the held call keeps what arrives in its time, says so in Content-Length, and
-    // ends by its 1 s deadline (issue 35 review: 3.5 s, reading the body past it).
+    // every 200 ms: the skipped call reads none of it (no body is kept through a wait) and ends
+    // by its 1 s deadline (issue 35 review: 3.5 s reading the body past it; issue 42's: 1.6 s
+    // with a second's read before the waits).
     AtomicInteger n = new AtomicInteger();
     server.setDispatcher(
         new Dispatcher() {
@@ -201,16 +203,17 @@ class CorrelatedFailuresIntegrationTest {
           client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(r.code()).isEqualTo(503);
-        String body = r.body().string();
-        assertThat(body.length()).as("what arrived").isLessThan(100_000);
-        assertThat(r.header("Content-Length")).isEqualTo(Integer.toString(body.length()));
-        assertThat(tookMillis).as("factory: %s", factory).isLessThan(1_800);
+        assertThat(r.header("Content-Length")).as("the server's").isEqualTo("100000");
+        assertThatThrownBy(() -> r.body().string())
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("was not kept");
+        assertThat(tookMillis).as("factory: %s", factory).isLessThan(1_300);
       }
     }
   }
 
   @Test
-  void aHeldRetryReturnsTheServersOwnResponseWithItsBody() throws Exception {
+  void aSkippedRetryReturnsTheServersOwnResponseWithoutItsBody() throws Exception {
     server.setDispatcher(
         new Dispatcher() {
           @Override
@@ -223,22 +226,61 @@ class CorrelatedFailuresIntegrationTest {
           }
         });
     for (boolean factory : new boolean[] {false, true}) {
-      RetryPolicy policy = defaults().build();
+      // Waits of 100, 200, 400 ms: the origin is down after 1.4 s of failures, not before.
+      RetryPolicy policy =
+          defaults().baseDelay(100, TimeUnit.MILLISECONDS).jitter(Jitter.NONE).build();
       Call.Factory client = client(factory, policy);
       int before = server.getRequestCount();
       client
           .newCall(new Request.Builder().url(server.url("/")).build())
           .execute()
           .close(); // spends the origin's retries
+      long start = System.nanoTime();
       try (Response r =
           client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
         assertThat(r.code()).isEqualTo(503);
         assertThat(r.header("X-Why")).isEqualTo("maintenance");
-        assertThat(r.body().string()).isEqualTo("down for maintenance");
+        assertThat(RetryOutcome.of(r).giveUpReason()).isEqualTo(GiveUpReason.NO_RECENT_SUCCESS);
+        assertThatThrownBy(() -> r.body().string()).hasMessageContaining("was not kept");
       }
+      assertThat(System.nanoTime() - start)
+          .as("skipped through its backoff, 700 ms, and 25 ms more")
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(725));
       assertThat(server.getRequestCount() - before)
-          .as("4 then 1: the held call sent nothing more")
+          .as("4 then 1: the skipped call sent nothing more")
           .isEqualTo(5);
+    }
+  }
+
+  @Test
+  void aCallToAnOriginDownForTwoSchedulesEndsAtOnceWithItsResponse() throws Exception {
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            return new MockResponse.Builder().code(503).body("down for maintenance").build();
+          }
+        });
+    for (boolean factory : new boolean[] {false, true}) {
+      // Waits of 10, 20, 40 ms: the origin is down after 140 ms of failures.
+      RetryPolicy policy = defaults().jitter(Jitter.NONE).build();
+      Call.Factory client = client(factory, policy);
+      int before = server.getRequestCount();
+      client.newCall(new Request.Builder().url(server.url("/")).build()).execute().close();
+      Thread.sleep(200);
+      long start = System.nanoTime();
+      try (Response r =
+          client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+        assertThat(r.body().string())
+            .as("the response in hand, read")
+            .isEqualTo("down for maintenance");
+        assertThat(RetryOutcome.of(r).giveUpReason()).isEqualTo(GiveUpReason.NO_RECENT_SUCCESS);
+        assertThat(RetryOutcome.of(r).waitedNanos()).as("no wait").isZero();
+      }
+      assertThat(System.nanoTime() - start)
+          .as("at once: no backoff waited")
+          .isLessThan(TimeUnit.MILLISECONDS.toNanos(500));
+      assertThat(server.getRequestCount() - before).isEqualTo(5);
     }
   }
 }

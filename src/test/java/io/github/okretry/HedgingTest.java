@@ -338,16 +338,11 @@ class HedgingTest {
       assertThat(Attempt.of(retry).hedgeAfterNanos).isEqualTo(50 * MS);
       assertThat(departs(call, stale)).as("the last round's, left in the queue").isFalse();
       advanceMillis(50);
-      Attempt hedge = hedged(call);
-      assertThat(hedge).isNotSameAs(stale);
-      assertThat(hedge.number).isEqualTo(3);
+      assertThat(hedged(call))
+          .as("no hedge to an origin that failed since it last answered (the budget)")
+          .isNull();
       assertThat(events.lines())
-          .containsExactly(
-              "start 1",
-              "retry 1 SocketTimeoutException: first",
-              "start 2",
-              "hedge 3 after 50 ms",
-              "start 3");
+          .containsExactly("start 1", "retry 1 SocketTimeoutException: first", "start 2");
     }
 
     @Test
@@ -498,9 +493,16 @@ class HedgingTest {
       advanceMillis(50);
       assertThat(hedged(call)).isNull();
       advanceMillis(10_000);
+      LogicalCall quiet = sent(p, get);
+      advanceMillis(50);
+      assertThat(hedged(quiet))
+          .as("quiet for 10 s, but it has not answered a call since it failed one (the budget)")
+          .isNull();
+      LogicalCall answered = sent(p, get);
+      answered.ended(first(answered), response(get, 200), null, 0);
       LogicalCall later = sent(p, get);
       advanceMillis(50);
-      assertThat(hedged(later)).as("the origin has been quiet for 10 s").isNotNull();
+      assertThat(hedged(later)).as("quiet for 10 s, and it answered a call").isNotNull();
     }
 
     @Test

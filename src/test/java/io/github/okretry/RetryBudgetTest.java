@@ -3,8 +3,8 @@ package io.github.okretry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.okretry.internal.RetryTokenBucket.Kind;
-import io.github.okretry.internal.RetryTokenBucket.Payment;
+import io.github.okretry.RetryBudget.Verdict;
+import io.github.okretry.internal.RetryKind;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.time.Duration;
@@ -189,6 +189,9 @@ class RetryBudgetTest {
 
   static final Request EXAMPLE = new Request.Builder().url("http://example.test/").build();
 
+  /** An origin no test fails: what a hedge to it pays is one retry's cost. */
+  static final Request HEDGED = new Request.Builder().url("http://hedged.test/").build();
+
   /**
    * A call of {@link #EXAMPLE} returns {@code code} after {@code attempts}, as LogicalCall reports
    * it.
@@ -201,17 +204,22 @@ class RetryBudgetTest {
             .code(code)
             .message("")
             .build();
-    budget.returned(EXAMPLE, null, r, attempts, 0);
+    budget.returned(EXAMPLE.url(), r, attempts, null, timeAt(0));
   }
 
-  /** A retry of a call of {@link #EXAMPLE}, as LogicalCall asks for it. */
-  static Payment pay(RetryBudget budget, Kind kind, int maxRetries, long nowNanos) {
-    return budget.payForRetry(
-        budget.streak(io.github.okretry.internal.OriginGate.origin(EXAMPLE.url())),
-        kind,
-        budget.price(kind),
-        maxRetries,
-        nowNanos);
+  /**
+   * A retry of a call of {@link #EXAMPLE} about to leave, as LogicalCall asks for it (the default
+   * schedule: 1.4 s).
+   */
+  static Verdict pay(RetryBudget budget, RetryKind kind, int maxRetries, long nowNanos) {
+    return budget.admit(EXAMPLE.url(), kind, maxRetries, 1_400_000_000L, nowNanos, true);
+  }
+
+  /**
+   * One retry's cost taken from the balance or the reserve, as a hedge to a healthy origin pays.
+   */
+  static boolean withdraw(RetryBudget budget, long nowNanos) {
+    return budget.payForHedge(HEDGED.url(), nowNanos);
   }
 
   @Test
@@ -221,14 +229,14 @@ class RetryBudgetTest {
     for (int i = 0; i < 100; i++) returned(budget, 200, 1);
     assertThat(budget.availableTokens()).isEqualTo(2.0);
     long t = 0;
-    assertThat(budget.tryWithdraw(t)).isTrue();
-    assertThat(budget.tryWithdraw(t)).isTrue();
-    assertThat(budget.tryWithdraw(t)).as("reserve").isTrue();
-    assertThat(budget.tryWithdraw(t)).as("reserve spent").isFalse();
-    assertThat(budget.tryWithdraw(t + TimeUnit.MILLISECONDS.toNanos(500)))
+    assertThat(withdraw(budget, t)).isTrue();
+    assertThat(withdraw(budget, t)).isTrue();
+    assertThat(withdraw(budget, t)).as("reserve").isTrue();
+    assertThat(withdraw(budget, t)).as("reserve spent").isFalse();
+    assertThat(withdraw(budget, t + TimeUnit.MILLISECONDS.toNanos(500)))
         .as("half a second: half a token")
         .isFalse();
-    assertThat(budget.tryWithdraw(t + TimeUnit.MILLISECONDS.toNanos(1000)))
+    assertThat(withdraw(budget, t + TimeUnit.MILLISECONDS.toNanos(1000)))
         .as("a second: one token")
         .isTrue();
     returned(budget, 200, 1);
@@ -238,7 +246,7 @@ class RetryBudgetTest {
   @Test
   void unlimitedNeverRefusesAndConfigurationIsValidated() {
     RetryBudget unlimited = RetryBudget.unlimited();
-    for (int i = 0; i < 1_000; i++) assertThat(unlimited.tryWithdraw(0)).isTrue();
+    for (int i = 0; i < 1_000; i++) assertThat(withdraw(unlimited, 0)).isTrue();
     assertThat(unlimited.availableTokens())
         .as("documented: never runs out")
         .isEqualTo(Double.POSITIVE_INFINITY);
@@ -256,7 +264,7 @@ class RetryBudgetTest {
     RetryBudget nothingBack =
         RetryBudget.builder().percentCanRetry(0).maxTokens(1).minRetriesPerSecond(0).build();
     assertThat(nothingBack.availableTokens()).isEqualTo(1.0);
-    assertThat(nothingBack.tryWithdraw(0)).isTrue();
+    assertThat(withdraw(nothingBack, 0)).isTrue();
     returned(nothingBack, 200, 1);
     assertThat(nothingBack.availableTokens())
         .as("percentCanRetry 0: successes pay nothing in")
@@ -268,7 +276,7 @@ class RetryBudgetTest {
             .minRetriesPerSecond(1_000_000)
             .build();
     assertThat(wholeToken.availableTokens()).isEqualTo(1_000_000.0);
-    assertThat(wholeToken.tryWithdraw(0)).isTrue();
+    assertThat(withdraw(wholeToken, 0)).isTrue();
     returned(wholeToken, 200, 1);
     assertThat(wholeToken.availableTokens())
         .as("percentCanRetry 1: a whole token per success")
@@ -286,14 +294,14 @@ class RetryBudgetTest {
     assertThat(RetryBudget.builder().build().availableTokens()).isEqualTo(100.0);
     RetryBudget budget = RetryBudget.builder().maxTokens(2).minRetriesPerSecond(0).build();
     assertThat(budget.availableTokens()).isEqualTo(2.0);
-    assertThat(pay(budget, Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.PAID);
+    assertThat(pay(budget, RetryKind.UNAVAILABLE_SAYS_WHEN, 3, 0)).isEqualTo(Verdict.SEND);
     assertThat(budget.availableTokens()).isEqualTo(1.5);
-    assertThat(budget.tryWithdraw(0)).isTrue();
-    assertThat(budget.tryWithdraw(0)).as("half a token left: not enough after an error").isFalse();
-    assertThat(pay(budget, Kind.RETRY_AFTER, 3, 0))
+    assertThat(withdraw(budget, 0)).isTrue();
+    assertThat(withdraw(budget, 0)).as("half a token left: not enough after an error").isFalse();
+    assertThat(pay(budget, RetryKind.UNAVAILABLE_SAYS_WHEN, 3, 0))
         .as("enough to honour a Retry-After")
-        .isEqualTo(Payment.PAID);
-    assertThat(pay(budget, Kind.RETRY_AFTER, 3, 0)).isEqualTo(Payment.NO_TOKENS);
+        .isEqualTo(Verdict.SEND);
+    assertThat(pay(budget, RetryKind.UNAVAILABLE_SAYS_WHEN, 3, 0)).isEqualTo(Verdict.NO_TOKENS);
   }
 
   @Test
@@ -321,10 +329,10 @@ class RetryBudgetTest {
             assertThat(r.message()).as("the server's own response").isEqualTo("x");
           }
         }
-        // The second call's retry is held through the backoff it would have waited (3 waits) and
-        // at its last attempt 100 ms more (20 asks, 5 ms apart) in case the origin answers
-        // meanwhile, and never sent; the strict rule refuses at once.
-        assertThat(time.sleeps()).hasSize(strict ? 0 : 3 + 3 + 20);
+        // The second call's retry is skipped through the backoff it would have waited (3 waits)
+        // and a quarter of its base delay more in case the origin answers meanwhile, and never
+        // sent; the strict rule refuses at once.
+        assertThat(time.sleeps()).hasSize(strict ? 0 : 3 + 3 + 1);
       }
       assertThat(hits.get())
           .as(strict ? "strict: one attempt per call" : "4 + 1 attempts per client")
@@ -342,30 +350,95 @@ class RetryBudgetTest {
   void retriesSinceTheLastSuccessStopAtOneCallsWorth() {
     RetryBudget budget = RetryBudget.builder().build();
     for (int i = 0; i < 3; i++)
-      assertThat(pay(budget, Kind.ERROR, 3, 0)).as("a new budget").isEqualTo(Payment.PAID);
-    assertThat(pay(budget, Kind.ERROR, 3, 0))
+      assertThat(pay(budget, RetryKind.ERROR, 3, 0)).as("a new budget").isEqualTo(Verdict.SEND);
+    assertThat(pay(budget, RetryKind.ERROR, 3, 0))
         .as("held until the origin answers")
-        .isEqualTo(Payment.HELD);
+        .isEqualTo(Verdict.SKIP);
     returned(budget, 500, 1);
     returned(budget, 408, 1);
     returned(budget, 429, 2);
-    assertThat(pay(budget, Kind.ERROR, 3, 0))
+    assertThat(pay(budget, RetryKind.ERROR, 3, 0))
         .as("a 500, 408 or 429 is no success")
-        .isEqualTo(Payment.HELD);
+        .isEqualTo(Verdict.SKIP);
     assertThat(budget.availableTokens()).as("and pays nothing in").isEqualTo(97.0);
     returned(budget, 404, 2);
     assertThat(budget.availableTokens())
         .as("a retry's success earns nothing (no price given)")
         .isEqualTo(97.0);
-    assertThat(pay(budget, Kind.ERROR, 3, 0))
+    assertThat(pay(budget, RetryKind.ERROR, 3, 0))
         .as("but a 404 shows the server working")
-        .isEqualTo(Payment.PAID);
-    budget.refund(
-        Kind.ERROR,
-        1_000,
-        budget.streak(io.github.okretry.internal.OriginGate.origin(EXAMPLE.url())));
-    assertThat(budget.availableTokens()).as("a retry not sent is given back").isEqualTo(97.0);
-    assertThat(pay(RetryBudget.unlimited(), Kind.ERROR, 0, 0)).isEqualTo(Payment.PAID);
+        .isEqualTo(Verdict.SEND);
+    assertThat(pay(RetryBudget.unlimited(), RetryKind.ERROR, 0, 0)).isEqualTo(Verdict.SEND);
+  }
+
+  @Test
+  void anOriginThatFailedEverythingForTwoSchedulesEndsItsCallsAtOnce() {
+    RetryBudget budget = RetryBudget.builder().build();
+    long second = 1_000_000_000L;
+    budget.failed(EXAMPLE.url(), 0);
+    for (int i = 0; i < 3; i++)
+      assertThat(pay(budget, RetryKind.ERROR, 3, 0)).isEqualTo(Verdict.SEND);
+    budget.failed(EXAMPLE.url(), 2 * second);
+    assertThat(pay(budget, RetryKind.ERROR, 3, 2 * second))
+        .as("2 s of failures, within two 1.4 s schedules: skipped")
+        .isEqualTo(Verdict.SKIP);
+    assertThat(pay(budget, RetryKind.ERROR, 3, 3 * second))
+        .as("3 s: down, the call ends")
+        .isEqualTo(Verdict.ORIGIN_DOWN);
+    assertThat(budget.admit(EXAMPLE.url(), RetryKind.ERROR, 3, 1_400_000_000L, 3 * second, false))
+        .as("asked before the wait too")
+        .isEqualTo(Verdict.ORIGIN_DOWN);
+    assertThat(pay(budget, RetryKind.THROTTLED, 3, 3 * second))
+        .as("a throttled client's retry counts nothing")
+        .isEqualTo(Verdict.SEND);
+    Request other = new Request.Builder().url("http://other.test/").build();
+    assertThat(budget.admit(other.url(), RetryKind.ERROR, 3, 1_400_000_000L, 3 * second, true))
+        .as("another origin is another streak")
+        .isEqualTo(Verdict.SEND);
+    budget.returned(EXAMPLE.url(), okResponse(), 1, null, timeAt(3 * second));
+    assertThat(pay(budget, RetryKind.ERROR, 3, 3 * second))
+        .as("an answer ends the streak")
+        .isEqualTo(Verdict.SEND);
+    budget.failed(EXAMPLE.url(), 4 * second);
+    for (int i = 0; i < 2; i++) pay(budget, RetryKind.ERROR, 3, 4 * second);
+    assertThat(pay(budget, RetryKind.ERROR, 3, 4 * second)).isEqualTo(Verdict.SKIP);
+    assertThat(pay(budget, RetryKind.ERROR, 3, 40 * second))
+        .as("forgotten 30 s after its last failure")
+        .isEqualTo(Verdict.SEND);
+  }
+
+  @Test
+  void noHedgeGoesToAnOriginThatFailedSinceItLastAnswered() {
+    RetryBudget budget = RetryBudget.builder().build();
+    assertThat(budget.payForHedge(EXAMPLE.url(), 0)).isTrue();
+    budget.failed(EXAMPLE.url(), 0);
+    assertThat(budget.payForHedge(EXAMPLE.url(), 0)).isFalse();
+    assertThat(withdraw(budget, 0)).as("another origin").isTrue();
+    budget.returned(EXAMPLE.url(), okResponse(), 1, null, timeAt(0));
+    assertThat(budget.payForHedge(EXAMPLE.url(), 0)).isTrue();
+  }
+
+  static TimeSource timeAt(long nanos) {
+    return new TimeSource() {
+      @Override
+      public long nanoTime() {
+        return nanos;
+      }
+
+      @Override
+      public void sleep(long sleepNanos, Call call) {
+        throw new AssertionError("no wait here");
+      }
+    };
+  }
+
+  private static Response okResponse() {
+    return new Response.Builder()
+        .request(EXAMPLE)
+        .protocol(okhttp3.Protocol.HTTP_1_1)
+        .code(200)
+        .message("")
+        .build();
   }
 
   @Test

@@ -1,8 +1,9 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.OriginStreaks;
 import io.github.okretry.internal.RandomSource;
-import io.github.okretry.internal.RetryTokenBucket;
 import io.github.okretry.internal.TimeSource;
+import io.github.okretry.internal.TokenBalance;
 import io.github.okretry.internal.WallClock;
 import java.io.IOException;
 import okhttp3.Protocol;
@@ -86,9 +87,10 @@ public final class SimulatedDriver {
     return builder.timeSource(time).clock(clock).random(random);
   }
 
-  /** A budget over a bucket built with other numbers than the defaults (candidates, ablations). */
-  public static RetryBudget budget(RetryTokenBucket bucket) {
-    return RetryBudget.over(bucket);
+  /** A budget built with other numbers than the defaults (candidates, ablations). */
+  public static RetryBudget budget(
+      TokenBalance tokens, OriginStreaks streaks, int downAfterSchedules, long timeoutCostMilli) {
+    return RetryBudget.over(tokens, streaks, downAfterSchedules, timeoutCostMilli);
   }
 
   private final RetryPolicy policy;

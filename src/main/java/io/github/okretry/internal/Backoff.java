@@ -54,6 +54,27 @@ public final class Backoff {
   }
 
   /**
+   * The longest a call's {@code retries} waits take together, without a server's wait: its caps
+   * summed (1.4 s for the defaults' 3 retries), saturated at {@code Long.MAX_VALUE}.
+   */
+  public long scheduleNanos(int retries) {
+    long sum = 0;
+    for (int retry = 1; retry <= retries; retry++) {
+      long cap = capNanos(retry);
+      if (cap == maxNanos) { // every later cap is the max too
+        return saturatedAdd(sum, saturatedMultiply(cap, (long) retries - retry + 1));
+      }
+      sum = saturatedAdd(sum, cap);
+    }
+    return sum;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+
+  /**
    * The wait before retry {@code retry}.
    *
    * @param previousNanos the wait chosen before the previous retry, or {@code baseNanos} before the

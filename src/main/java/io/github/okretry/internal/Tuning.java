@@ -6,15 +6,15 @@ import java.util.concurrent.TimeUnit;
  * The numbers that decide how much load okretry lets through to a server when failures pile up: the
  * retry budget's defaults, what a retry costs, how the pacer of a crowd learns, and how many
  * origins the per-origin state remembers. They live here, together, so a reviewer finds them in one
- * place and a fleet simulator can build {@link RetryTokenBucket} and {@link OriginPacer} with other
- * values side by side with these. Why each value was chosen is in {@code docs/semantics.md} ("Retry
- * budget", "Pacing a crowd").
+ * place and a fleet simulator can build budgets and {@link OriginPacer}s with other values side by
+ * side with these. Why each value was chosen is in {@code docs/semantics.md} ("Retry budget",
+ * "Pacing a crowd").
  */
 public final class Tuning {
 
   private Tuning() {}
 
-  // ---- Retry budget (RetryBudget, RetryTokenBucket) ----
+  // ---- Retry budget (RetryBudget, TokenBalance, OriginStreaks) ----
 
   /** Tokens a logical call whose first attempt succeeds deposits, as Finagle and gRPC do. */
   public static final double PERCENT_CAN_RETRY = 0.2;
@@ -47,12 +47,12 @@ public final class Tuning {
   public static final long TIMEOUT_COST_MILLI = 14_000;
 
   /**
-   * The share of recent answers, failures among them, at or above which failures are common ({@code
-   * RetryTokenBucket#failuresAreCommon}): a retry after a timeout then costs {@link
-   * #TIMEOUT_COST_MILLI} and none is paid back; below it (a lossy link) a retry after a timeout
-   * costs as any other, and one that succeeds is free. A third: a lossy link at 20 % stalls stays
-   * below it, an overload whose queue times out half the attempts does not (docs/fleet.md, "A retry
-   * after a timeout").
+   * The share of recent answers, failures among them, at or above which failures are common ({@link
+   * OriginStreaks#failuresAreCommon}), among its origin's answers: a retry after a timeout then
+   * costs {@link #TIMEOUT_COST_MILLI} and none is paid back; below it (a lossy link) a retry after
+   * a timeout costs as any other, and one that succeeds is free. A third: a lossy link at 20 %
+   * stalls stays below it, an overload whose queue times out half the attempts does not
+   * (docs/fleet.md, "A retry after a timeout").
    */
   public static final double COMMON_FAILURE_SHARE = 1.0 / 3;
 
@@ -69,7 +69,7 @@ public final class Tuning {
    * Retry-After} on every response still has its extra load bounded (twice the ordinary retry
    * rate). AWS's 2026 retry update charges throttling retries 5 tokens against 14.
    */
-  public static final long RETRY_AFTER_COST_MILLI = 500;
+  public static final long SERVER_WAIT_RETRY_COST_MILLI = 500;
 
   /**
    * A spent published quota's reset shorter than this is no reset (the backoff applies, and the
@@ -79,24 +79,41 @@ public final class Tuning {
   public static final long MIN_QUOTA_RESET_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /**
-   * A held retry's call, about to end unsent, asks this often whether an attempt to its origin in
-   * flight has answered ({@code LogicalCall}): as often as a quota's probe is asked after.
+   * A retry past its origin's count ends its call at once, instead of being skipped, once the
+   * origin has failed everything for longer than this many of the call's retry schedules (its
+   * backoff caps summed: 1.4 s by default, so 2.8 s). Two: a blip up to two schedules long is still
+   * waited out as a client with no budget waits it out (the busy client's 2 s blip loses calls at
+   * one schedule; docs/fleet.md, "Budget numbers halved and doubled"), and past it a dead origin's
+   * calls fail in milliseconds rather than after their whole backoff, so a busy client's threads do
+   * not sleep against a dead dependency.
    */
-  public static final long HELD_ANSWER_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  public static final int DOWN_AFTER_SCHEDULES = 2;
 
   /**
-   * The longest a held call's last attempt waits for its origin to answer a call before it ends
-   * unsent: what a busy client needs to see a blip's end (a few answers' time), short of what would
-   * keep a crowd's calls through an overload waiting on each other's evidence (at 200 ms the
-   * metastable run recovers on 19 of 20 seeds, at 100 ms on 20).
+   * A call whose last retry its budget skipped waits this share of its base delay more (50 ms by
+   * default) before it ends, and goes if its origin answered meanwhile: a blip is over a moment
+   * before an answer says so, and a busy client's next answer comes within it. A quarter: at half
+   * or a whole base delay a held call saves more of a blip than a client with no budget, but the
+   * crowd's calls through an overload end later, and the metastable run recovers (calls counted
+   * when they end) on 16 of 20 seeds instead of 18 (docs/fleet.md, "Budget numbers halved and
+   * doubled").
    */
-  public static final long HELD_ANSWER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  public static final double LAST_SKIP_GRACE = 0.25;
 
   /**
-   * The longest a held retry's response body may take to arrive (also within the call's time left):
-   * what a trickling server sends past it is not kept, and holds no call.
+   * Origins a budget tells apart ({@link OriginStreaks}): a fixed table by hash, about 40 bytes a
+   * slot in use, made at the first failure; origins beyond it share slots rather than push each
+   * other out.
    */
-  public static final long HELD_BODY_READ_NANOS = TimeUnit.SECONDS.toNanos(1);
+  public static final int ORIGIN_SLOTS = 4096;
+
+  /**
+   * What a budget knows of an origin (its streak, its failure share) is forgotten this long after
+   * its last failure: longer than the gaps between a quiet client's calls (a fleet of clients each
+   * calling every 10 s keeps its streaks), short enough that an origin's old outage does not cost
+   * calls made long after it.
+   */
+  public static final long ORIGIN_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   // ---- Pacing a crowd on one origin (OriginPacer) ----
 

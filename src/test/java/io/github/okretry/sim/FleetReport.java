@@ -198,9 +198,7 @@ class FleetReport {
       Fleet.Contender c =
           Peers.okretryOver(
               "timeout cost " + tokens,
-              () ->
-                  new io.github.okretry.internal.RetryTokenBucket(
-                      200, 100_000, 100_000, 10, 1_000, tokens * 1_000, 500, true));
+              Peers.BudgetNumbers.DEFAULTS.withTimeoutCostMilli(tokens * 1_000));
       int byStart = 0;
       int byEnd = 0;
       for (long seed = 1; seed <= 20; seed++) {

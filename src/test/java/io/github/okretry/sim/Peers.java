@@ -5,7 +5,9 @@ import io.github.okretry.RetryBudget;
 import io.github.okretry.RetryPolicy;
 import io.github.okretry.SimulatedDriver;
 import io.github.okretry.SimulatedDriver.Failure;
-import io.github.okretry.internal.RetryTokenBucket;
+import io.github.okretry.internal.OriginStreaks;
+import io.github.okretry.internal.TokenBalance;
+import io.github.okretry.internal.Tuning;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
@@ -49,9 +51,139 @@ public final class Peers {
   public static final List<Fleet.Contender> PEERS =
       List.of(UNBUDGETED, AWS_STANDARD, AWS_2026, GRPC_A6, FINAGLE, SRE_ADAPTIVE);
 
-  /** okretry with a budget over {@code bucket}, for candidates the public builder cannot make. */
-  public static Fleet.Contender okretryOver(String name, Supplier<RetryTokenBucket> bucket) {
-    return okretry(name, () -> SimulatedDriver.budget(bucket.get()));
+  /** okretry with a budget of {@code numbers}, for candidates the public builder cannot make. */
+  public static Fleet.Contender okretryOver(String name, BudgetNumbers numbers) {
+    return okretry(name, numbers::budget);
+  }
+
+  /**
+   * Every number of okretry's budget, the defaults from {@code Tuning}; {@code with…} copies one
+   * changed, for the table of each number halved and doubled.
+   */
+  public record BudgetNumbers(
+      long depositMilli,
+      long maxTokensMilli,
+      int reservePerSecond,
+      long timeoutCostMilli,
+      double commonShare,
+      int shareWindow,
+      int downAfterSchedules,
+      long memoryNanos) {
+
+    public static final BudgetNumbers DEFAULTS =
+        new BudgetNumbers(
+            Math.round(Tuning.PERCENT_CAN_RETRY * 1000),
+            Tuning.MAX_TOKENS * 1000L,
+            Tuning.MIN_RETRIES_PER_SECOND,
+            Tuning.TIMEOUT_COST_MILLI,
+            Tuning.COMMON_FAILURE_SHARE,
+            Tuning.FAILURE_SHARE_WINDOW,
+            Tuning.DOWN_AFTER_SCHEDULES,
+            Tuning.ORIGIN_MEMORY_NANOS);
+
+    RetryBudget budget() {
+      return SimulatedDriver.budget(
+          new TokenBalance(depositMilli, maxTokensMilli, maxTokensMilli, reservePerSecond),
+          new OriginStreaks(Tuning.ORIGIN_SLOTS, memoryNanos, commonShare, shareWindow),
+          downAfterSchedules,
+          timeoutCostMilli);
+    }
+
+    public BudgetNumbers withDepositMilli(long v) {
+      return new BudgetNumbers(
+          v,
+          maxTokensMilli,
+          reservePerSecond,
+          timeoutCostMilli,
+          commonShare,
+          shareWindow,
+          downAfterSchedules,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withMaxTokensMilli(long v) {
+      return new BudgetNumbers(
+          depositMilli,
+          v,
+          reservePerSecond,
+          timeoutCostMilli,
+          commonShare,
+          shareWindow,
+          downAfterSchedules,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withReservePerSecond(int v) {
+      return new BudgetNumbers(
+          depositMilli,
+          maxTokensMilli,
+          v,
+          timeoutCostMilli,
+          commonShare,
+          shareWindow,
+          downAfterSchedules,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withTimeoutCostMilli(long v) {
+      return new BudgetNumbers(
+          depositMilli,
+          maxTokensMilli,
+          reservePerSecond,
+          v,
+          commonShare,
+          shareWindow,
+          downAfterSchedules,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withCommonShare(double v) {
+      return new BudgetNumbers(
+          depositMilli,
+          maxTokensMilli,
+          reservePerSecond,
+          timeoutCostMilli,
+          v,
+          shareWindow,
+          downAfterSchedules,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withShareWindow(int v) {
+      return new BudgetNumbers(
+          depositMilli,
+          maxTokensMilli,
+          reservePerSecond,
+          timeoutCostMilli,
+          commonShare,
+          v,
+          downAfterSchedules,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withDownAfterSchedules(int v) {
+      return new BudgetNumbers(
+          depositMilli,
+          maxTokensMilli,
+          reservePerSecond,
+          timeoutCostMilli,
+          commonShare,
+          shareWindow,
+          v,
+          memoryNanos);
+    }
+
+    public BudgetNumbers withMemoryNanos(long v) {
+      return new BudgetNumbers(
+          depositMilli,
+          maxTokensMilli,
+          reservePerSecond,
+          timeoutCostMilli,
+          commonShare,
+          shareWindow,
+          downAfterSchedules,
+          v);
+    }
   }
 
   /** okretry with {@code budget} (null: the default budget). */
