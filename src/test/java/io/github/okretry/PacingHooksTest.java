@@ -106,9 +106,7 @@ class PacingHooksTest {
     assertThat(decision.waitNanos())
         .as("the server's second, exactly (spread 0)")
         .isEqualTo(1_000 * MS);
-    assertThat(budget.availableTokens())
-        .as("a retry that honours Retry-After costs half")
-        .isEqualTo(99.5);
+    assertThat(budget.availableTokens()).as("paid when it leaves, not before").isEqualTo(100.0);
 
     time.advance(Duration.ofSeconds(1));
     long interval = paceACrowd(retry, "https://b.test:443"); // another call holds B's next turn
@@ -116,6 +114,9 @@ class PacingHooksTest {
     assertThat(turn.waitNanos()).as("the turn after the other call's at B").isEqualTo(2 * interval);
     time.advance(Duration.ofNanos(turn.waitNanos()));
     attempt = send(call);
+    assertThat(budget.availableTokens())
+        .as("a retry that honours Retry-After costs half")
+        .isEqualTo(99.5);
     assertThat(call.ended(attempt, response(toB, 200, null), null, 0)).isSameAs(Step.RETURN);
     long now = time.nanoTime();
     assertThat(retry.policy().originGate.reserve("https://a.test:443", now, FAR, FAR))
@@ -175,10 +176,11 @@ class PacingHooksTest {
     Attempt attempt = send(call);
     Step decision = call.ended(attempt, response(request, 503, null), null, 0);
     assertThat(decision.kind()).isEqualTo(Step.Kind.WAIT);
-    assertThat(budget.availableTokens()).isEqualTo(99.0);
+    assertThat(budget.availableTokens()).as("paid when it leaves, not before").isEqualTo(100.0);
     time.advance(Duration.ofNanos(decision.waitNanos()));
     paceOrigin(retry, ORIGIN, 8_000, true);
     send(call);
+    assertThat(budget.availableTokens()).isEqualTo(99.0);
   }
 
   @Test
