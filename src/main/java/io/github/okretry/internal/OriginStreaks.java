@@ -1,5 +1,6 @@
 package io.github.okretry.internal;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import okhttp3.HttpUrl;
 import org.jspecify.annotations.Nullable;
@@ -83,20 +84,55 @@ public final class OriginStreaks {
         shareMillionths = 0;
       }
     }
+
+    void failed(long nowNanos, long memoryNanos) {
+      refresh(nowNanos, memoryNanos);
+      if (!open) {
+        open = true;
+        startedAtNanos = nowNanos;
+        halves = 0;
+      }
+      lastFailureNanos = nowNanos;
+    }
+
+    void ended() {
+      open = false;
+      halves = 0;
+    }
+
+    Standing standing(
+        long add, long limitHalves, long downAfterNanos, long nowNanos, long memoryNanos) {
+      refresh(nowNanos, memoryNanos);
+      // Not open: it answered since; the retry will begin a new streak.
+      if (!open || halves + add <= limitHalves) return Standing.ROOM;
+      return nowNanos - startedAtNanos > downAfterNanos ? Standing.DOWN : Standing.FULL;
+    }
+
+    void take(long add, long nowNanos) {
+      if (!open) { // a new streak, begun by this retry
+        open = true;
+        startedAtNanos = nowNanos;
+        lastFailureNanos = nowNanos;
+        halves = 0;
+      }
+      halves += add;
+    }
   }
 
-  /** An attempt to {@code url}'s origin failed: its streak opens, and its failure share grows. */
+  /**
+   * An attempt to {@code url} failed: the streaks of its origin and of its path open, and its
+   * origin's failure share grows.
+   */
   public void failed(HttpUrl url, long nowNanos) {
-    Slot s = madeSlot(url);
-    synchronized (s) {
-      s.refresh(nowNanos, memoryNanos);
-      if (!s.open) {
-        s.open = true;
-        s.startedAtNanos = nowNanos;
-        s.halves = 0;
-      }
-      s.lastFailureNanos = nowNanos;
-      s.shareMillionths += (MILLIONTH - s.shareMillionths) / shareWindow;
+    int origin = originHash(url);
+    Slot o = madeSlot(origin);
+    synchronized (o) {
+      o.failed(nowNanos, memoryNanos);
+      o.shareMillionths += (MILLIONTH - o.shareMillionths) / shareWindow;
+    }
+    Slot p = madeSlot(pathHash(origin, url));
+    synchronized (p) {
+      p.failed(nowNanos, memoryNanos);
     }
     latestFailureNanos = nowNanos;
   }
@@ -115,25 +151,30 @@ public final class OriginStreaks {
   }
 
   /**
-   * A call to {@code url}'s origin was answered by a server that works: its streak ends, so a retry
-   * that waited on it may go, and its failure share falls.
+   * A call to {@code url} was answered by a server that works: the streaks of its origin and of its
+   * path end, so retries that waited on them may go, and its origin's failure share falls.
    */
   public void succeeded(HttpUrl url, long nowNanos) {
     if (!anyFailureWithin(nowNanos)) return;
-    Slot s = slot(url);
-    if (s == null) return;
-    synchronized (s) {
-      s.refresh(nowNanos, memoryNanos);
-      s.open = false;
-      s.halves = 0;
-      s.shareMillionths -= s.shareMillionths / shareWindow;
+    int origin = originHash(url);
+    Slot o = slot(origin);
+    if (o == null) return; // nothing failed there: neither has a streak
+    synchronized (o) {
+      o.refresh(nowNanos, memoryNanos);
+      o.ended();
+      o.shareMillionths -= o.shareMillionths / shareWindow;
+    }
+    Slot p = slot(pathHash(origin, url));
+    if (p == null) return;
+    synchronized (p) {
+      p.ended();
     }
   }
 
   /** Whether {@code url}'s origin has failed since it last answered a call (within the memory). */
   public boolean isOpen(HttpUrl url, long nowNanos) {
     if (!anyFailureWithin(nowNanos)) return false;
-    Slot s = slot(url);
+    Slot s = slot(originHash(url));
     if (s == null) return false;
     synchronized (s) {
       s.refresh(nowNanos, memoryNanos);
@@ -144,7 +185,7 @@ public final class OriginStreaks {
   /** Whether failures are common among the recent answers of {@code url}'s origin. */
   public boolean failuresAreCommon(HttpUrl url, long nowNanos) {
     if (!anyFailureWithin(nowNanos)) return false;
-    Slot s = slot(url);
+    Slot s = slot(originHash(url));
     if (s == null) return false;
     synchronized (s) {
       s.refresh(nowNanos, memoryNanos);
@@ -153,11 +194,13 @@ public final class OriginStreaks {
   }
 
   /**
-   * Where a retry worth {@code halves} stands on its origin's streak, counted on it if there is
-   * room and {@code take}: {@link Standing#ROOM} while the streak's count plus {@code halves} stays
-   * within {@code limitHalves} (or the origin answered since, or {@code halves} is 0); else {@link
-   * Standing#DOWN} if the streak began more than {@code downAfterNanos} ago, {@link Standing#FULL}
-   * if not.
+   * Where a retry worth {@code halves} stands on the streaks of {@code url}'s origin and of its
+   * path, counted on both if {@code take} and both have room: {@link Standing#ROOM} while each
+   * streak's count plus {@code halves} stays within {@code limitHalves} (or it answered since, or
+   * {@code halves} is 0); else {@link Standing#DOWN} if a full streak began more than {@code
+   * downAfterNanos} ago, {@link Standing#FULL} if not. The origin's streak bounds a failure that
+   * hits many calls (a blip on every path); the path's, a dead path beside live ones, whose
+   * successes end the origin's.
    */
   public Standing count(
       HttpUrl url,
@@ -167,33 +210,41 @@ public final class OriginStreaks {
       long nowNanos,
       boolean take) {
     if (halves == 0) return Standing.ROOM;
-    Slot s = madeSlot(url);
-    synchronized (s) {
-      s.refresh(nowNanos, memoryNanos);
-      if (!s.open) { // the origin answered since: a new streak, begun by this retry
-        if (!take) return Standing.ROOM;
-        s.open = true;
-        s.startedAtNanos = nowNanos;
-        s.lastFailureNanos = nowNanos;
-        s.halves = 0;
-      }
-      if (s.halves + halves <= limitHalves) {
-        if (take) s.halves += halves;
-        return Standing.ROOM;
-      }
-      return nowNanos - s.startedAtNanos > downAfterNanos ? Standing.DOWN : Standing.FULL;
+    int origin = originHash(url);
+    Slot o = madeSlot(origin);
+    Slot p = madeSlot(pathHash(origin, url));
+    Standing byOrigin;
+    synchronized (o) {
+      byOrigin = o.standing(halves, limitHalves, downAfterNanos, nowNanos, memoryNanos);
     }
+    Standing byPath;
+    synchronized (p) {
+      byPath = p.standing(halves, limitHalves, downAfterNanos, nowNanos, memoryNanos);
+    }
+    if (byOrigin != Standing.ROOM || byPath != Standing.ROOM) {
+      return byOrigin == Standing.DOWN || byPath == Standing.DOWN ? Standing.DOWN : Standing.FULL;
+    }
+    if (take) {
+      // Two locks, one after the other: two calls may each count the last half, about.
+      synchronized (o) {
+        o.take(halves, nowNanos);
+      }
+      synchronized (p) {
+        p.take(halves, nowNanos);
+      }
+    }
+    return Standing.ROOM;
   }
 
-  private @Nullable Slot slot(HttpUrl url) {
+  private @Nullable Slot slot(int hash) {
     AtomicReferenceArray<Slot> table = slots;
-    return table == null ? null : table.get(index(url));
+    return table == null ? null : table.get(index(hash));
   }
 
-  private Slot madeSlot(HttpUrl url) {
+  private Slot madeSlot(int hash) {
     AtomicReferenceArray<Slot> table = slots;
     if (table == null) table = table();
-    int i = index(url);
+    int i = index(hash);
     Slot s = table.get(i);
     if (s != null) return s;
     Slot made = new Slot();
@@ -208,9 +259,19 @@ public final class OriginStreaks {
     return table;
   }
 
-  // The origin's hash from its parts, with no string made: a success path allocates nothing.
-  private int index(HttpUrl url) {
-    int h = (url.scheme().hashCode() * 31 + url.host().hashCode()) * 31 + url.port();
-    return (h ^ (h >>> 16)) & mask;
+  private int index(int hash) {
+    return (hash ^ (hash >>> 16)) & mask;
+  }
+
+  // Hashes from the URL's parts, with no string made: a success path allocates nothing.
+  private static int originHash(HttpUrl url) {
+    return (url.scheme().hashCode() * 31 + url.host().hashCode()) * 31 + url.port();
+  }
+
+  private static int pathHash(int originHash, HttpUrl url) {
+    List<String> segments = url.pathSegments();
+    int h = originHash * 0x9E3779B1 + 1; // apart from the origin's own slot
+    for (int i = 0; i < segments.size(); i++) h = 31 * h + segments.get(i).hashCode();
+    return h * 0x85EBCA6B;
   }
 }

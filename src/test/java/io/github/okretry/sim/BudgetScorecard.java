@@ -79,6 +79,58 @@ class BudgetScorecard {
     write("scorecard.md", md);
   }
 
+  static final String SCOPE_HEADER =
+      "| policy | dead path beside a live one: requests per call (limit) | 2 000 dead origins in"
+          + " turn, each every 20 s: requests per call / one dead origin every 20 s | lossy link"
+          + " (20 %, 20/s) beside a dead host: calls through / alone | capacity cut beside a"
+          + " healthy origin: amplification / alone | an origin that stalls, 20/s: requests per"
+          + " call, HedgingPolicy.after(50 ms).maxHedges(2) / no hedging |\n"
+          + "| --- | --- | --- | --- | --- | --- |\n";
+
+  /** Issue 42's rows of scope: paths, mixed origins, many origins, hedges. */
+  static String scopeLine(Fleet.Contender c, Fleet.Contender hedged) {
+    Fleet.Result path = FleetScenarios.deadPathBesideLive(c, 1.3, 1);
+    long pathCalls = path.calls - path.besideCalls;
+    Fleet.Result many = FleetScenarios.manyDeadOrigins(c, 2000, 100, 120, 1);
+    Fleet.Result one = FleetScenarios.manyDeadOrigins(c, 1, 0.05, 120, 1);
+    Fleet.Result lossy = FleetScenarios.lossyBesideDead(c, 20, 1);
+    double lossyThrough =
+        (lossy.succeeded - lossy.besideSucceeded) / (double) (lossy.calls - lossy.besideCalls);
+    double lossyAlone = FleetScenarios.lossyLink(c, 0.2, 20, 1).successRate();
+    Fleet.Result cut = FleetScenarios.capacityCutBesideHealthy(c, 1);
+    Fleet.Result cutAlone = FleetScenarios.capacityCut(c, 1);
+    return FleetScenarios.f(
+        "| %s | %.2f× (%.2f×) | %.2f× / %.2f× | %.2f %% / %.2f %% | %.2f× / %.2f× | %.2f× / %.2f×"
+            + " |%n",
+        c.name(),
+        path.serviceAmplification(),
+        (pathCalls + 3.0) / pathCalls,
+        many.amplification(),
+        one.amplification(),
+        100 * lossyThrough,
+        100 * lossyAlone,
+        cut.serviceAmplification(),
+        cutAlone.amplification(),
+        FleetScenarios.stalling(hedged, 1).amplification(),
+        FleetScenarios.stalling(c, 1).amplification());
+  }
+
+  @Test
+  void scope() throws IOException {
+    String md =
+        SCOPE_HEADER
+            + scopeLine(
+                Peers.OKRETRY,
+                Peers.okretryHedging(
+                    "hedged",
+                    io.github.okretry.HedgingPolicy.after(
+                            50, java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .maxHedges(2)))
+            + scopeLine(Peers.UNBUDGETED, Peers.UNBUDGETED)
+            + scopeLine(Peers.GRPC_A6, Peers.GRPC_A6);
+    write("scope.md", md);
+  }
+
   @Test
   void variants() throws IOException {
     if (System.getProperty("okretry.variants") == null) return;

@@ -49,6 +49,11 @@ public final class Fleet {
    */
   static final String CACHED_URL = "http://service.test/cached";
 
+  /**
+   * Another path of the service's origin, served by a server of its own ({@link Service#livePath}).
+   */
+  static final String LIVE_PATH_URL = "http://service.test/live";
+
   /** The service and what goes wrong with it. */
   public static final class Service {
     int servers = 1;
@@ -65,6 +70,8 @@ public final class Fleet {
      * #CACHED_URL}.
      */
     int besides;
+
+    int origins; // 0: one origin, URL
 
     double otherFailureRate;
     int retryAfterSeconds = -1;
@@ -120,6 +127,25 @@ public final class Fleet {
     public Service otherOrigin(double failureRate) {
       this.besides = 1;
       this.otherFailureRate = failureRate;
+      return this;
+    }
+
+    /**
+     * Every other call of each client goes to another path of the same origin, {@link
+     * #LIVE_PATH_URL}, served as {@link #otherOrigin} serves: a dead path beside a live one.
+     */
+    public Service livePath(double failureRate) {
+      this.besides = 3;
+      this.otherFailureRate = failureRate;
+      return this;
+    }
+
+    /**
+     * Each client's calls go to {@code origins} origins in turn (a webhook sender, a crawler), all
+     * served by the service.
+     */
+    public Service manyOrigins(int origins) {
+      this.origins = origins;
       return this;
     }
 
@@ -557,8 +583,13 @@ public final class Fleet {
     if (beside) result.besideCalls++;
     SimulatedDriver.Call sc =
         beside
-            ? drivers[client].start(service.besides == 1 ? OTHER_URL : CACHED_URL)
-            : drivers[client].start();
+            ? drivers[client].start(
+                service.besides == 1
+                    ? OTHER_URL
+                    : service.besides == 3 ? LIVE_PATH_URL : CACHED_URL)
+            : service.origins > 0
+                ? drivers[client].start("http://o" + (number % service.origins) + ".test/")
+                : drivers[client].start();
     CallState call = new CallState(sc, client, number, second(now), now, beside);
     if (load.sequentialCalls() == 0) {
       double gap = 1.0 / load.callsPerSecondEach();

@@ -145,6 +145,58 @@ public final class FleetScenarios {
         .run(c);
   }
 
+  /**
+   * A dead path beside a live one on the same origin: one process, {@code perSecond} calls/s for 40
+   * s, every other call to a path that answers 503 to everything, the rest to one that works.
+   */
+  public static Fleet.Result deadPathBesideLive(Fleet.Contender c, double perSecond, long seed) {
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1).livePath(0), Fleet.Load.of(1, perSecond, 40), seed)
+        .run(c);
+  }
+
+  /**
+   * Many dead origins in turn: one process, {@code perSecond} calls/s for {@code seconds}, each to
+   * the next of {@code origins} origins that answer 503 to everything.
+   */
+  public static Fleet.Result manyDeadOrigins(
+      Fleet.Contender c, int origins, double perSecond, double seconds, long seed) {
+    return new Fleet(
+            new Fleet.Service().failing(1.0, -1).manyOrigins(origins),
+            Fleet.Load.of(1, perSecond, seconds).evenlySpaced(),
+            seed)
+        .run(c);
+  }
+
+  /**
+   * A lossy link beside a dead host: {@link #lossyLink}'s origin at {@code perSecond} (20 % of
+   * attempts stall past the 300 ms timeout), every other call to another origin that answers 503 to
+   * everything (an analytics host down).
+   */
+  public static Fleet.Result lossyBesideDead(Fleet.Contender c, double perSecond, long seed) {
+    return new Fleet(
+            new Fleet.Service().service(0.005, false).slow(0.2, 2).otherOrigin(1.0),
+            Fleet.Load.of(1, 2 * perSecond, 60).timeout(0.3),
+            seed)
+        .run(c);
+  }
+
+  /** The capacity cut with every other call to a healthy origin beside it. */
+  public static Fleet.Result capacityCutBesideHealthy(Fleet.Contender c, long seed) {
+    Fleet.Service s =
+        new Fleet.Service().servers(1, 20, 100).service(0.1, true).cut(0.2, 10, 20).otherOrigin(0);
+    return new Fleet(s, Fleet.Load.of(10, 28, 60).timeout(3), seed).run(c);
+  }
+
+  /**
+   * An origin that stalls: one process, 20 calls/s for 20 s, every attempt taking 5 s against a 1 s
+   * timeout.
+   */
+  public static Fleet.Result stalling(Fleet.Contender c, long seed) {
+    return new Fleet(new Fleet.Service().slow(1.0, 5), Fleet.Load.of(1, 20, 20).timeout(1), seed)
+        .run(c);
+  }
+
   /** The same with every other call to a path of the dead origin that OkHttp's cache answers. */
   public static Fleet.Result deadBesideCached(Fleet.Contender c, double perSecond, long seed) {
     return new Fleet(
