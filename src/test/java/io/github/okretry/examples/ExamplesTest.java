@@ -142,9 +142,15 @@ class ExamplesTest {
         .containsExactly("order-42", "order-42");
     assertThat(post).contains("caller got HTTP 201 \"created\"");
     // @Retry(maxRetries = 1) reaches okretry through the Invocation tag, on both paths.
-    for (String title : List.of("client: orders.report()", "callFactory: orders.report()")) {
+    // Another day's report each time: a path that failed all its attempts gets no retry until it
+    // answers (the budget's path streak).
+    for (String[] t :
+        List.of(
+            new String[] {"client: orders.report(\"today\")", "/reports/today"},
+            new String[] {"callFactory: orders.report(\"yesterday\")", "/reports/yesterday"})) {
+      String title = t[0];
       String report = section(out, title);
-      assertThat(count(report, "server: GET /reports/today")).as(title).isEqualTo(2);
+      assertThat(count(report, "server: GET " + t[1])).as(title).isEqualTo(2);
       assertThat(report)
           .contains("gave up after 2 attempt(s): RETRIES_EXHAUSTED (HTTP 503)")
           .contains("caller got HTTP 503");

@@ -89,8 +89,8 @@ public final class RetrofitExample {
     Call<ResponseBody> create(@Body RequestBody order, @Tag IdempotencyKey key);
 
     @Retry(maxRetries = 1) // a report is cheap to ask for again later: do not insist
-    @GET("reports/today")
-    Call<ResponseBody> report();
+    @GET("reports/{day}")
+    Call<ResponseBody> report(@Path("day") String day);
   }
 
   /**
@@ -146,8 +146,9 @@ public final class RetrofitExample {
                   RequestBody.create("{\"item\":42}", JSON), IdempotencyKey.of("order-42"))));
 
       timeline.restart(
-          "client: orders.report(), @Retry(maxRetries = 1): 2 attempts, not the client's 4");
-      show(timeline, orders.report().execute());
+          "client: orders.report(\"today\"), @Retry(maxRetries = 1): 2 attempts, not the client's"
+              + " 4");
+      show(timeline, orders.report("today").execute());
 
       // 2. RetryingCallFactory as Retrofit's call factory (over a client without okretry).
       OkHttpClient plain = new OkHttpClient.Builder().addInterceptor(timeline.attempts()).build();
@@ -163,8 +164,9 @@ public final class RetrofitExample {
             "callFactory: orders.get(\"43\").enqueue(…), no dispatcher thread held while waiting");
         show(timeline, enqueue(async.get("43")));
 
-        timeline.restart("callFactory: orders.report().enqueue(…), @Retry(maxRetries = 1)");
-        show(timeline, enqueue(async.report()));
+        timeline.restart(
+            "callFactory: orders.report(\"yesterday\").enqueue(…), @Retry(maxRetries = 1)");
+        show(timeline, enqueue(async.report("yesterday")));
       }
 
       for (OkHttpClient c : new OkHttpClient[] {client, plain}) {
