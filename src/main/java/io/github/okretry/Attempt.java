@@ -160,10 +160,14 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     return t != null ? t.requestsThisAttempt() : 1;
   }
 
-  /** True if a tracker proved that this attempt wrote no request: the server never saw it. */
-  boolean provenNotSent() {
+  /**
+   * Network requests whose headers this attempt wrote whole, as its tracker counted them, or {@link
+   * Classifier#UNWATCHED} if none watched it: what {@link Classifier#provesNotProcessed(Throwable,
+   * int)} needs of it.
+   */
+  int requestsWritten() {
     SendTracker t = tracker;
-    return t != null && !t.requestSent();
+    return t != null ? t.requestsThisAttempt() : Classifier.UNWATCHED;
   }
 
   @Override

@@ -1,10 +1,5 @@
 package io.github.okretry;
 
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -58,40 +53,21 @@ final class CallRecord extends RetryOutcome.Mark {
     waitFromNanos = NOT_WAITING;
   }
 
-  /** {@code attempt} ended with {@code response}, or {@code error} if null. */
-  void attemptEnded(Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
+  /**
+   * {@code attempt} ended, with a response if {@code answered}, else with a failure; {@code
+   * provenUnprocessed}: that end proves the server processed none of its requests, as the retry
+   * decision read it ({@link Classifier#provesNotProcessed(Response)} and {@link
+   * Classifier#provesNotProcessed(Throwable, int)}: one rule for both).
+   */
+  void attemptEnded(Attempt attempt, boolean answered, boolean provenUnprocessed) {
     lastEnded = attempt.number;
     ended++;
     requestsSent += attempt.requestsSent();
     RetryOutcome.Processing p =
-        response != null
-            ? (Classifier.provesNotProcessed(response)
-                ? RetryOutcome.Processing.NOT_PROCESSED
-                : RetryOutcome.Processing.PROCESSED)
-            : attempt.provenNotSent()
-                    || (error instanceof IOException && provesNotProcessed((IOException) error))
-                ? RetryOutcome.Processing.NOT_PROCESSED
-                : RetryOutcome.Processing.MAYBE;
+        provenUnprocessed
+            ? RetryOutcome.Processing.NOT_PROCESSED
+            : answered ? RetryOutcome.Processing.PROCESSED : RetryOutcome.Processing.MAYBE;
     if (p.ordinal() > processing.ordinal()) processing = p;
-  }
-
-  /**
-   * True for a failure that proves no request was processed: a refusal ({@link
-   * Classifier#provesNotProcessed(IOException)}), or a failure to connect, before any request.
-   */
-  static boolean provesNotProcessed(IOException e) {
-    if (e instanceof ConnectException
-        || e instanceof NoRouteToHostException
-        || e instanceof UnknownHostException) {
-      return true;
-    }
-    String message = e.getMessage();
-    if (e instanceof SocketTimeoutException
-        && message != null
-        && message.regionMatches(true, 0, "connect timed out", 0, 17)) {
-      return true;
-    }
-    return Classifier.provesNotProcessed(e);
   }
 
   /** True if the attempt that ended last sent the marked request: its response carries the mark. */

@@ -3,6 +3,8 @@ package io.github.okretry;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.ProtocolException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -13,6 +15,7 @@ import java.util.Locale;
 import java.util.Set;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -46,6 +49,12 @@ final class Classifier {
   private static final String CONNECTION_SHUTDOWN =
       "okhttp3.internal.http2.ConnectionShutdownException";
   private static final String REFUSED_STREAM_MESSAGE = "stream was reset: REFUSED_STREAM";
+
+  /**
+   * The count of network requests written for an attempt that nothing watched ({@link
+   * #provesNotProcessed(Throwable, int)}): not known.
+   */
+  static final int UNWATCHED = -1;
 
   private static final int NOT_TLS = 0;
   private static final int TLS_BROKEN_CONNECTION = 1;
@@ -111,28 +120,110 @@ final class Classifier {
   /** True if {@code e} is a retryable failure; a throwing predicate throws through. */
   boolean isRetryable(IOException e) {
     return isTransient(e)
-        || (!isPermanent(e) && provesNotProcessed(e)) // a refusal, whatever OkHttp reports it on
+        || (!isPermanent(e) && isRefusal(e))
         || (exceptionPredicate != null && exceptionPredicate.test(e));
   }
 
   /**
-   * True for a response that by its status promises the request was not acted on: 429 (RFC 6585)
-   * and 503 (RFC 9110) mean the server refused the work, so even a POST may be sent again.
+   * True for a response that by its status says the server turned the work away: 429 (RFC 6585) and
+   * 503 (RFC 9110). About the request it answers, which after a redirect is not the one sent:
+   * whether it proves anything of that one is {@link #provesNotProcessed(Response)}'s to say.
    */
-  static boolean provesNotProcessed(Response response) {
+  static boolean refuses(Response response) {
     return response.code() == 429 || response.code() == 503;
   }
 
   /**
-   * True for a failure that proves the server did not process the request although it may have been
-   * written: an HTTP/2 stream refused with {@code REFUSED_STREAM} (RFC 9113 §8.7), which OkHttp
-   * also reports for a stream above a GOAWAY's last stream id (§6.8: not processed). OkHttp 5 may
-   * throw the failure to write the request body instead, with the refusal it met reading this
-   * exchange's response attached as suppressed: that proves the same. (OkHttp also attaches
-   * failures of its own earlier retries as suppressed, but okretry turns those retries off for
-   * every request that needs this proof: one neither idempotent nor keyed.)
+   * True if {@code response}, what an attempt returned, proves the server did not process the
+   * request okretry sent, so that even a POST may be sent again: it {@linkplain #refuses refuses}
+   * it, and it answers that very request. An attempt is one OkHttp call, which follows up a
+   * response underneath: then the response answers the last request of a chain ({@link
+   * Response#priorResponse()}), and proves something of the first only if every response before it
+   * turned the request away and OkHttp sent it again as it was (the same method and body). Those
+   * are an auth challenge (401, 407), a 307 or 308 (which keep the method and body), and a refusal
+   * (OkHttp sends the request again after a 503 with {@code Retry-After: 0}). Any other (a 303's
+   * GET, a 301 or 302 that made a POST a GET, a 408) was processed, or may have been.
    */
-  static boolean provesNotProcessed(IOException e) {
+  static boolean provesNotProcessed(Response response) {
+    if (!refuses(response)) return false;
+    Response next = response;
+    for (Response prior = next.priorResponse(); prior != null; prior = prior.priorResponse()) {
+      if (!resentUnprocessed(prior, next.request())) return false;
+      next = prior;
+    }
+    return true;
+  }
+
+  /** True if {@code prior} turned its request away and OkHttp then sent it as {@code next}. */
+  private static boolean resentUnprocessed(Response prior, Request next) {
+    int code = prior.code();
+    boolean turnedAway = code == 401 || code == 407 || code == 307 || code == 308 || refuses(prior);
+    Request sent = prior.request();
+    // The same body object: OkHttp's redirects and authenticators reuse it; a new one is another
+    // request.
+    return turnedAway && sent.method().equals(next.method()) && sent.body() == next.body();
+  }
+
+  /**
+   * True if {@code failure}, what ended an attempt that wrote {@code requestsWritten} network
+   * requests whole ({@link #UNWATCHED} if nothing counted them), proves the server processed none
+   * of them. Nothing written proves it, whatever failed. Else the failure must show its own request
+   * unprocessed ({@linkplain #isRefusal a refusal}, or a failure to connect), and so must each
+   * failure OkHttp recovered from underneath before it (it attaches them as suppressed): one that
+   * may have reached the server, a dropped connection after a POST was written, proves nothing more
+   * can. Where the requests were counted, each one written must also have been refused: a failure
+   * after a response OkHttp followed (a redirect's GET) says nothing of the request that response
+   * answered.
+   */
+  static boolean provesNotProcessed(Throwable failure, int requestsWritten) {
+    if (requestsWritten == 0) return true; // the server never had a request whole
+    Throwable[] suppressed = failure.getSuppressed();
+    int refusals = 0;
+    int recoveredFrom = 0; // where the failures of OkHttp's own retries start among suppressed
+    if (isRefusedStream(failure)) {
+      refusals++;
+    } else if (!isConnectFailure(failure)) {
+      // OkHttp 5 throws a failure to write the body with the refusal it then read attached first
+      if (suppressed.length == 0 || !isRefusedStream(suppressed[0])) return false;
+      refusals++;
+      recoveredFrom = 1;
+    }
+    for (int i = recoveredFrom; i < suppressed.length; i++) {
+      if (isRefusedStream(suppressed[i])) {
+        refusals++;
+      } else if (!isConnectFailure(suppressed[i])) {
+        return false; // a recovered failure that may have reached the server
+      }
+    }
+    return requestsWritten == UNWATCHED || requestsWritten <= refusals;
+  }
+
+  /**
+   * True for a failure to connect, before any request: refused, no route, unknown host, a connect
+   * timeout.
+   */
+  private static boolean isConnectFailure(Throwable t) {
+    if (t instanceof ConnectException
+        || t instanceof NoRouteToHostException
+        || t instanceof UnknownHostException) {
+      return true;
+    }
+    String message = t.getMessage();
+    return t instanceof SocketTimeoutException
+        && message != null
+        && message.regionMatches(true, 0, "connect timed out", 0, 17);
+  }
+
+  /**
+   * True for a refusal, whatever OkHttp reports it on: an HTTP/2 stream refused with {@code
+   * REFUSED_STREAM} (RFC 9113 §8.7), which OkHttp also reports for a stream above a GOAWAY's last
+   * stream id (§6.8: not processed), or a failure that carries one as suppressed (OkHttp 5 may
+   * throw the failure to write the request body instead, with the refusal it met reading the
+   * response attached; or a refusal it recovered from by itself). Retryable, and priced as a
+   * refusal; whether it proves the request unprocessed is {@link #provesNotProcessed(Throwable,
+   * int)}'s to say.
+   */
+  static boolean isRefusal(IOException e) {
     if (isRefusedStream(e)) return true;
     for (Throwable suppressed : e.getSuppressed()) {
       if (isRefusedStream(suppressed)) return true;

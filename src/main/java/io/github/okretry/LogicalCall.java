@@ -137,8 +137,7 @@ final class LogicalCall {
       @Nullable Throwable error,
       int seen) {
     if (response != null && policy.classifier.endsByStatus(response)) {
-      OriginTurn.answeredWithoutTurn(
-          policy, request.url(), response, Classifier.provesNotProcessed(response));
+      OriginTurn.answeredWithoutTurn(policy, request.url(), response, Classifier.refuses(response));
       returned(policy, request, response, 1, null);
       return null;
     }
@@ -365,6 +364,8 @@ final class LogicalCall {
    */
   Step ended(Attempt attempt, @Nullable Response response, @Nullable Throwable error, int seen) {
     lastAttemptNanos = policy.time.nanoTime() - sentAtNanos;
+    // Read before the decision, which may end the call and add earlier failures to `error`
+    provenUnprocessed = provesNotProcessed(attempt, response, error);
     Step step;
     try {
       step = decide(attempt, response, error, seen);
@@ -377,7 +378,7 @@ final class LogicalCall {
     // A first attempt's plain success records nothing: its response is read as it is
     // (RetryOutcome.of).
     if (record != null || step != Step.RETURN || attempts != 1 || failures.gaveUpFor() != null) {
-      record().attemptEnded(attempt, response, error);
+      record().attemptEnded(attempt, response != null, provenUnprocessed);
     }
     return settled(step);
   }
@@ -440,11 +441,11 @@ final class LogicalCall {
       return dropped(null);
     }
     Step early = response != null ? classify(response) : classify(attempt, e, cut);
+    // The origin that answered turned the work away, whatever it proves of the request sent
+    boolean refused = response != null && Classifier.refuses(response);
     if (h != null) { // a response that pushes back refuses the origin to hedges
       boolean refusing =
-          response != null
-              && retryable
-              && (provenUnprocessed || retryAfterNanos != RetryAfter.ABSENT);
+          response != null && retryable && (refused || retryAfterNanos != RetryAfter.ABSENT);
       h.answered(attempt, response, refusing, early == Step.RETURN, others, policy.time.nanoTime());
     }
     if (early != null) return early;
@@ -456,7 +457,7 @@ final class LogicalCall {
     // Another attempt of this round is in flight: its outcome answers for the call, not this one.
     if (others) return dropped(e);
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
-    boolean throttled = provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT;
+    boolean throttled = refused && retryAfterNanos != RetryAfter.ABSENT;
     Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
     if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
     // Asked now too, taking nothing: a retry the budget would stop ends the call at once, with
@@ -467,6 +468,20 @@ final class LogicalCall {
             request.url(), retryKind, maxRetries, scheduleNanos(), policy.time.nanoTime(), false);
     if (v.reason != null) return giveUp(v.reason, failure, e);
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+  }
+
+  /**
+   * True if {@code attempt}'s end ({@code response}, else {@code error}) proves the server
+   * processed none of its requests: what makes a request that is not idempotent safe to repeat, and
+   * what its outcome says ({@link CallRecord}), by one rule. An exception proves it if no request
+   * was written whole (a connection shut down by GOAWAY before the stream opened) or by what it is;
+   * an attempt without a tracker is idempotent or not repeatable, so the count it lacks decides no
+   * retry.
+   */
+  private static boolean provesNotProcessed(
+      Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
+    if (response != null) return Classifier.provesNotProcessed(response);
+    return error != null && Classifier.provesNotProcessed(error, attempt.requestsWritten());
   }
 
   /**
@@ -496,15 +511,16 @@ final class LogicalCall {
           "retryOnResponse predicate threw",
           new IOException("okretry: the retryOnResponse predicate threw", e));
     }
-    provenUnprocessed = Classifier.provesNotProcessed(response);
+    // What the origin that answered said, whatever it proves of the request sent
+    boolean refused = Classifier.refuses(response);
     if (!retryable) {
-      origin.answered(response, provenUnprocessed, RetryAfter.ABSENT);
+      origin.answered(response, refused, RetryAfter.ABSENT);
       return returned(policy, request, response, attempts, paidKind);
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches
     // the pacer with its quota, and holds that quota's bucket, not the whole origin.
-    origin.answered(response, provenUnprocessed, asked);
+    origin.answered(response, refused, asked);
     // Without one, a spent quota's reset is when a retry can be admitted (GitHub's 403 and 429
     // say so; octokit waits for it too): it is waited for as a Retry-After would be. A reset
     // under a second is none: a whole number of seconds floored to 0 (IETF t=0, X-RateLimit-Reset
@@ -554,7 +570,7 @@ final class LogicalCall {
     retryKind =
         e instanceof SocketTimeoutException
             ? RetryKind.TIMEOUT
-            : Classifier.provesNotProcessed(e) ? RetryKind.REFUSED : RetryKind.ERROR;
+            : Classifier.isRefusal(e) ? RetryKind.REFUSED : RetryKind.ERROR;
     if (cut == GiveUpReason.DEADLINE_EXCEEDED) {
       return giveUp(
           GiveUpReason.DEADLINE_EXCEEDED,
@@ -573,9 +589,6 @@ final class LogicalCall {
       wrapped.addSuppressed(e);
       return giveUp(GiveUpReason.NOT_RETRYABLE, "retryOnException predicate threw", wrapped);
     }
-    // Never sent (no request's headers written whole: a connection shut down by GOAWAY before the
-    // stream opened), or refused unprocessed. Without a tracker it is idempotent or not repeatable.
-    provenUnprocessed = attempt.provenNotSent() || Classifier.provesNotProcessed(e);
     return null;
   }
 

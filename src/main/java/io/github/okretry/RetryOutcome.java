@@ -33,11 +33,13 @@ public final class RetryOutcome {
   public enum Processing {
     /**
      * No attempt can have been processed: each was refused (429, 503, HTTP/2 {@code
-     * REFUSED_STREAM}), failed to connect ({@code ConnectException}, {@code
-     * NoRouteToHostException}, {@code UnknownHostException}), or failed before its request headers
-     * were written whole (known only where okretry watched the attempt's network requests: a
-     * non-idempotent request without a key, or a listener that implements {@link
-     * RetryListener#onNetworkRequest}); also a call that sent no attempt.
+     * REFUSED_STREAM}) or failed to connect ({@code ConnectException}, {@code
+     * NoRouteToHostException}, {@code UnknownHostException}), and that is about the request okretry
+     * sent (not a redirect's GET, nor after a failure OkHttp recovered from underneath that may
+     * have reached the server); or it failed before its request headers were written whole (known
+     * only where okretry watched the attempt's network requests: a non-idempotent request without a
+     * key, or a listener that implements {@link RetryListener#onNetworkRequest}); also a call that
+     * sent no attempt.
      */
     NOT_PROCESSED,
     /**
@@ -47,8 +49,9 @@ public final class RetryOutcome {
      */
     MAYBE,
     /**
-     * Some attempt got a response that does not prove its request refused (anything but 429 and
-     * 503).
+     * Some attempt got a response that does not prove its request refused: anything but 429 and
+     * 503, and those too when they answer a request OkHttp followed a response with that was not
+     * itself a refusal (a redirect's GET, after a 303).
      */
     PROCESSED
   }
@@ -84,7 +87,8 @@ public final class RetryOutcome {
    * attempt ended by its status: its network requests counted from its {@link
    * Response#priorResponse()} chain (redirects, auth), its key read from the {@code
    * Idempotency-Key} header (a policy with another {@code idempotencyKeyHeader} is not known here),
-   * {@link Processing#PROCESSED} unless a 429 or 503.
+   * {@link Processing#PROCESSED} unless it proves its request was not processed (a 429 or 503 to
+   * that request, not to one OkHttp followed a redirect with).
    *
    * @param response a response a call returned
    * @return its outcome, never null

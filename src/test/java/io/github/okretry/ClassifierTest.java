@@ -22,8 +22,10 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLProtocolException;
 import okhttp3.Headers;
+import okhttp3.MediaType;
 import okhttp3.Protocol;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.internal.http2.ConnectionShutdownException;
 import okhttp3.internal.http2.ErrorCode;
@@ -189,14 +191,105 @@ class ClassifierTest {
     assertThat(Classifier.provesNotProcessed(response(503))).isTrue();
     assertThat(Classifier.provesNotProcessed(response(500))).isFalse();
     assertThat(Classifier.provesNotProcessed(response(408))).isFalse();
-    // Pre-send failures are proven by the SendTracker (no request headers written); by type,
-    // only a refused HTTP/2 stream proves the server did not process a written request.
-    assertThat(Classifier.provesNotProcessed(new StreamResetException(ErrorCode.REFUSED_STREAM)))
+    // By type: a refused HTTP/2 stream, or a failure to connect, before any request.
+    assertThat(unwatched(new StreamResetException(ErrorCode.REFUSED_STREAM))).isTrue();
+    assertThat(unwatched(new StreamResetException(ErrorCode.CANCEL))).isFalse();
+    assertThat(unwatched(new ConnectException())).isTrue();
+    assertThat(unwatched(new SocketTimeoutException("Connect timed out"))).isTrue();
+    assertThat(unwatched(new SocketTimeoutException("Read timed out"))).isFalse();
+    // Where the SendTracker counted the requests written: none written proves it, whatever failed.
+    assertThat(Classifier.provesNotProcessed(new SocketTimeoutException("Read timed out"), 0))
         .isTrue();
-    assertThat(Classifier.provesNotProcessed(new StreamResetException(ErrorCode.CANCEL))).isFalse();
-    assertThat(Classifier.provesNotProcessed(new ConnectException())).isFalse();
-    assertThat(Classifier.provesNotProcessed(new SocketTimeoutException("Read timed out")))
-        .isFalse();
+    assertThat(Classifier.provesNotProcessed(new StreamResetException(ErrorCode.REFUSED_STREAM), 1))
+        .isTrue();
+  }
+
+  static boolean unwatched(IOException e) {
+    return Classifier.provesNotProcessed(e, Classifier.UNWATCHED);
+  }
+
+  /**
+   * Issue 43: the proof is about the request okretry sent, not the last one OkHttp sent for the
+   * attempt. A response OkHttp followed up must have turned the request away and been followed by
+   * the same request; a failure OkHttp recovered from underneath must not have reached the server;
+   * and where the requests were counted, each one written must have been refused.
+   */
+  @Nested
+  class AboutTheRequestSent {
+    static final RequestBody BODY = RequestBody.create("{}", MediaType.get("application/json"));
+    static final Request POST =
+        new Request.Builder().url("http://example.invalid/order").post(BODY).build();
+    static final Request GET = new Request.Builder().url("http://example.invalid/order/1").build();
+
+    static Response answering(Request request, int code, Response prior) {
+      return response(code).newBuilder().request(request).priorResponse(prior).build();
+    }
+
+    static Response answering(Request request, int code) {
+      return response(code).newBuilder().request(request).build();
+    }
+
+    @ParameterizedTest(name = "POST -> {0} -> {1} {2}: {3}")
+    @CsvSource({
+      "303, GET, 503, false", // the 503 answers the GET; the 303 says the POST was processed
+      "302, GET, 503, false",
+      "301, GET, 429, false",
+      "307, POST, 503, true", // the same POST, refused at its new address
+      "308, POST, 429, true",
+      "401, POST, 503, true", // an auth challenge: the same POST with credentials
+      "407, POST, 503, true",
+      "503, POST, 503, true", // OkHttp's own repeat after a 503 with Retry-After: 0
+      "408, POST, 503, false", // OkHttp repeats a 408 when its retries are on: not counted
+      "307, POST, 500, false",
+    })
+    void aResponseAfterAFollowUp(int first, String method, int last, boolean proves) {
+      Request next = method.equals("GET") ? GET : POST.newBuilder().url(GET.url()).build();
+      Response response = answering(next, last, answering(POST, first));
+      assertThat(Classifier.provesNotProcessed(response)).isEqualTo(proves);
+      assertThat(Classifier.refuses(response)).isEqualTo(last == 429 || last == 503);
+    }
+
+    @Test
+    void aFollowUpThatSendsAnotherBodyIsAnotherRequest() {
+      Request other =
+          POST.newBuilder()
+              .post(RequestBody.create("{}", MediaType.get("application/json")))
+              .build();
+      assertThat(Classifier.provesNotProcessed(answering(other, 503, answering(POST, 401))))
+          .isFalse();
+      // every response before the last counts: a 303 two hops back breaks the chain
+      Response viaSeeOther = answering(GET, 307, answering(POST, 303));
+      assertThat(Classifier.provesNotProcessed(answering(GET, 503, viaSeeOther))).isFalse();
+    }
+
+    @Test
+    void aFailureAfterOneOkHttpRecoveredFromUnderneath() {
+      IOException dropped = new EOFException("unexpected end of stream");
+      ConnectException refused = new ConnectException("Failed to connect");
+      refused.addSuppressed(dropped);
+      assertThat(unwatched(refused)).as("the POST was written, then the server died").isFalse();
+      assertThat(Classifier.provesNotProcessed(refused, 0))
+          .as("unless nothing was written")
+          .isTrue();
+
+      ConnectException twoRoutes = new ConnectException("Failed to connect");
+      twoRoutes.addSuppressed(new ConnectException("the other address"));
+      twoRoutes.addSuppressed(new StreamResetException(ErrorCode.REFUSED_STREAM));
+      assertThat(unwatched(twoRoutes)).as("every failure unprocessed").isTrue();
+      assertThat(Classifier.provesNotProcessed(twoRoutes, 1))
+          .as("the one written, refused")
+          .isTrue();
+      assertThat(Classifier.provesNotProcessed(twoRoutes, 2)).isFalse();
+    }
+
+    @Test
+    void aFailureAfterAResponseOkHttpFollowed() {
+      // POST -> 303 -> GET refused: two requests written, one refused
+      IOException refused = new StreamResetException(ErrorCode.REFUSED_STREAM);
+      assertThat(Classifier.provesNotProcessed(refused, 2)).isFalse();
+      // POST -> 303 -> GET to a host that refuses: the POST was written
+      assertThat(Classifier.provesNotProcessed(new ConnectException("refused"), 1)).isFalse();
+    }
   }
 
   /**
@@ -215,24 +308,27 @@ class ClassifierTest {
     @Test
     void aRefusalAttachedAsSuppressedProvesNotProcessedAndIsRetryable() {
       IOException refused = closedWith(new StreamResetException(ErrorCode.REFUSED_STREAM));
-      assertThat(Classifier.provesNotProcessed(refused)).isTrue();
+      assertThat(Classifier.isRefusal(refused)).isTrue();
+      assertThat(unwatched(refused)).isTrue();
+      assertThat(Classifier.provesNotProcessed(refused, 1)).isTrue();
       assertThat(plain.isRetryable(refused)).isTrue();
 
       IOException canceled = closedWith(new StreamResetException(ErrorCode.CANCEL));
-      assertThat(Classifier.provesNotProcessed(canceled)).isFalse();
+      assertThat(Classifier.isRefusal(canceled)).isFalse();
+      assertThat(unwatched(canceled)).isFalse();
       assertThat(plain.isRetryable(canceled))
           .as("a bare IOException stays not retryable")
           .isFalse();
-      assertThat(Classifier.provesNotProcessed(new IOException("closed"))).isFalse();
+      assertThat(unwatched(new IOException("closed"))).isFalse();
       // a permanent failure stays permanent even if an earlier OkHttp retry met a refusal
       IOException tls = new javax.net.ssl.SSLHandshakeException("bad certificate");
       tls.addSuppressed(new StreamResetException(ErrorCode.REFUSED_STREAM));
       assertThat(plain.isRetryable(tls)).isFalse();
       // a refusal deeper down (the suppressed of a suppressed) is not this exchange's: not read
-      assertThat(
-              Classifier.provesNotProcessed(
-                  closedWith(closedWith(new StreamResetException(ErrorCode.REFUSED_STREAM)))))
-          .isFalse();
+      IOException deeper =
+          closedWith(closedWith(new StreamResetException(ErrorCode.REFUSED_STREAM)));
+      assertThat(Classifier.isRefusal(deeper)).isFalse();
+      assertThat(unwatched(deeper)).isFalse();
     }
   }
 
@@ -418,7 +514,7 @@ class ClassifierTest {
     void aBrokenConnectionUnderTlsIsRetried(IOException e) {
       assertThat(plain.isRetryable(e)).isTrue();
       // Whether it may be repeated is the SendTracker's to say: the type proves nothing either way.
-      assertThat(Classifier.provesNotProcessed(e)).isFalse();
+      assertThat(unwatched(e)).isFalse();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -16,9 +16,11 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLHandshakeException;
+import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 import okhttp3.internal.http2.ConnectionShutdownException;
 import okhttp3.internal.http2.ErrorCode;
 import okhttp3.internal.http2.StreamResetException;
@@ -217,6 +219,27 @@ class MayHaveBeenProcessedTest extends ScriptedTest {
             Processing.MAYBE,
             GiveUpReason.CANCELED),
         row(
+            "a 503 to the GET a 303 led to, keyless POST: returned (issue 43)",
+            s -> s.then(seeOtherThen503()),
+            keyless(),
+            same,
+            Processing.PROCESSED,
+            GiveUpReason.NOT_SAFE_TO_REPEAT),
+        row(
+            "a 503 to the GET a 303 led to, keyed POST: retried",
+            s -> s.thenAlways(seeOtherThen503()),
+            post(),
+            same,
+            Processing.PROCESSED,
+            GiveUpReason.RETRIES_EXHAUSTED),
+        row(
+            "refused after OkHttp recovered from a dropped connection, keyed POST",
+            s -> s.fail(refusedAfterDropped()).thenAlwaysFail(n -> new ConnectException("refused")),
+            post(),
+            same,
+            Processing.MAYBE,
+            GiveUpReason.RETRIES_EXHAUSTED),
+        row(
             "a one-shot body refused by a 503: not sent again",
             s -> s.status(503),
             oneShot(),
@@ -229,6 +252,41 @@ class MayHaveBeenProcessedTest extends ScriptedTest {
     SSLHandshakeException e = new SSLHandshakeException("Remote host terminated the handshake");
     e.initCause(new EOFException("SSL peer shut down incorrectly"));
     return e;
+  }
+
+  /**
+   * What OkHttp returns when it followed a POST's 303 with a GET that got a 503: the 503, answering
+   * the GET, with the 303 as its prior response.
+   */
+  static Script.Outcome seeOtherThen503() {
+    return (chain, n) -> {
+      Request post = chain.request();
+      Response seeOther =
+          new Response.Builder()
+              .request(post)
+              .protocol(Protocol.HTTP_1_1)
+              .code(303)
+              .message("See Other")
+              .build();
+      return new Response.Builder()
+          .request(post.newBuilder().url(post.url().resolve("/order/1")).get().build())
+          .protocol(Protocol.HTTP_1_1)
+          .code(503)
+          .message("Service Unavailable")
+          .body(ResponseBody.create("busy", null))
+          .priorResponse(seeOther)
+          .build();
+    };
+  }
+
+  /**
+   * What OkHttp throws when a connection dropped after it wrote the request, it recovered by trying
+   * a new one, and that was refused: the refusal, with the drop attached as suppressed.
+   */
+  static IOException refusedAfterDropped() {
+    ConnectException refused = new ConnectException("Failed to connect");
+    refused.addSuppressed(new EOFException("unexpected end of stream"));
+    return refused;
   }
 
   static IOException closedRefused() {

@@ -53,6 +53,26 @@ class SafeToRepeatTest extends ScriptedTest {
       client(retry()).newCall(request).execute().close();
       assertThat(script.attempts()).isEqualTo(2);
     }
+
+    /**
+     * Issue 43: QUERY (RFC 10008, June 2026) is safe and idempotent, a GET whose query is in its
+     * body: repeated after a response that may have been processed, as a GET is, and without a key.
+     */
+    @Test
+    void aQueryIsRepeatedLikeAGetWithoutAKey() throws IOException {
+      script.status(502).status(200);
+      Request query =
+          new Request.Builder()
+              .url("http://example.test/search")
+              .method("QUERY", RequestBody.create("q=okretry", MediaType.get("text/plain")))
+              .build();
+      try (Response r = client(retry().retryOnStatus(502)).newCall(query).execute()) {
+        assertThat(r.code()).isEqualTo(200);
+      }
+      assertThat(script.attempts()).isEqualTo(2);
+      assertThat(script.requests())
+          .allSatisfy(r -> assertThat(r.header("Idempotency-Key")).isNull());
+    }
   }
 
   @Nested

@@ -14,10 +14,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RepeatSafety {
 
-  /** Idempotent by RFC 9110 §9.2.2: sending them twice has the effect of sending them once. */
+  /**
+   * Idempotent by RFC 9110 §9.2.2, and QUERY by RFC 10008 (safe and idempotent: a GET whose query
+   * is its body, which OkHttp sends): sending them twice has the effect of sending them once. So
+   * none gets a generated key ({@code IdempotencyKeys} generates for POST and PATCH only).
+   */
   private static final Set<String> IDEMPOTENT_METHODS =
       Collections.unmodifiableSet(
-          new HashSet<>(Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE")));
+          new HashSet<>(
+              Arrays.asList("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "QUERY")));
 
   /** Indexed by (idempotent ? 2 : 0) + (repeatableBody ? 1 : 0). */
   private static final RepeatSafety[] ALL = {

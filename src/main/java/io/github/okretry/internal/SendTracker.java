@@ -54,14 +54,9 @@ public final class SendTracker extends EventListener {
   }
 
   /**
-   * True once the current attempt completely wrote the headers of a network request: only then can
-   * the server have processed it.
+   * Network requests whose headers the current attempt completely wrote so far: only those can the
+   * server have processed.
    */
-  public boolean requestSent() {
-    return requestsThisAttempt > 0;
-  }
-
-  /** Network requests whose headers the current attempt completely wrote so far. */
   public int requestsThisAttempt() {
     return requestsThisAttempt;
   }

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RepeatSafetyTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
+  @ValueSource(strings = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "QUERY"})
   void idempotentMethods(String method) {
     assertThat(RepeatSafety.idempotent(method, false)).isTrue();
   }
