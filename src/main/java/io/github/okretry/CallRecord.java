@@ -29,6 +29,7 @@ final class CallRecord extends RetryOutcome.Mark {
   // None sent: nothing processed
   private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
+  private int lastCode; // the status it got, 0 for none: what the call returns if it ends there
   private int ended; // attempts whose outcome the call heard: the others were canceled unheard
   // Set once the call ends (end()), before `over`, whose write publishes them to the thread that
   // reads the response or the exception.
@@ -61,6 +62,7 @@ final class CallRecord extends RetryOutcome.Mark {
   /** {@code attempt} ended with {@code response}, or {@code error} if null. */
   void attemptEnded(Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
     lastEnded = attempt.number;
+    lastCode = response != null ? response.code() : 0;
     ended++;
     requestsSent += attempt.requestsSent();
     RetryOutcome.Processing p =
@@ -123,6 +125,6 @@ final class CallRecord extends RetryOutcome.Mark {
   @Override
   @Nullable RetryOutcome outcome() {
     if (!over) return null;
-    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing);
+    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing, lastCode);
   }
 }

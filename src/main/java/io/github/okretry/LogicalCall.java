@@ -377,12 +377,8 @@ final class LogicalCall {
     if (r == null) r = record();
     r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
     if (end.kind() == Step.Kind.THROW) {
-      Throwable failure = end.failure();
       RetryOutcome outcome = r.outcome();
-      if (failure instanceof IOException && outcome != null) {
-        failure.addSuppressed(new RetryOutcome.Summary(outcome));
-      }
-      return end;
+      return outcome != null ? failures.delivered(end, outcome) : end;
     }
     return end == Step.RETURN && r.lastSentMarked() ? end : Step.returningMarked(end, r);
   }
