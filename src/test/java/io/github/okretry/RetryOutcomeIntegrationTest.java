@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.SocketEffect;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import retrofit2.HttpException;
 import retrofit2.Retrofit;
@@ -183,6 +185,37 @@ class RetryOutcomeIntegrationTest {
     }
     factory = RetryingCallFactory.create(base, policy);
     return request -> new EnqueuedCall(factory.newCall(request)).execute();
+  }
+
+  /**
+   * OkHttp resends a keyed POST by itself when the pooled connection it went out on drops after the
+   * server read it: the server got it twice, and {@code requestsSent()} says 2, on both drivers,
+   * with or without a listener (one that does not ask for network requests).
+   */
+  @ParameterizedTest(name = "{0}, listener: {1}")
+  @CsvSource({"blocking, false", "blocking, true", "async, false", "async, true"})
+  void okHttpsOwnResendOfAPostOnAPooledConnectionIsCounted(String driver, boolean listener)
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().body("warm").build());
+    server.enqueue(
+        new MockResponse.Builder()
+            .onResponseStart(SocketEffect.ShutdownConnection.INSTANCE) // the request was read
+            .build());
+    server.enqueue(new MockResponse.Builder().code(201).body("made").build());
+    RetryPolicy.Builder policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(1));
+    if (listener) policy.listener(new RetryListener() {});
+    Exec calls = calls(driver, LeakCheck.track(new OkHttpClient.Builder().build()), policy.build());
+    calls.execute(new Request.Builder().url(server.url("/warm")).build()).close(); // pools it
+    try (Response response =
+        calls.execute(new Request.Builder().url(server.url("/orders")).post(json()).build())) {
+      assertThat(response.body().string()).isEqualTo("made");
+      RetryOutcome outcome = RetryOutcome.of(response);
+      int received = server.getRequestCount() - 1; // after the warm-up
+      assertThat(received).as("OkHttp resent it on a fresh connection").isEqualTo(2);
+      assertThat(outcome.attempts()).isEqualTo(1);
+      assertThat(outcome.requestsSent()).as("what the server received").isEqualTo(received);
+      assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
+    }
   }
 
   /**
