@@ -3,7 +3,7 @@ package io.github.okretry;
 import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicInteger;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
@@ -158,17 +158,18 @@ public final class RetryInterceptor implements Interceptor {
   }
 
   /**
-   * The mark that tells a {@code RetryInterceptor} inside a pass of a call to pass it through: how
-   * many passes of the call run now. A tag of the call, made at its first pass, so it is seen on
-   * every thread the call's interceptors run on, and it lives as long as the call: nothing of
-   * okretry stays on a thread once a call returns, so a web application's class loader is collected
-   * when it is undeployed (a per-thread list, as before, pinned it). 16 bytes and the tag's node
-   * per call (docs/architecture.md, "One mark per call").
+   * The mark that tells a {@code RetryInterceptor} inside a pass of a call to pass it through: its
+   * value is how many passes of the call run now, 0 or 1 (a pass inside one passes through), more
+   * only for threads that start passes of one call at the same moment. A tag of the call, made at
+   * its first pass, so it is seen on every thread the call's interceptors run on, and it lives as
+   * long as the call: nothing of okretry stays on a thread once a call returns, so a web
+   * application's class loader is collected when it is undeployed (a per-thread list, as before,
+   * pinned it). 16 bytes and the tag's node per call (docs/architecture.md, "One mark per call").
+   * An {@code AtomicInteger} of its own, as a field updater finds its field by a name that a
+   * shrinker (R8, ProGuard) may rename.
    */
-  private static final class Passes {
-    private static final AtomicIntegerFieldUpdater<Passes> RUNNING =
-        AtomicIntegerFieldUpdater.newUpdater(Passes.class, "running");
-
+  @SuppressWarnings("serial") // never serialized: a tag of a call
+  private static final class Passes extends AtomicInteger {
     /** Makes a call's mark at its first pass: one function for all calls, no lambda per call. */
     static final Function0<Passes> NEW =
         new Function0<Passes>() {
@@ -178,20 +179,16 @@ public final class RetryInterceptor implements Interceptor {
           }
         };
 
-    // Passes of the call running now: 0 or 1 (a pass inside one passes through), more only for
-    // threads that start passes of one call at the same moment, hence the atomic updates
-    private volatile int running;
-
     boolean running() {
-      return running > 0;
+      return get() > 0;
     }
 
     void enter() {
-      RUNNING.incrementAndGet(this);
+      incrementAndGet();
     }
 
     void exit() {
-      RUNNING.decrementAndGet(this);
+      decrementAndGet();
     }
   }
 
