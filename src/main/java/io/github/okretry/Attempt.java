@@ -7,6 +7,7 @@ import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.Request;
+import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -133,9 +134,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     return call.deadline.attemptCallTimeoutNanos(call.policy.time.nanoTime());
   }
 
-  /** Watches {@code okhttpCall} for this attempt's network requests, if anything needs to know. */
+  /**
+   * Watches {@code okhttpCall} for this attempt's network requests: every attempt is watched, so
+   * that its outcome counts OkHttp's own resends (a POST resent on a fresh connection after a
+   * pooled one dropped it) on either driver, with or without a listener.
+   */
   void attachTo(Call okhttpCall) {
-    if (!call.needsTracker) return;
     SendTracker t = tracker;
     if (t == null
         || trackedCall != okhttpCall) { // the interceptor has one call; the factory one per attempt
@@ -148,26 +152,57 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     t.reset();
   }
 
+  /**
+   * This attempt, sent without state, was watched by {@code t} on {@code okhttpCall}: the call's
+   * state, made after it ({@link LogicalCall#firstEnded}), goes on with the same tracker.
+   */
+  void watchedBy(SendTracker t, Call okhttpCall) {
+    tracker = t;
+    trackedCall = okhttpCall;
+  }
+
   /** True unless this is a queued hedge that its {@link Departure} says must not go after all. */
   boolean departs() {
     Departure d = departure;
     return d == null || d.departs();
   }
 
-  /** Network requests this attempt sent, as its tracker counted them; 1 if none watched it. */
+  /**
+   * Network requests this attempt sent, as its tracker counted them. One that wrote none counts as
+   * one unless the call uses that as proof that it was not sent ({@link #provenNotSent}): a
+   * response an interceptor below okretry made, and a failure the call's processing reads as
+   * "maybe", count as the one request they may stand for.
+   */
   int requestsSent() {
     SendTracker t = tracker;
-    return t != null ? t.requestsThisAttempt() : 1;
+    int n = t != null ? t.requestsThisAttempt() : 1;
+    return n > 0 || call.needsTracker ? n : 1;
   }
 
   /**
    * Network requests whose headers this attempt wrote whole, as its tracker counted them, or {@link
-   * Classifier#UNWATCHED} if none watched it: what {@link Classifier#provesNotProcessed(Throwable,
-   * int)} needs of it.
+   * Classifier#UNWATCHED} where the call does not take that count as proof (only a non-idempotent
+   * request that may be retried, or a listener that hears network requests, does: {@link
+   * LogicalCall#needsTracker}): what {@link Classifier#provesNotProcessed(Throwable, int)} needs of
+   * it.
    */
   int requestsWritten() {
     SendTracker t = tracker;
-    return t != null ? t.requestsThisAttempt() : Classifier.UNWATCHED;
+    return t != null && call.needsTracker ? t.requestsThisAttempt() : Classifier.UNWATCHED;
+  }
+
+  /**
+   * True if OkHttp sent more requests for this attempt than {@code response} shows ({@link
+   * RetryOutcome#requestsIn}: itself and its prior responses): a silent resend, which only a mark
+   * on the response can count.
+   */
+  boolean resentUnseen(Response response) {
+    return resentUnseen(tracker, response);
+  }
+
+  /** {@link #resentUnseen(Response)} of an attempt that {@code t} watched (null: none did). */
+  static boolean resentUnseen(@Nullable SendTracker t, Response response) {
+    return t != null && t.requestsThisAttempt() > RetryOutcome.requestsIn(response);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.SendTracker;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -43,12 +44,15 @@ final class BlockingLoop {
         ownNanos != 0 ? Math.max(1, ownNanos - (policy.time.nanoTime() - startNanos)) : 0;
     Chain attemptChain =
         leftNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, leftNanos) : chain;
+    SendTracker tracker = SendTracker.attach(chain.call(), null); // OkHttp's own resends count
     DeadlineWatch watch = DeadlineWatch.start(chain.call(), leftNanos);
     Object outcome = send(attemptChain, request);
     int seen = seen(chain.call(), watch);
     Response response = outcome instanceof Response ? (Response) outcome : null;
     Throwable error = response == null ? (Throwable) outcome : null;
-    logical = LogicalCall.firstEnded(policy, request, startNanos, response, error, seen);
+    logical =
+        LogicalCall.firstEnded(
+            policy, request, startNanos, response, error, seen, tracker, chain.call());
     return logical == null ? response : run(chain, logical, response, waits);
   }
 

@@ -24,6 +24,7 @@ final class CallRecord extends RetryOutcome.Mark {
   // None sent: nothing processed
   private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
+  private int lastCode; // the status it got, 0 for none: what the call returns if it ends there
   private int ended; // attempts whose outcome the call heard: the others were canceled unheard
   // Set once the call ends (end()), before `over`, whose write publishes them to the thread that
   // reads the response or the exception.
@@ -54,19 +55,20 @@ final class CallRecord extends RetryOutcome.Mark {
   }
 
   /**
-   * {@code attempt} ended, with a response if {@code answered}, else with a failure; {@code
-   * provenUnprocessed}: that end proves the server processed none of its requests, as the retry
-   * decision read it ({@link Classifier#provesNotProcessed(Response)} and {@link
+   * {@code attempt} ended, with {@code response}, or a failure if null; {@code provenUnprocessed}:
+   * that end proves the server processed none of its requests, as the retry decision read it
+   * ({@link Classifier#provesNotProcessed(Response)} and {@link
    * Classifier#provesNotProcessed(Throwable, int)}: one rule for both).
    */
-  void attemptEnded(Attempt attempt, boolean answered, boolean provenUnprocessed) {
+  void attemptEnded(Attempt attempt, @Nullable Response response, boolean provenUnprocessed) {
     lastEnded = attempt.number;
+    lastCode = response != null ? response.code() : 0;
     ended++;
     requestsSent += attempt.requestsSent();
     RetryOutcome.Processing p =
         provenUnprocessed
             ? RetryOutcome.Processing.NOT_PROCESSED
-            : answered ? RetryOutcome.Processing.PROCESSED : RetryOutcome.Processing.MAYBE;
+            : response != null ? RetryOutcome.Processing.PROCESSED : RetryOutcome.Processing.MAYBE;
     if (p.ordinal() > processing.ordinal()) processing = p;
   }
 
@@ -99,6 +101,6 @@ final class CallRecord extends RetryOutcome.Mark {
   @Override
   @Nullable RetryOutcome outcome() {
     if (!over) return null;
-    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing);
+    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing, lastCode);
   }
 }

@@ -8,10 +8,12 @@ import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryKind;
+import io.github.okretry.internal.SendTracker;
 import io.github.okretry.internal.Tuning;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
+import okhttp3.Call;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +36,7 @@ final class LogicalCall {
   private final int maxRetries;
   final CallDeadline deadline;
   final RepeatSafety repeat;
-  final boolean needsTracker;
+  final boolean needsTracker; // uses its attempts' trackers as proof that one was not sent
   private final OriginTurn origin; // its standing with the origins it calls: gate, crowd, quota
   // Null unless its factory hedges and the request may be twice in flight
   private final @Nullable Hedging hedging;
@@ -125,9 +127,11 @@ final class LogicalCall {
 
   /**
    * After a first attempt that {@link #open} made no state for ({@code startNanos}: the policy's
-   * clock when it started, which its deadline runs from): null if {@code response} ends the call by
-   * its status alone (heard as {@link #ended} hears it: origin, budget, listener); else the call's
-   * state, made now, whose first {@link #next} answers for that attempt.
+   * clock when it started, which its deadline runs from; {@code tracker} watched its network
+   * requests on {@code okhttpCall}): null if {@code response} ends the call by its status alone
+   * (heard as {@link #ended} hears it: origin, budget, listener) and shows every request OkHttp
+   * sent for it; else the call's state, made now, whose first {@link #next} answers for that
+   * attempt.
    */
   static @Nullable LogicalCall firstEnded(
       RetryPolicy policy,
@@ -135,8 +139,12 @@ final class LogicalCall {
       long startNanos,
       @Nullable Response response,
       @Nullable Throwable error,
-      int seen) {
-    if (response != null && policy.classifier.endsByStatus(response)) {
+      int seen,
+      @Nullable SendTracker tracker,
+      @Nullable Call okhttpCall) {
+    if (response != null
+        && policy.classifier.endsByStatus(response)
+        && !Attempt.resentUnseen(tracker, response)) {
       OriginTurn.answeredWithoutTurn(policy, request.url(), response, Classifier.refuses(response));
       returned(policy, request, response, 1, null);
       return null;
@@ -149,8 +157,21 @@ final class LogicalCall {
     call.origin.tookOverFirstAttempt(); // open() sent it uncounted: its answer ends the count
     call.attempts = 1;
     call.sentAtNanos = startNanos;
-    call.decided = call.ended(call.attemptHandle(), response, error, seen);
+    Attempt first = call.attemptHandle();
+    if (tracker != null && okhttpCall != null) first.watchedBy(tracker, okhttpCall);
+    call.decided = call.ended(first, response, error, seen);
     return call;
+  }
+
+  /** {@link #firstEnded} of an attempt with no OkHttp call to watch (a simulator's, a test's). */
+  static @Nullable LogicalCall firstEnded(
+      RetryPolicy policy,
+      Request request,
+      long startNanos,
+      @Nullable Response response,
+      @Nullable Throwable error,
+      int seen) {
+    return firstEnded(policy, request, startNanos, response, error, seen, null, null);
   }
 
   /** The retries a call of {@code policy} may make: {@code overrides}' if set, else its own. */
@@ -376,9 +397,13 @@ final class LogicalCall {
     // A hedge still queued never goes.
     if (hedging != null && step.kind() != Step.Kind.DROP) hedging.roundEnded();
     // A first attempt's plain success records nothing: its response is read as it is
-    // (RetryOutcome.of).
-    if (record != null || step != Step.RETURN || attempts != 1 || failures.gaveUpFor() != null) {
-      record().attemptEnded(attempt, response != null, provenUnprocessed);
+    // (RetryOutcome.of), unless OkHttp resent it unseen.
+    if (record != null
+        || step != Step.RETURN
+        || attempts != 1
+        || failures.gaveUpFor() != null
+        || (response != null && attempt.resentUnseen(response))) {
+      record().attemptEnded(attempt, response, provenUnprocessed);
     }
     return settled(step);
   }
@@ -404,12 +429,8 @@ final class LogicalCall {
     if (r == null) r = record();
     r.end(attempts, failures.gaveUpFor(), request.header(policy.settings.idempotencyKeyHeader));
     if (end.kind() == Step.Kind.THROW) {
-      Throwable failure = end.failure();
       RetryOutcome outcome = r.outcome();
-      if (failure instanceof IOException && outcome != null) {
-        failure.addSuppressed(new RetryOutcome.Summary(outcome));
-      }
-      return end;
+      return outcome != null ? failures.delivered(end, outcome) : end;
     }
     return end == Step.RETURN && r.lastSentMarked() ? end : Step.returningMarked(end, r);
   }

@@ -3,7 +3,7 @@ package io.github.okretry;
 import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.TimeSource;
 import java.io.IOException;
-import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
@@ -12,7 +12,6 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,10 +121,9 @@ public final class RetryInterceptor implements Interceptor {
           "RetryInterceptor must be added with addInterceptor(), not addNetworkInterceptor()");
     }
     Call call = chain.call();
-    Passes passes = Passes.ofCurrentThread();
     // Two layers would multiply their attempts: the first a call meets sees the whole logical
     // call, so one inside it sees a single attempt and sends it once (see the class doc).
-    if (governed(call, passes)) {
+    if (governed(call)) {
       if (log.isDebugEnabled()) {
         log.debug(
             "{} passes {} {} through once: another okretry layer governs the call",
@@ -135,8 +133,8 @@ public final class RetryInterceptor implements Interceptor {
       }
       return chain.proceed(chain.request());
     }
-    call.tag(PASSES, passes); // a node on the call's tags at its first pass (docs/performance.md)
-    passes.enter(call);
+    Passes passes = call.tag(PASSES, Passes.NEW); // made at the call's first pass
+    passes.enter();
     try {
       Request request = policy.keys.stamp(chain.request());
       // Most calls succeed at once; such a call makes no per-call state (docs/performance.md).
@@ -149,67 +147,48 @@ public final class RetryInterceptor implements Interceptor {
 
   /**
    * True if an okretry layer above this interceptor is running a pass of {@code call} now: a {@code
-   * RetryInterceptor} earlier in the same client, on this thread ({@code mine}) or on the thread
-   * that made the call's first pass (its {@link Passes} is the call's tag, which reaches every
-   * interceptor of the call whatever request they pass on: an interceptor between the two layers
-   * may proceed on a thread of its own), or a {@link RetryingCallFactory} whose attempt this call
-   * is ({@link Attempt#ofCall}). A pass that has ended governs nothing.
+   * RetryInterceptor} earlier in the same client (the call's {@link Passes}, a tag, which reaches
+   * every interceptor of the call on any thread, whatever request they pass on), or a {@link
+   * RetryingCallFactory} whose attempt this call is ({@link Attempt#ofCall}). A pass that has ended
+   * governs nothing.
    */
-  private static boolean governed(Call call, Passes mine) {
-    if (mine.running(call)) return true;
-    Passes first = call.tag(PASSES);
-    return first != null && first != mine && first.running(call) || Attempt.ofCall(call) != null;
+  private static boolean governed(Call call) {
+    Passes passes = call.tag(PASSES);
+    return passes != null && passes.running() || Attempt.ofCall(call) != null;
   }
 
   /**
-   * The calls one thread is running a pass of, innermost last: the mark that tells a {@code
-   * RetryInterceptor} inside a pass to pass the call through, cleared when the pass ends. One per
-   * thread, made at its first pass; the first thread's is also the tag of each call, so a mark is
-   * seen across a thread hop, and tagging allocates nothing but the tag's node (a mark object of
-   * each call's own would add 16 B to every call). Written only by its thread; read by another only
-   * through a call's tag. It holds a call only while its pass runs.
+   * The mark that tells a {@code RetryInterceptor} inside a pass of a call to pass it through: its
+   * value is how many passes of the call run now, 0 or 1 (a pass inside one passes through), more
+   * only for threads that start passes of one call at the same moment. A tag of the call, made at
+   * its first pass, so it is seen on every thread the call's interceptors run on, and it lives as
+   * long as the call: nothing of okretry stays on a thread once a call returns, so a web
+   * application's class loader is collected when it is undeployed (a per-thread list, as before,
+   * pinned it). 16 bytes and the tag's node per call (docs/architecture.md, "One mark per call").
+   * An {@code AtomicInteger} of its own, as a field updater finds its field by a name that a
+   * shrinker (R8, ProGuard) may rename.
    */
-  private static final class Passes implements Function0<Passes> {
-    private static final ThreadLocal<Passes> OF_THREAD = new ThreadLocal<>();
+  @SuppressWarnings("serial") // never serialized: a tag of a call
+  private static final class Passes extends AtomicInteger {
+    /** Makes a call's mark at its first pass: one function for all calls, no lambda per call. */
+    static final Function0<Passes> NEW =
+        new Function0<Passes>() {
+          @Override
+          public Passes invoke() {
+            return new Passes();
+          }
+        };
 
-    private volatile @Nullable Call[] calls = new Call[4];
-    private volatile int depth; // calls[0, depth) are in a pass; writing it publishes those slots
-
-    static Passes ofCurrentThread() {
-      Passes passes = OF_THREAD.get();
-      if (passes == null) OF_THREAD.set(passes = new Passes());
-      return passes;
+    boolean running() {
+      return get() > 0;
     }
 
-    boolean running(Call call) {
-      int n = depth;
-      @Nullable Call[] running = calls;
-      for (int i = Math.min(n, running.length) - 1; i >= 0; i--) {
-        if (running[i] == call) return true;
-      }
-      return false;
+    void enter() {
+      incrementAndGet();
     }
 
-    void enter(Call call) {
-      @Nullable Call[] running = calls;
-      int n = depth;
-      if (n == running.length) { // a call made inside a pass made inside a pass…
-        calls = running = Arrays.copyOf(running, 2 * n);
-      }
-      running[n] = call;
-      depth = n + 1;
-    }
-
-    /** Ends the innermost pass: passes on one thread nest, as the calls of {@code intercept} do. */
     void exit() {
-      int n = depth - 1;
-      calls[n] = null; // holds no call after its pass
-      depth = n;
-    }
-
-    @Override
-    public Passes invoke() {
-      return this;
+      decrementAndGet();
     }
   }
 

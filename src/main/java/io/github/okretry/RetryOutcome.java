@@ -36,15 +36,14 @@ public final class RetryOutcome {
      * REFUSED_STREAM}) or failed to connect ({@code ConnectException}, {@code
      * NoRouteToHostException}, {@code UnknownHostException}), and that is about the request okretry
      * sent (not a redirect's GET, nor after a failure OkHttp recovered from underneath that may
-     * have reached the server); or it failed before its request headers were written whole (known
-     * only where okretry watched the attempt's network requests: a non-idempotent request without a
-     * key, or a listener that implements {@link RetryListener#onNetworkRequest}); also a call that
-     * sent no attempt.
+     * have reached the server); or it failed before its request headers were written whole (taken
+     * as proof only where okretry needs it: a non-idempotent request without a key, or a listener
+     * that implements {@link RetryListener#onNetworkRequest}); also a call that sent no attempt.
      */
     NOT_PROCESSED,
     /**
      * No response came back, and some attempt failed where the server may have received it: a
-     * timeout, a reset, a cancel mid-attempt. Where okretry did not watch the network requests, a
+     * timeout, a reset, a cancel mid-attempt. Where okretry does not take its watch as proof, a
      * failure before any request was written also reads as this: it errs towards caution.
      */
     MAYBE,
@@ -59,12 +58,20 @@ public final class RetryOutcome {
   private static final KClass<Mark> MARK = JvmClassMappingKt.getKotlinClass(Mark.class);
   private static final String DEFAULT_KEY_HEADER = "Idempotency-Key";
 
+  /**
+   * How deep {@link #of(Throwable)} looks through causes: OkHttp's {@code timeout} over what the
+   * chain threw, under an {@code ExecutionException} or {@code CompletionException} or two, with
+   * room to spare; a bound also ends a cycle of causes.
+   */
+  private static final int MAX_CAUSES = 8;
+
   private final int attempts;
   private final int requestsSent;
   private final long waitedNanos;
   private final @Nullable GiveUpReason giveUpReason;
   private final @Nullable String idempotencyKey;
   private final Processing processing;
+  private final int code; // the status of the response the caller got; 0 for an exception
 
   RetryOutcome(
       int attempts,
@@ -72,13 +79,15 @@ public final class RetryOutcome {
       long waitedNanos,
       @Nullable GiveUpReason giveUpReason,
       @Nullable String idempotencyKey,
-      Processing processing) {
+      Processing processing,
+      int code) {
     this.attempts = attempts;
     this.requestsSent = requestsSent;
     this.waitedNanos = waitedNanos;
     this.giveUpReason = giveUpReason;
     this.idempotencyKey = idempotencyKey;
     this.processing = processing;
+    this.code = code;
   }
 
   /**
@@ -99,16 +108,27 @@ public final class RetryOutcome {
     Mark mark = response.request().tag(MARK);
     RetryOutcome marked = mark != null ? mark.outcome() : null;
     if (marked != null) return marked;
-    int requests = 1;
-    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse())
-      requests++;
     return new RetryOutcome(
         1,
-        requests,
+        requestsIn(response),
         0,
         null,
         response.request().header(DEFAULT_KEY_HEADER),
-        Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED);
+        Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED,
+        response.code());
+  }
+
+  /**
+   * The network requests {@code response} shows: itself and its {@link Response#priorResponse()}
+   * chain (redirects, auth), what an unmarked response reads as. OkHttp's silent resends do not
+   * show there: a call that made one marks its response ({@code Attempt.resentUnseen}).
+   */
+  static int requestsIn(Response response) {
+    int requests = 1;
+    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse()) {
+      requests++;
+    }
+    return requests;
   }
 
   /**
@@ -120,9 +140,13 @@ public final class RetryOutcome {
   }
 
   /**
-   * The outcome of the call that threw {@code failure}, or null if okretry did not end a call with
-   * it (an unchecked exception thrown below okretry, {@code "canceled due to …"}, an exception from
-   * elsewhere).
+   * The outcome of the call that threw {@code failure}, read from it or, if it carries none, from
+   * its causes, the nearest first, up to 8 deep: so also from the {@code InterruptedIOException}
+   * ("timeout") OkHttp throws when its {@code callTimeout} ends a call, whose cause is what okretry
+   * threw, and from an {@code ExecutionException} of a call run on an executor. Null if okretry did
+   * not end a call with it (an unchecked exception thrown below okretry, {@code "canceled due to
+   * …"}, an exception from elsewhere). Retrofit's {@code HttpException} holds a response instead:
+   * {@code RetryOutcome.of(httpException.response().raw())}.
    *
    * @param failure what a call threw, or what an enqueued call's {@code onFailure} got
    * @return its outcome, or null
@@ -130,7 +154,18 @@ public final class RetryOutcome {
    */
   public static @Nullable RetryOutcome of(Throwable failure) {
     if (failure == null) throw new NullPointerException("failure == null");
-    Throwable[] suppressed = failure.getSuppressed();
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < MAX_CAUSES; depth++) {
+      RetryOutcome outcome = carried(t);
+      if (outcome != null) return outcome;
+      t = t.getCause();
+    }
+    return null;
+  }
+
+  /** The outcome {@code t} itself carries as its last {@link Summary}, or null for none. */
+  static @Nullable RetryOutcome carried(Throwable t) {
+    Throwable[] suppressed = t.getSuppressed();
     for (int i = suppressed.length - 1; i >= 0; i--) {
       if (suppressed[i] instanceof Summary) return ((Summary) suppressed[i]).outcome;
     }
@@ -147,12 +182,14 @@ public final class RetryOutcome {
   }
 
   /**
-   * Network requests sent: each attempt's, OkHttp's own silent resends (a stale pooled connection,
-   * a 408, a 503 with {@code Retry-After: 0}), redirects and auth follow-ups included, where
-   * okretry watched the attempt's network requests (a non-idempotent request without a key, or a
-   * listener that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts
-   * as one, whether or not it reached the server, so it is then {@link #attempts()}. A hedge, and
-   * an attempt canceled unheard when another answered for the call, count as one each.
+   * Network requests sent: the requests whose headers each attempt wrote whole, OkHttp's own silent
+   * resends (a POST resent after a pooled connection dropped it, a 408, a 503 with {@code
+   * Retry-After: 0}), redirects and auth follow-ups included, on either driver, with or without a
+   * listener. An attempt that wrote none counts as one, as its {@link #processing()} may stand for
+   * a request sent, except where okretry takes that as proof that it was not sent (a non-idempotent
+   * request without a key, or a listener that implements {@link RetryListener#onNetworkRequest}):
+   * then 0. A hedge, and an attempt canceled unheard when another answered for the call, count as
+   * one each.
    *
    * @return the network requests sent, 0 or more
    */
@@ -209,6 +246,7 @@ public final class RetryOutcome {
         && waitedNanos == that.waitedNanos
         && giveUpReason == that.giveUpReason
         && processing == that.processing
+        && code == that.code
         && (idempotencyKey == null
             ? that.idempotencyKey == null
             : idempotencyKey.equals(that.idempotencyKey));
@@ -221,12 +259,15 @@ public final class RetryOutcome {
     h = 31 * h + (int) (waitedNanos ^ (waitedNanos >>> 32));
     h = 31 * h + (giveUpReason != null ? giveUpReason.hashCode() : 0);
     h = 31 * h + (idempotencyKey != null ? idempotencyKey.hashCode() : 0);
+    h = 31 * h + code;
     return 31 * h + processing.hashCode();
   }
 
   /**
    * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4
-   * s, may have been processed, keyed)}"}; the key's value is never printed.
+   * s, may have been processed, keyed)}"}; the key's value is never printed. A call that did not
+   * give up says {@code SUCCEEDED} for a response under 400, and what it got for a status okretry
+   * does not retry: {@code "after 1 attempt: returned HTTP 404, not retryable (…)"}.
    */
   @Override
   public String toString() {
@@ -242,7 +283,13 @@ public final class RetryOutcome {
         new StringBuilder("after ")
             .append(attempts)
             .append(attempts == 1 ? " attempt: " : " attempts: ");
-    s.append(giveUpReason != null ? giveUpReason.name() : "SUCCEEDED");
+    if (giveUpReason != null) {
+      s.append(giveUpReason.name());
+    } else if (code >= 400) {
+      s.append("returned HTTP ").append(code).append(", not retryable");
+    } else {
+      s.append("SUCCEEDED");
+    }
     s.append(" (")
         .append(requestsSent)
         .append(requestsSent == 1 ? " request, waited " : " requests, waited ");

@@ -5,11 +5,17 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.github.okretry.RetryOutcome.Processing;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.SocketEffect;
 import okhttp3.Call;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -23,7 +29,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import retrofit2.HttpException;
 import retrofit2.Retrofit;
 import retrofit2.http.Body;
 import retrofit2.http.POST;
@@ -162,6 +170,140 @@ class RetryOutcomeIntegrationTest {
       assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
       assertThat(outcome.idempotencyKey()).isNotNull();
     }
+  }
+
+  // Issue 43, item 3: the outcome is there and true wherever a caller looks.
+
+  /**
+   * A client of {@code policy} on {@code driver}: {@code "blocking"} (the interceptor's {@code
+   * execute()}) or {@code "async"} (the factory's {@code enqueue()}), from {@code base}.
+   */
+  Exec calls(String driver, OkHttpClient base, RetryPolicy policy) {
+    if (driver.equals("blocking")) {
+      OkHttpClient client = RetryInterceptor.create(policy).install(base.newBuilder()).build();
+      return request -> client.newCall(request).execute();
+    }
+    factory = RetryingCallFactory.create(base, policy);
+    return request -> new EnqueuedCall(factory.newCall(request)).execute();
+  }
+
+  /**
+   * OkHttp resends a keyed POST by itself when the pooled connection it went out on drops after the
+   * server read it: the server got it twice, and {@code requestsSent()} says 2, on both drivers,
+   * with or without a listener (one that does not ask for network requests).
+   */
+  @ParameterizedTest(name = "{0}, listener: {1}")
+  @CsvSource({"blocking, false", "blocking, true", "async, false", "async, true"})
+  void okHttpsOwnResendOfAPostOnAPooledConnectionIsCounted(String driver, boolean listener)
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().body("warm").build());
+    server.enqueue(
+        new MockResponse.Builder()
+            .onResponseStart(SocketEffect.ShutdownConnection.INSTANCE) // the request was read
+            .build());
+    server.enqueue(new MockResponse.Builder().code(201).body("made").build());
+    RetryPolicy.Builder policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(1));
+    if (listener) policy.listener(new RetryListener() {});
+    Exec calls = calls(driver, LeakCheck.track(new OkHttpClient.Builder().build()), policy.build());
+    calls.execute(new Request.Builder().url(server.url("/warm")).build()).close(); // pools it
+    try (Response response =
+        calls.execute(new Request.Builder().url(server.url("/orders")).post(json()).build())) {
+      assertThat(response.body().string()).isEqualTo("made");
+      RetryOutcome outcome = RetryOutcome.of(response);
+      int received = server.getRequestCount() - 1; // after the warm-up
+      assertThat(received).as("OkHttp resent it on a fresh connection").isEqualTo(2);
+      assertThat(outcome.attempts()).isEqualTo(1);
+      assertThat(outcome.requestsSent()).as("what the server received").isEqualTo(received);
+      assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
+    }
+  }
+
+  /**
+   * OkHttp's {@code callTimeout} ends a call that okretry retried: OkHttp throws {@code
+   * InterruptedIOException("timeout")} with what the chain threw as its cause, which carries the
+   * outcome.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void aCallOkHttpsCallTimeoutEndedCarriesItOnTheCause(String driver) {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().headersDelay(5, TimeUnit.SECONDS).build());
+    OkHttpClient base =
+        LeakCheck.track(new OkHttpClient.Builder().callTimeout(Duration.ofMillis(500)).build());
+    InterruptedIOException e =
+        catchThrowableOfType(
+            InterruptedIOException.class,
+            () ->
+                calls(driver, base, POLICY)
+                    .execute(new Request.Builder().url(server.url("/")).build()));
+    RetryOutcome outcome = RetryOutcome.of(e);
+    assertThat(outcome).as("read through its cause: %s", e).isNotNull();
+    assertThat(outcome.attempts()).isEqualTo(2);
+    assertThat(outcome.processing()).isEqualTo(Processing.MAYBE);
+  }
+
+  /** A call run on an executor: {@code Future.get()} throws it as the cause of its own. */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void anExecutionExceptionCarriesItOnTheCause(String driver) throws Exception {
+    Exec calls = calls(driver, LeakCheck.track(new OkHttpClient.Builder().build()), POLICY);
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try (RefusingPort refusing = new RefusingPort()) {
+      Request request =
+          new Request.Builder().url("http://127.0.0.1:" + refusing.port() + "/").build();
+      ExecutionException e =
+          catchThrowableOfType(
+              ExecutionException.class,
+              () ->
+                  executor
+                      .submit(
+                          () -> {
+                            calls.execute(request).close();
+                            return null;
+                          })
+                      .get(10, TimeUnit.SECONDS));
+      RetryOutcome outcome = RetryOutcome.of(e);
+      assertThat(outcome).as("read through its cause: %s", e).isNotNull();
+      assertThat(outcome.attempts()).isEqualTo(4);
+      assertThat(outcome.processing()).isEqualTo(Processing.NOT_PROCESSED);
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  interface AsyncOrders {
+    @POST("orders")
+    CompletableFuture<ResponseBody> create(@Body RequestBody body);
+  }
+
+  /**
+   * Retrofit's {@code HttpException} (an adapter's answer to a status that is not a success) holds
+   * the response: the guide's recipe reads the outcome from it.
+   */
+  @Test
+  void retrofitsHttpExceptionCarriesItOnItsResponse() {
+    for (int i = 0; i < 4; i++) server.enqueue(new MockResponse.Builder().code(503).build());
+    OkHttpClient client =
+        LeakCheck.track(
+            RetryInterceptor.create(POLICY).install(new OkHttpClient.Builder()).build());
+    AsyncOrders orders =
+        new Retrofit.Builder()
+            .baseUrl(server.url("/"))
+            .client(client)
+            .build()
+            .create(AsyncOrders.class);
+    ExecutionException e =
+        catchThrowableOfType(
+            ExecutionException.class, () -> orders.create(json()).get(10, TimeUnit.SECONDS));
+    assertThat(e).hasCauseInstanceOf(HttpException.class);
+    HttpException httpException = (HttpException) e.getCause();
+    // The guide's recipe:
+    retrofit2.Response<?> response = httpException.response();
+    RetryOutcome outcome = response != null ? RetryOutcome.of(response.raw()) : null;
+    assertThat(outcome).isNotNull();
+    assertThat(outcome.attempts()).isEqualTo(4);
+    assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.RETRIES_EXHAUSTED);
+    assertThat(outcome.processing()).isEqualTo(Processing.NOT_PROCESSED);
   }
 
   /**

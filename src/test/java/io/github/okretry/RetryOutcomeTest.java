@@ -16,7 +16,9 @@ import okhttp3.Response;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 37: what happened to a call, read from the response or the exception in hand, on both
@@ -160,7 +162,7 @@ class RetryOutcomeTest extends ScriptedTest {
     script.status(200);
     try (Response response = quiet().newCall(get()).execute()) {
       assertThat(RetryOutcome.of(response))
-          .isEqualTo(new RetryOutcome(1, 1, 0, null, null, Processing.PROCESSED));
+          .isEqualTo(new RetryOutcome(1, 1, 0, null, null, Processing.PROCESSED, 200));
     }
   }
 
@@ -172,6 +174,37 @@ class RetryOutcomeTest extends ScriptedTest {
       assertThat(outcome.giveUpReason()).isEqualTo(GiveUpReason.RETRY_AFTER_TOO_LONG);
       assertThat(outcome.attempts()).isEqualTo(1);
       assertThat(response.body().string()).as("the same body").isEqualTo("attempt 1");
+    }
+  }
+
+  /** Issue 43, item 3: a status okretry does not retry is said as it is, not as a success. */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(ints = {404, 500})
+  void aStatusNotRetriedSaysWhatItWas(int code) throws IOException {
+    script.status(503).status(code);
+    try (Response response = quiet().newCall(get()).execute()) {
+      assertThat(RetryOutcome.of(response))
+          .hasToString(
+              "RetryOutcome{after 2 attempts: returned HTTP "
+                  + code
+                  + ", not retryable (2 requests, waited 1 s, processed, no key)}");
+    }
+    script.status(code);
+    try (Response response = quiet().newCall(get()).execute()) {
+      assertThat(RetryOutcome.of(response))
+          .as("at the first attempt, unmarked")
+          .hasToString(
+              "RetryOutcome{after 1 attempt: returned HTTP "
+                  + code
+                  + ", not retryable (1 request, waited 0 s, processed, no key)}");
+    }
+  }
+
+  @Test
+  void aSuccessSaysSucceeded() throws IOException {
+    script.status(204);
+    try (Response response = quiet().newCall(get()).execute()) {
+      assertThat(RetryOutcome.of(response).toString()).contains("after 1 attempt: SUCCEEDED (");
     }
   }
 
@@ -243,6 +276,6 @@ class RetryOutcomeTest extends ScriptedTest {
             .headers(Headers.of())
             .build();
     assertThat(RetryOutcome.of(response))
-        .isEqualTo(new RetryOutcome(1, 1, 0, null, "x", Processing.NOT_PROCESSED));
+        .isEqualTo(new RetryOutcome(1, 1, 0, null, "x", Processing.NOT_PROCESSED, 429));
   }
 }

@@ -124,6 +124,47 @@ class WhatTheCallerGetsTest extends ScriptedTest {
   }
 
   /** As docs/semantics.md says: the predicate's exception is the cause, never thrown as it is. */
+  /**
+   * Issue 43, item 4: an interceptor below okretry that throws one shared instance (a Kotlin {@code
+   * object}, a cached exception, an HTTP/2 connection's failure shared by its streams). The first
+   * call that ends with it marks it; each later one gets a fresh IOException with the shared one as
+   * its cause, carrying its own history and outcome, so the shared instance does not grow and no
+   * call reads another's outcome.
+   */
+  @Nested
+  class SharedInstance {
+    @Test
+    void aSharedExceptionCarriesOneCallsOutcomeAndLaterCallsGetTheirOwn() {
+      IOException shared = new IOException("shared");
+      script.thenAlways(
+          (chain, attempt) -> {
+            throw attempt % 2 == 1 ? new SocketTimeoutException("timeout " + attempt) : shared;
+          });
+      var calls = client(quietRetry().maxRetries(1).retryBudget(RetryBudget.unlimited()));
+      List<Throwable> thrown = new ArrayList<>();
+      for (int i = 0; i < 3; i++) thrown.add(catchThrowable(() -> calls.newCall(get()).execute()));
+      assertThat(thrown.get(0)).isSameAs(shared);
+      long summaries =
+          java.util.Arrays.stream(shared.getSuppressed())
+              .filter(RetryOutcome.Summary.class::isInstance)
+              .count();
+      assertThat(summaries).as("the first call's summary only").isEqualTo(1);
+      assertThat(shared.getSuppressed()).as("the first call's timeout and summary").hasSize(2);
+      for (Throwable later : thrown.subList(1, 3)) {
+        assertThat(later).isNotSameAs(shared).isInstanceOf(IOException.class).hasCause(shared);
+        assertThat(later).hasMessage("java.io.IOException: shared");
+        assertThat(EarlierFailures.of(later))
+            .as("its own earlier failure")
+            .singleElement()
+            .satisfies(e -> assertThat(e).isInstanceOf(SocketTimeoutException.class));
+        assertThat(RetryOutcome.of(later)).isNotNull();
+        assertThat(RetryOutcome.of(later)).isNotSameAs(RetryOutcome.of(shared));
+        assertThat(RetryOutcome.of(later).attempts()).isEqualTo(2);
+      }
+      assertThat(RetryOutcome.of(thrown.get(1))).isNotSameAs(RetryOutcome.of(thrown.get(2)));
+    }
+  }
+
   @Nested
   class ThrowingPredicates {
     @Test

@@ -33,7 +33,7 @@ public final class FailureHistory {
 
   /**
    * Adds the kept failures to {@code finalFailure} as suppressed, oldest first, with an {@link
-   * Omitted} marker where some were left out; skips {@code finalFailure} itself.
+   * Omitted} marker where some were left out; skips {@code finalFailure} itself and its cause.
    *
    * @return {@code finalFailure}
    */
@@ -49,7 +49,10 @@ public final class FailureHistory {
   }
 
   private static void suppress(IOException finalFailure, IOException earlier) {
-    if (earlier != finalFailure) finalFailure.addSuppressed(earlier);
+    // Not itself, nor its cause (an instance shared below okretry, which its wrapper names)
+    if (earlier != finalFailure && earlier != finalFailure.getCause()) {
+      finalFailure.addSuppressed(earlier);
+    }
   }
 
   /**

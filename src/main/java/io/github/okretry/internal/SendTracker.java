@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * with nothing sent. A TLS handshake the server closed or reset fails earlier still, while
  * connecting: nothing sent either. A failure after the end proves nothing either way.
  *
- * <p>Attached only when needed (a non-idempotent request without a key, or a listener that wants
- * network requests), so the common path pays nothing.
+ * <p>Attached to every attempt, so that a call's outcome counts OkHttp's silent resends (24 bytes a
+ * call; one listener on a client without an {@code EventListener}, as OkHttp adds a lone listener
+ * without wrapping it).
  */
 public final class SendTracker extends EventListener {
 
