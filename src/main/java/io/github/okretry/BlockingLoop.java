@@ -33,7 +33,7 @@ final class BlockingLoop {
       Chain chain, RetryPolicy policy, Request request, long callTimeoutNanos, TimeSource waits)
       throws IOException {
     // Read before open() reports the attempt: a slow listener spends the call's time, as with
-    // state; and the attempt's length, which a held retry counts, is known with no deadline too.
+    // state; and the attempt's length, which a skipped retry counts, is known with no deadline too.
     long startNanos = policy.time.nanoTime();
     LogicalCall logical = LogicalCall.open(policy, request, callTimeoutNanos);
     if (logical != null) return run(chain, logical, null, waits);

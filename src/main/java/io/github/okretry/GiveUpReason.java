@@ -28,15 +28,19 @@ public enum GiveUpReason {
   RETRY_AFTER_TOO_LONG,
   /**
    * The call's {@link RetryBudget} could not pay the retry's price, from its balance or its
-   * reserve: failures persist among successes beyond what the budget's deposits pay for.
+   * reserve: failures persist among successes beyond what the budget's deposits pay for. Known at
+   * once when the retry is decided (the failure as it came); rarely, only when it was to leave
+   * (after its wait: a response then without its body).
    */
   BUDGET_EXHAUSTED,
   /**
-   * The call's {@link RetryBudget} held its retries (it had paid one failing call's worth since a
-   * call to the origin last succeeded), and no call to the origin succeeded while the call waited
-   * its backoff: it ends with its last failure as it came, having sent no attempt it held. Or,
-   * under {@code retryBeforeFirstSuccess(false)}, the retry follows an error before the budget's
-   * first success (then at once).
+   * The call's {@link RetryBudget} did not send its retries: it had sent one failing call's worth
+   * to the origin (or the path) since a call to it last succeeded, and either the origin has failed
+   * everything for two of the call's retry schedules (the call ends at once, with its failure as it
+   * came), or no call to it succeeded while the call waited its backoff (it ends with its last
+   * failure, a response without its body, having sent no attempt the budget skipped). Or, under
+   * {@code retryBeforeFirstSuccess(false)}, the retry follows an error before the budget's first
+   * success (then at once).
    */
   NO_RECENT_SUCCESS,
   /**

@@ -506,8 +506,8 @@ final class LogicalCall {
   }
 
   /**
-   * The last attempt's facts, as the rules read them, for attempt {@code attempt}: attempts not
-   * sent while held count as failed ones.
+   * The last attempt's facts, as the rules read them, for attempt {@code attempt}: attempts the
+   * budget skipped count as failed ones.
    */
   private AttemptFacts facts(int attempt, long remainingNanos) {
     return new AttemptFacts(

@@ -32,15 +32,16 @@ import org.jspecify.annotations.Nullable;
  *       HTTP/2 stream the server refused unread, is not counted.
  *   <li><b>Tokens.</b> Each call whose first attempt succeeds deposits {@link
  *       Builder#percentCanRetry} of a token; each retry pays its price when it leaves: one token,
- *       half for one that waits out a server's wait. While failures are rare among its origin's
- *       recent answers (a lossy link), a retry that succeeds gets its price back; while they are
- *       common (a third or more: an outage, an overload), a retry after a timeout costs fourteen,
- *       never from the reserve, and nothing is paid back: the retries that turn an overload into an
- *       outage follow timeouts. When neither the balance nor a small time-based reserve ({@link
- *       Builder#minRetriesPerSecond}) can pay, the call ends with its failure ({@link
- *       GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full ({@link Builder#maxTokens}). The
- *       defaults follow Finagle's {@code RetryBudget}, gRPC's retry throttling and the AWS SDKs'
- *       retry quota.
+ *       half for one that waits out a 429's or 503's {@code Retry-After} or a spent quota's reset
+ *       (another status's wait is an error's: a whole token). While failures are rare among its
+ *       origin's recent answers (a lossy link), a retry that succeeds gets its price back; while
+ *       they are common (a third or more: an outage, an overload), a retry after a timeout costs
+ *       fourteen, never from the reserve, and nothing is paid back: the retries that turn an
+ *       overload into an outage follow timeouts. When neither the balance nor a small time-based
+ *       reserve ({@link Builder#minRetriesPerSecond}) can pay, the call ends with its failure
+ *       ({@link GiveUpReason#BUDGET_EXHAUSTED}). A new budget starts full ({@link
+ *       Builder#maxTokens}). The defaults follow Finagle's {@code RetryBudget}, gRPC's retry
+ *       throttling and the AWS SDKs' retry quota.
  * </ul>
  *
  * <p>A hedge pays as a retry after an error, and none goes to an origin that has failed since it

@@ -80,12 +80,12 @@ public interface RetryListener {
 
   /**
    * Attempt {@code attempt} failed and will be retried after {@code delayNanos}: the retry is
-   * decided, and its budget paid or holding it. A retry the budget cannot pay is never announced;
+   * decided, and its budget would not stop it. A retry the budget would stop is never announced;
    * one announced is sent after the wait unless the call is canceled or closed during it, an origin
-   * that asked every caller to wait cannot take it in the time the call has, or the budget held it
-   * and its origin answered no call meanwhile ({@link #onGaveUp} then follows with the same {@code
-   * attempt}, and the budget gets a paid retry's price back). A held call announces its first wait
-   * only: the later ones, for attempts it does not send, are not retries.
+   * that asked every caller to wait cannot take it in the time the call has, or the budget skips or
+   * stops it when it is to leave ({@link #onGaveUp} then follows with the same {@code attempt};
+   * nothing is paid for it). A call whose retries the budget skips announces its first wait only:
+   * the later ones, for attempts it does not send, are not retries.
    *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first

@@ -200,7 +200,7 @@ public final class RetryOutcome {
   /**
    * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock:
    * backoffs, {@code Retry-After}s, turns behind an origin's crowd or quota, and retries the budget
-   * held.
+   * skipped.
    *
    * @return nanoseconds waited, 0 for a call that did not wait
    */

@@ -37,11 +37,11 @@ import org.jspecify.annotations.Nullable;
  * <p>The settings are fixed at {@link Builder#build()}; every setting's default is on its setter on
  * {@link Builder}, and {@link #toString()} shows them. A policy also holds the state that its calls
  * share by design: the {@link RetryBudget}, and a bounded per-origin table that paces retries
- * waiting on an origin's {@code Retry-After} and, when enabled, holds the origin-wide gate. Both
- * are thread-safe. So one policy should serve one client (or several that call the same servers);
- * each {@code build()} makes a policy with its own table, and its own budget unless given one to
- * share. Per request, {@link RetryOverrides} and {@link IdempotencyKey} tags change what a policy
- * allows.
+ * waiting on an origin's {@code Retry-After}, paces calls by the quota an origin publishes ({@link
+ * Builder#quotaPacing}, on by default), and, when enabled, holds the origin-wide gate. Both are
+ * thread-safe. So one policy should serve one client (or several that call the same servers); each
+ * {@code build()} makes a policy with its own table, and its own budget unless given one to share.
+ * Per request, {@link RetryOverrides} and {@link IdempotencyKey} tags change what a policy allows.
  */
 public final class RetryPolicy {
 

@@ -9,7 +9,11 @@ public enum RetryKind {
   ERROR,
   /** A timeout: the server may still be working on the request, and may be overloaded. */
   TIMEOUT,
-  /** A 503 with a {@code Retry-After} the retry waits out: unavailable, and it said when. */
+  /**
+   * A 503 with a {@code Retry-After}, or a spent published quota's reset, that the retry waits out:
+   * unavailable, and it said when. Another 5xx that says when is an {@link #ERROR}: a dead server's
+   * 5xx claim whatever they like.
+   */
   UNAVAILABLE_SAYS_WHEN,
   /**
    * A 4xx (a 429, or another the policy retries, such as GitHub's 403) that says when, by a {@code

@@ -4,11 +4,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The numbers that decide how much load okretry lets through to a server when failures pile up: the
- * retry budget's defaults, what a retry costs, how the pacer of a crowd learns, and how many
- * origins the per-origin state remembers. They live here, together, so a reviewer finds them in one
+ * retry budget's (all of them), how the pacer of a crowd learns, how many origins the origin gate
+ * remembers, and adaptive hedging's. They live here, together, so a reviewer finds them in one
  * place and a fleet simulator can build budgets and {@link OriginPacer}s with other values side by
- * side with these. Why each value was chosen is in {@code docs/semantics.md} ("Retry budget",
- * "Pacing a crowd").
+ * side with these. The published-quota pacer's own few (its probe poll, default interval and slack)
+ * stay in {@link QuotaPacer}, beside the draft's rules they serve. Why each value was chosen is in
+ * {@code docs/semantics.md} ("Retry budget", "Pacing a crowd"); each budget number halved and
+ * doubled is in {@code docs/fleet.md}.
  */
 public final class Tuning {
 

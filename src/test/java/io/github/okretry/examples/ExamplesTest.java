@@ -115,7 +115,7 @@ class ExamplesTest {
             "caller got HTTP 200 \"hello\"",
             "attempts: 3, requests sent: 3",
             "ended: SUCCEEDED, key: null, processed: PROCESSED");
-    assertThat(section(out, "a GET the budget holds"))
+    assertThat(section(out, "a GET the budget skips"))
         .contains(
             "caller got HTTP 503",
             "attempts: 1, requests sent: 1",
