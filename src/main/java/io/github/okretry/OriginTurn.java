@@ -240,11 +240,20 @@ final class OriginTurn {
   }
 
   /**
-   * The call ends without sending the attempt it waits for (canceled, interrupted, factory closed,
-   * deadline, gave up): a turn it holds is given back.
+   * The call does not send the attempt it waits for (canceled, interrupted, factory closed,
+   * deadline, gave up, or its budget skips it): a turn it holds is given back, its crowd's and the
+   * quota's it was admitted on (which would otherwise count it in flight until an answer that never
+   * comes, and hold the calls behind it).
    */
   void abandon() {
     quotaHoldNanos = 0;
+    OriginGate.QuotaTurn c = counted;
+    boolean u = uncounted;
+    if (c != null || u) {
+      counted = null;
+      uncounted = false;
+      heard(policy, url, c, u, null, false, RetryAfter.ABSENT); // as an attempt that said nothing
+    }
     Paced p = paced;
     if (crowd == Crowd.HOLDING && p != null)
       gate.givenBack(p.origin, p.slotNanos, policy.time.nanoTime());

@@ -283,4 +283,33 @@ class CorrelatedFailuresIntegrationTest {
       assertThat(server.getRequestCount() - before).isEqualTo(5);
     }
   }
+
+  @Test
+  void aCrowdWhoseRetriesTheBudgetSkipsGivesBackTheQuotaTurnsItTook() throws Exception {
+    // 30 at once against 429s whose published quota resets in 0 s: a reset under a second is none,
+    // so their retries count and most are skipped, after the quota pacer admitted them. A skipped
+    // attempt must give its quota turn back: counted in flight, it held every call behind it for
+    // the pacer's whole hold (30 s each, found by the soak run of issue 42's budget).
+    server.setDispatcher(
+        new Dispatcher() {
+          @Override
+          public MockResponse dispatch(RecordedRequest request) {
+            return new MockResponse.Builder()
+                .code(429)
+                .addHeader("RateLimit", "\"default\";r=0;t=0")
+                .addHeader("RateLimit-Policy", "\"default\";q=10;w=1")
+                .build();
+          }
+        });
+    for (boolean factory : new boolean[] {false, true}) {
+      int before = server.getRequestCount();
+      Call.Factory client = client(factory, RetryPolicy.builder().build());
+      long start = System.nanoTime();
+      concurrently(client, server.url("/"), 30);
+      assertThat(System.nanoTime() - start)
+          .as("factory: %s; the backoff, not the pacer's 60 s hold", factory)
+          .isLessThan(TimeUnit.SECONDS.toNanos(10));
+      assertThat((server.getRequestCount() - before) / 30.0).isLessThanOrEqualTo(1.2);
+    }
+  }
 }
