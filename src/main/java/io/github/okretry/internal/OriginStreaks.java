@@ -134,7 +134,20 @@ public final class OriginStreaks {
     synchronized (p) {
       p.failed(nowNanos, memoryNanos);
     }
-    latestFailureNanos = nowNanos;
+    noteFailure(nowNanos);
+  }
+
+  // The latest failure's time only moves on (two threads failing at once may report out of order):
+  // while it is within the memory, a success is told.
+  private void noteFailure(long nowNanos) {
+    for (long t = latestFailureNanos; nowNanos - t > 0; t = latestFailureNanos) {
+      synchronized (this) {
+        if (latestFailureNanos == t) {
+          latestFailureNanos = nowNanos;
+          return;
+        }
+      }
+    }
   }
 
   /** Whether an attempt of this table's budget has ever failed (read without a lock). */
@@ -232,6 +245,7 @@ public final class OriginStreaks {
       synchronized (p) {
         p.take(halves, nowNanos);
       }
+      noteFailure(nowNanos); // a streak this retry opened must hear the success that ends it
     }
     return Standing.ROOM;
   }

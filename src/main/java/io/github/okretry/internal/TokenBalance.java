@@ -100,14 +100,19 @@ public final class TokenBalance {
   private synchronized boolean reserve(long priceMilli, long nowNanos, boolean take) {
     if (reservePerSecond == 0) return false;
     // It refills from its first use, reservePerSecond thousandths of a token per millisecond
-    // (computed without overflow); its clock moves on only when something was added.
+    // (computed without overflow); its clock moves on by the time the refill paid for, so what a
+    // frequent caller's rounding leaves over is not lost.
     long elapsed = reserveStarted ? Math.max(0, nowNanos - reserveRefilledAtNanos) : 0;
-    long refill =
-        elapsed >= NANOS_PER_SECOND ? reserveCapMilli : elapsed * reservePerSecond / 1_000_000L;
-    if (!reserveStarted || refill > 0) {
+    if (!reserveStarted || elapsed >= NANOS_PER_SECOND) {
       reserveStarted = true;
       reserveRefilledAtNanos = nowNanos;
-      reserveMilli = Math.min(reserveCapMilli, reserveMilli + refill);
+      if (elapsed >= NANOS_PER_SECOND) reserveMilli = reserveCapMilli;
+    } else {
+      long refill = elapsed * reservePerSecond / 1_000_000L;
+      if (refill > 0) {
+        reserveRefilledAtNanos += refill * 1_000_000L / reservePerSecond;
+        reserveMilli = Math.min(reserveCapMilli, reserveMilli + refill);
+      }
     }
     if (reserveMilli < priceMilli) return false;
     if (take) reserveMilli -= priceMilli;
