@@ -1,5 +1,8 @@
 package io.github.okretry.internal;
 
+import static io.github.okretry.internal.OriginStreaks.Standing.DOWN;
+import static io.github.okretry.internal.OriginStreaks.Standing.FULL;
+import static io.github.okretry.internal.OriginStreaks.Standing.ROOM;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -361,8 +364,4 @@ class OriginStreaksTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(message);
   }
-
-  static final Standing ROOM = Standing.ROOM;
-  static final Standing FULL = Standing.FULL;
-  static final Standing DOWN = Standing.DOWN;
 }
