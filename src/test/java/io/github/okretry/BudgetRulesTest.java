@@ -16,7 +16,6 @@ import okhttp3.Call;
 import okhttp3.Headers;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -503,7 +502,6 @@ class BudgetRulesTest extends ScriptedTest {
    * origin had failed everything for two schedules: 3 requests and the 503 ({@code
    * NO_RECENT_SUCCESS}), where a call after a success gets its 3 retries and the 200.
    */
-  @Disabled("BUG: a success does not end a streak a retry opened 30 s after the last failure")
   @Test
   void aBlipAfterALongRetryAfterThatSucceededGetsItsRetries() throws IOException {
     script

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.okretry.internal.OriginStreaks.Standing;
 import okhttp3.HttpUrl;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -284,7 +283,6 @@ class OriginStreaksTest {
    * origin's next blip then finds its halves and its old start: a call's third retry is DOWN at
    * once, where a new streak would let it go.
    */
-  @Disabled("BUG: a success does not end a streak a retry opened 30 s after the last failure")
   @Test
   void aSuccessEndsAStreakThatARetryOpenedLongAfterTheLastFailure() {
     OriginStreaks s = streaks();

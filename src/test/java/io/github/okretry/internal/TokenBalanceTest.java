@@ -10,7 +10,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -148,7 +147,6 @@ class TokenBalanceTest {
    * every 1.5 thousandths, and gives a token back after 1.5 s instead of 1 s (a third of rule 4's
    * rate lost; at 10/s asked about every millisecond, about a twentieth).
    */
-  @Disabled("BUG: the reserve drops each refill's fraction of a thousandth (see the javadoc)")
   @Test
   void frequentChecksOfTheReserveLoseNoneOfItsRefill() {
     TokenBalance t = balance(1, 0, 1);
