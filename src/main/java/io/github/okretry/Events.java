@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.LogText;
+import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -43,9 +44,11 @@ final class Events {
 
   private static Class<?> declarerOfOnNetworkRequest(Class<?> listenerClass)
       throws NoSuchMethodException {
-    return listenerClass
-        .getMethod("onNetworkRequest", Request.class, int.class, int.class)
-        .getDeclaringClass();
+    Method method =
+        listenerClass.getMethod("onNetworkRequest", Request.class, int.class, int.class);
+    // Below Android API 24, D8 and R8 move a default method's body to a companion class and give
+    // each class that inherits it a synthetic method forwarding there: not the app's override.
+    return method.isSynthetic() ? RetryListener.class : method.getDeclaringClass();
   }
 
   /** True if a listener is set, so work done only to feed it can be skipped when none is. */
@@ -65,11 +68,12 @@ final class Events {
   /**
    * True unless {@code listener} keeps RetryListener's empty onNetworkRequest: a reflective look,
    * once per policy, that only saves a listener without it the cost of watching each call's network
-   * requests. Where the look fails, okretry assumes the method is overridden and watches: every
-   * event is still delivered, and only the first attempt's saving is lost. The look fails with
-   * {@code NoSuchMethodException} where a shrinker renamed the method, with a {@code LinkageError}
-   * ({@code NoClassDefFoundError}) where another public method of the listener's class names a
-   * class that is not there (reflection resolves them all), and with GraalVM's {@code
+   * requests (a synthetic method, the forwarder Android's desugaring adds, is no override). Where
+   * the look fails, okretry assumes the method is overridden and watches: every event is still
+   * delivered, and only the first attempt's saving is lost. The look fails with {@code
+   * NoSuchMethodException} where a shrinker renamed the method, with a {@code LinkageError} ({@code
+   * NoClassDefFoundError}) where another public method of the listener's class names a class that
+   * is not there (reflection resolves them all), and with GraalVM's {@code
    * MissingReflectionRegistrationError}, an {@code Error}, in a native image that throws for
    * reflection it has no metadata for. Only the VM's own failures (out of memory or stack) pass.
    */

@@ -12,6 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.description.modifier.SyntheticState;
+import net.bytebuddy.description.modifier.Visibility;
+import net.bytebuddy.implementation.StubMethod;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.OkHttpClient;
@@ -78,6 +82,37 @@ class ListenerLookupTest {
     assertThat(new Events(new NotHearing()).watchesNetworkRequests()).isFalse();
     assertThat(new Events(new RetryListener() {}).watchesNetworkRequests()).isFalse();
     assertThat(new Events(RetryListener.NONE).watchesNetworkRequests()).isFalse();
+  }
+
+  /**
+   * Below Android API 24, D8 and R8 desugar RetryListener's default methods: the bodies move to a
+   * companion class, and a listener class that inherits one gets a synthetic public method
+   * forwarding there (seen in D8 8.5.35's output, flags ACC_PUBLIC | ACC_SYNTHETIC). Made here with
+   * Byte Buddy (it comes with AssertJ): such a method is not the app's override.
+   */
+  @Test
+  void aSyntheticForwarderFromDesugaringIsNotAnOverride() throws Exception {
+    Class<? extends RetryListener> desugared =
+        new ByteBuddy()
+            .subclass(Object.class)
+            .implement(RetryListener.class)
+            .defineMethod(
+                "onNetworkRequest", void.class, Visibility.PUBLIC, SyntheticState.SYNTHETIC)
+            .withParameters(Request.class, int.class, int.class)
+            .intercept(StubMethod.INSTANCE)
+            .make()
+            .load(ListenerLookupTest.class.getClassLoader())
+            .getLoaded()
+            .asSubclass(RetryListener.class);
+    RetryListener listener = desugared.getConstructor().newInstance();
+    assertThat(
+            listener
+                .getClass()
+                .getMethod("onNetworkRequest", Request.class, int.class, int.class)
+                .isSynthetic())
+        .as("the premise: the class declares a synthetic onNetworkRequest")
+        .isTrue();
+    assertThat(new Events(listener).watchesNetworkRequests()).isFalse();
   }
 
   static Stream<Arguments> failedLooks() {
