@@ -24,8 +24,11 @@ final class Events {
   private final RetryListener listener;
   private final boolean hearsNetworkRequests;
 
+  /** The look okretry makes: by reflection. */
+  static final MethodLookup REFLECTION = Events::declarerOfOnNetworkRequest;
+
   Events(RetryListener listener) {
-    this(listener, Events::declarerOfOnNetworkRequest);
+    this(listener, REFLECTION);
   }
 
   /** Events whose override check asks {@code lookup}: tests make it fail as a platform may. */
