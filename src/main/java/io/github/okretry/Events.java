@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.LogText;
+import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -23,9 +24,34 @@ final class Events {
   private final RetryListener listener;
   private final boolean hearsNetworkRequests;
 
+  /** The look okretry makes: by reflection. */
+  static final MethodLookup REFLECTION = Events::declarerOfOnNetworkRequest;
+
   Events(RetryListener listener) {
+    this(listener, REFLECTION);
+  }
+
+  /** Events whose override check asks {@code lookup}: tests make it fail as a platform may. */
+  Events(RetryListener listener, MethodLookup lookup) {
     this.listener = listener;
-    this.hearsNetworkRequests = overridesOnNetworkRequest(listener);
+    this.hearsNetworkRequests = overridesOnNetworkRequest(listener, lookup);
+  }
+
+  /**
+   * The class that declares the {@code onNetworkRequest} a listener class runs: a seam over the one
+   * reflective look okretry makes, so that a test can make it fail as a platform does.
+   */
+  interface MethodLookup {
+    Class<?> declarerOfOnNetworkRequest(Class<?> listenerClass) throws NoSuchMethodException;
+  }
+
+  private static Class<?> declarerOfOnNetworkRequest(Class<?> listenerClass)
+      throws NoSuchMethodException {
+    Method method =
+        listenerClass.getMethod("onNetworkRequest", Request.class, int.class, int.class);
+    // Below Android API 24, D8 and R8 move a default method's body to a companion class and give
+    // each class that inherits it a synthetic method forwarding there: not the app's override.
+    return method.isSynthetic() ? RetryListener.class : method.getDeclaringClass();
   }
 
   /** True if a listener is set, so work done only to feed it can be skipped when none is. */
@@ -43,19 +69,36 @@ final class Events {
   }
 
   /**
-   * True unless {@code listener} keeps RetryListener's empty onNetworkRequest (a reflective look,
-   * once).
+   * True unless {@code listener} keeps RetryListener's empty onNetworkRequest: a reflective look,
+   * once per policy, that only saves a listener without it the cost of watching each call's network
+   * requests (a synthetic method, the forwarder Android's desugaring adds, is no override). Where
+   * the look fails, okretry assumes the method is overridden and watches: every event is still
+   * delivered, and only the first attempt's saving is lost. The look fails with {@code
+   * NoSuchMethodException} where a shrinker renamed the method, with a {@code LinkageError} ({@code
+   * NoClassDefFoundError}) where another public method of the listener's class names a class that
+   * is not there (reflection resolves them all), and with GraalVM's {@code
+   * MissingReflectionRegistrationError}, an {@code Error}, in a native image that throws for
+   * reflection it has no metadata for. Only the VM's own failures (out of memory or stack) pass.
    */
-  private static boolean overridesOnNetworkRequest(RetryListener listener) {
+  static boolean overridesOnNetworkRequest(RetryListener listener, MethodLookup lookup) {
+    Throwable failure;
     try {
-      return listener
-              .getClass()
-              .getMethod("onNetworkRequest", Request.class, int.class, int.class)
-              .getDeclaringClass()
-          != RetryListener.class;
-    } catch (NoSuchMethodException | SecurityException e) {
-      return true; // cannot tell: watch
+      return lookup.declarerOfOnNetworkRequest(listener.getClass()) != RetryListener.class;
+    } catch (NoSuchMethodException | RuntimeException e) { // SecurityException among them
+      failure = e;
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Error e) { // LinkageError, GraalVM's MissingReflectionRegistrationError
+      failure = e;
     }
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "Cannot tell whether {} implements RetryListener.onNetworkRequest ({}); watching each"
+              + " call's network requests",
+          listener.getClass().getName(),
+          failure.toString());
+    }
+    return true;
   }
 
   void attemptStarted(Request request, int attempt) {

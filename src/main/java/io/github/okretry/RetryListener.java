@@ -71,6 +71,12 @@ public interface RetryListener {
    * {@code Retry-After: 0}) or followed a redirect or auth challenge. Summing these events counts
    * every request that reached the network, which is what a server's load is made of.
    *
+   * <p>Watching network requests costs each call some bytes (an {@code EventListener} on it), so
+   * okretry does it only for a listener whose class overrides this method, which it checks once per
+   * policy by reflection. Where the check cannot be made (a shrinker renamed the method, or a
+   * GraalVM native image has no reflection metadata for the listener's class), it watches: the
+   * events are always delivered.
+   *
    * @param request the request as sent, including any idempotency key header
    * @param attempt the attempt, 1 for the first
    * @param requestInAttempt 1 for the attempt's first network request, more for OkHttp's own
