@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Durations;
 import java.io.IOException;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.reflect.KClass;
@@ -242,10 +243,7 @@ public final class RetryOutcome {
     s.append(" (")
         .append(requestsSent)
         .append(requestsSent == 1 ? " request, waited " : " requests, waited ");
-    s.append(PolicyExplanation.seconds(waitedNanos))
-        .append(" s, ")
-        .append(words(processing))
-        .append(", ");
+    s.append(Durations.seconds(waitedNanos)).append(" s, ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
   }
 
