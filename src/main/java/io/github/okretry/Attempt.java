@@ -7,6 +7,7 @@ import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
 import okhttp3.Call;
 import okhttp3.Request;
+import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -148,16 +149,28 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     t.reset();
   }
 
+  /** Stops this attempt's watch, if any: its call's later requests are another call's. */
+  void stopWatching() {
+    SendTracker t = tracker;
+    if (t != null) t.stop();
+  }
+
   /** True unless this is a queued hedge that its {@link Departure} says must not go after all. */
   boolean departs() {
     Departure d = departure;
     return d == null || d.departs();
   }
 
-  /** Network requests this attempt sent, as its tracker counted them; 1 if none watched it. */
-  int requestsSent() {
+  /**
+   * Network requests this attempt sent, as its tracker counted them; if none watched it, the ones
+   * its {@code response} shows ({@link RetryOutcome#requestsIn}: redirects and auth follow-ups
+   * included, none for a response from OkHttp's cache), or 1 for a failure.
+   */
+  int requestsSent(@Nullable Response response) {
     SendTracker t = tracker;
-    return t != null ? t.requestsThisAttempt() : 1;
+    return t != null
+        ? t.requestsThisAttempt()
+        : response != null ? RetryOutcome.requestsIn(response) : 1;
   }
 
   /** True if a tracker proved that this attempt wrote no request: the server never saw it. */

@@ -62,7 +62,7 @@ final class CallRecord extends RetryOutcome.Mark {
   void attemptEnded(Attempt attempt, @Nullable Response response, @Nullable Throwable error) {
     lastEnded = attempt.number;
     ended++;
-    requestsSent += attempt.requestsSent();
+    requestsSent += attempt.requestsSent(response);
     RetryOutcome.Processing p =
         response != null
             ? (Classifier.provesNotProcessed(response)

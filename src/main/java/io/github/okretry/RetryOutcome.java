@@ -96,16 +96,28 @@ public final class RetryOutcome {
     Mark mark = response.request().tag(MARK);
     RetryOutcome marked = mark != null ? mark.outcome() : null;
     if (marked != null) return marked;
-    int requests = 1;
-    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse())
-      requests++;
     return new RetryOutcome(
         1,
-        requests,
+        requestsIn(response),
         0,
         null,
         response.request().header(DEFAULT_KEY_HEADER),
         Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED);
+  }
+
+  /**
+   * The network requests {@code response} shows: itself and each response of its {@link
+   * Response#priorResponse()} chain (redirects, auth), except one OkHttp's cache answered without
+   * asking the network (a conditional request it revalidated counts: that one was sent). What an
+   * attempt no tracker watched is counted as, on either path, so a redirect counts on a first
+   * attempt's success and on a retried call's attempts alike.
+   */
+  static int requestsIn(Response response) {
+    int requests = 0;
+    for (Response r = response; r != null; r = r.priorResponse()) {
+      if (r.networkResponse() != null || r.cacheResponse() == null) requests++;
+    }
+    return requests;
   }
 
   /**
@@ -148,8 +160,10 @@ public final class RetryOutcome {
    * a 408, a 503 with {@code Retry-After: 0}), redirects and auth follow-ups included, where
    * okretry watched the attempt's network requests (a non-idempotent request without a key, or a
    * listener that implements {@link RetryListener#onNetworkRequest}); elsewhere each attempt counts
-   * as one, whether or not it reached the server, so it is then {@link #attempts()}. A hedge, and
-   * an attempt canceled unheard when another answered for the call, count as one each.
+   * the requests its response shows (itself and its redirects and auth follow-ups; none for a
+   * response from OkHttp's cache), and an attempt that failed counts as one, whether or not it
+   * reached the server. A hedge, and an attempt canceled unheard when another answered for the
+   * call, count as one each.
    *
    * @return the network requests sent, 0 or more
    */
