@@ -137,7 +137,7 @@ final class PolicyExplanation {
   private static String backoffLine(Settings s, Backoff backoff) {
     int retries = s.maxRetries;
     int listed = retries <= LISTED ? retries : LISTED - 2;
-    StringBuilder out = new StringBuilder("Waits before the retries, each at most: ");
+    StringBuilder out = new StringBuilder("Backoff waits, each at most: ");
     for (int n = 1; n <= listed; n++) {
       if (n > 1) out.append(" + ");
       out.append(seconds(backoff.longestNanos(n)));

@@ -102,13 +102,12 @@ public final class RetryPolicy {
    * This policy's worst case in words and numbers, one short line per claim, the binding figure
    * first: {@code "At worst 5 s: the deadline bounds the whole call, attempts and waits."}, or
    * without a deadline that nothing bounds the call. Then the attempts; the longest each wait can
-   * be and their sum ({@code "Waits before the retries, each at most: 0.2 + 0.4 + 0.8 = 1.4 s of
-   * waiting"} by default; base 1 s, ×2, 5 retries and no cap give {@code "1 + 2 + 4 + 8 + 16 = 31
-   * s"}); what a server's {@code Retry-After} makes of them, each up to {@code maxRetryAfter}
-   * ({@code "so the waits come to up to 180 s"} by default); and the holds a published quota may
-   * add before each attempt. The waits are the ones the backoff draws at their largest (with {@link
-   * Jitter#NONE}, the ones it draws). For what the client's timeouts add, see {@link
-   * #explain(OkHttpClient)}.
+   * be and their sum ({@code "Backoff waits, each at most: 0.2 + 0.4 + 0.8 = 1.4 s of waiting"} by
+   * default; base 1 s, ×2, 5 retries and no cap give {@code "1 + 2 + 4 + 8 + 16 = 31 s"}); what a
+   * server's {@code Retry-After} makes of them, each up to {@code maxRetryAfter} ({@code "so the
+   * waits come to up to 180 s"} by default); and the holds a published quota may add before each
+   * attempt. The waits are the ones the backoff draws at their largest (with {@link Jitter#NONE},
+   * the ones it draws). For what the client's timeouts add, see {@link #explain(OkHttpClient)}.
    *
    * @return a few lines, in English, each ending with {@code '\n'}
    */

@@ -57,7 +57,7 @@ class ExplainTest extends ScriptedTest {
     assertThat(lines(seed().build().explain()))
         .contains(
             "Attempts: up to 6 (the first and 5 retries).",
-            "Waits before the retries, each at most: 1 + 2 + 4 + 8 + 16 = 31 s of waiting"
+            "Backoff waits, each at most: 1 + 2 + 4 + 8 + 16 = 31 s of waiting"
                 + " (×2 from 1 s, capped at 86400 s; Full jitter draws each from 0 to its cap).");
   }
 
@@ -252,7 +252,7 @@ class ExplainTest extends ScriptedTest {
                 + " = more than 9223372036 s of waiting");
     assertThat(RetryPolicy.builder().maxRetries(0).build().explain())
         .contains("Attempts: 1 (no retry).")
-        .doesNotContain("Waits before", "Retry-After:");
+        .doesNotContain("Backoff waits", "Retry-After:");
   }
 
   @Test
