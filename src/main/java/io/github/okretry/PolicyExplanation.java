@@ -130,7 +130,7 @@ final class PolicyExplanation {
     } else if (bound != 0) {
       lines.add("Timeouts: explain(client) adds up the client's and checks them against it.");
     }
-    return String.join("\n", lines);
+    return join("\n", lines);
   }
 
   /** The backoff's longest waits, listed, and their sum. */
@@ -206,7 +206,7 @@ final class PolicyExplanation {
     return "Warning: the "
         + words(which)
         + (one ? " timeout (" : " timeouts (")
-        + String.join(", ", values)
+        + join(", ", values)
         + (one ? ") is not below the " : ") are not below the ")
         + boundName
         + " ("
@@ -240,7 +240,17 @@ final class PolicyExplanation {
   private static String words(List<String> items) {
     int n = items.size();
     if (n == 1) return items.get(0);
-    return String.join(", ", items.subList(0, n - 1)) + " and " + items.get(n - 1);
+    return join(", ", items.subList(0, n - 1)) + " and " + items.get(n - 1);
+  }
+
+  /** {@code parts} with {@code separator} between them (String.join is not on Android 21). */
+  private static String join(String separator, List<String> parts) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < parts.size(); i++) {
+      if (i > 0) out.append(separator);
+      out.append(parts.get(i));
+    }
+    return out.toString();
   }
 
   /** connect + write + read, in nanoseconds; 0 if any is none. */
