@@ -161,6 +161,12 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     trackedCall = okhttpCall;
   }
 
+  /** Stops this attempt's watch, if any: its call's later requests are another call's. */
+  void stopWatching() {
+    SendTracker t = tracker;
+    if (t != null) t.stop();
+  }
+
   /** True unless this is a queued hedge that its {@link Departure} says must not go after all. */
   boolean departs() {
     Departure d = departure;
@@ -168,15 +174,21 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   }
 
   /**
-   * Network requests this attempt sent, as its tracker counted them. One that wrote none counts as
-   * one unless the call uses that as proof that it was not sent ({@link #provenNotSent}): a
+   * Network requests this attempt sent, as its tracker counted them (if none watched it, the ones
+   * its {@code response} shows, {@link RetryOutcome#requestsIn}, or 1 for a failure). One that
+   * wrote none counts as none for a response from OkHttp's cache, which sent nothing; else as one
+   * unless the call uses that as proof that it was not sent ({@link LogicalCall#needsTracker}): a
    * response an interceptor below okretry made, and a failure the call's processing reads as
    * "maybe", count as the one request they may stand for.
    */
-  int requestsSent() {
+  int requestsSent(@Nullable Response response) {
     SendTracker t = tracker;
-    int n = t != null ? t.requestsThisAttempt() : 1;
-    return n > 0 || call.needsTracker ? n : 1;
+    int n =
+        t != null
+            ? t.requestsThisAttempt()
+            : response != null ? RetryOutcome.requestsIn(response) : 1;
+    if (n > 0 || call.needsTracker) return n;
+    return response != null && RetryOutcome.requestsIn(response) == 0 ? 0 : 1;
   }
 
   /**

@@ -67,10 +67,11 @@ final class BlockingLoop {
       throws IOException {
     Call call = chain.call();
     TimeSource time = logical.policy.time;
+    Attempt attempt = null; // the last sent: its watch of the call stops when this pass ends
     for (Step step = logical.next(null); ; ) {
       switch (step.kind()) {
         case SEND:
-          Attempt attempt = Attempt.of(step);
+          attempt = Attempt.of(step);
           Chain attemptChain = AttemptSettings.apply(chain, attempt, time);
           attempt.attachTo(call);
           DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
@@ -86,13 +87,23 @@ final class BlockingLoop {
           step = logical.next(sleep(step.waitNanos(), call, waits));
           break;
         case RETURN:
+          stopWatching(attempt);
           return step.settle(response);
         default:
+          stopWatching(attempt);
           step.settle(response);
           if (step.timedOut()) call.tag(TimedOut.class, TimedOut.MARK); // for whoever runs the call
           throw BlockingLoop.<IOException>rethrow(step.failure());
       }
     }
+  }
+
+  /**
+   * A later pass on this call (an interceptor above that proceeds again) is a logical call of its
+   * own: the watch this one left on the OkHttp call hears none of its requests.
+   */
+  private static void stopWatching(@Nullable Attempt attempt) {
+    if (attempt != null) attempt.stopWatching();
   }
 
   /**

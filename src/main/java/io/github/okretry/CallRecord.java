@@ -64,7 +64,7 @@ final class CallRecord extends RetryOutcome.Mark {
     lastEnded = attempt.number;
     lastCode = response != null ? response.code() : 0;
     ended++;
-    requestsSent += attempt.requestsSent();
+    requestsSent += attempt.requestsSent(response);
     RetryOutcome.Processing p =
         provenUnprocessed
             ? RetryOutcome.Processing.NOT_PROCESSED

@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Durations;
 import java.io.IOException;
 import kotlin.jvm.JvmClassMappingKt;
 import kotlin.reflect.KClass;
@@ -119,14 +120,17 @@ public final class RetryOutcome {
   }
 
   /**
-   * The network requests {@code response} shows: itself and its {@link Response#priorResponse()}
-   * chain (redirects, auth), what an unmarked response reads as. OkHttp's silent resends do not
-   * show there: a call that made one marks its response ({@code Attempt.resentUnseen}).
+   * The network requests {@code response} shows: itself and each response of its {@link
+   * Response#priorResponse()} chain (redirects, auth), except one OkHttp's cache answered without
+   * asking the network (a conditional request it revalidated counts: that one was sent). What an
+   * attempt no tracker watched is counted as, on either path, so a redirect counts on a first
+   * attempt's success and on a retried call's attempts alike. OkHttp's silent resends do not show
+   * there: a call that made one marks its response ({@code Attempt.resentUnseen}).
    */
   static int requestsIn(Response response) {
-    int requests = 1;
-    for (Response prior = response.priorResponse(); prior != null; prior = prior.priorResponse()) {
-      requests++;
+    int requests = 0;
+    for (Response r = response; r != null; r = r.priorResponse()) {
+      if (r.networkResponse() != null || r.cacheResponse() == null) requests++;
     }
     return requests;
   }
@@ -185,11 +189,11 @@ public final class RetryOutcome {
    * Network requests sent: the requests whose headers each attempt wrote whole, OkHttp's own silent
    * resends (a POST resent after a pooled connection dropped it, a 408, a 503 with {@code
    * Retry-After: 0}), redirects and auth follow-ups included, on either driver, with or without a
-   * listener. An attempt that wrote none counts as one, as its {@link #processing()} may stand for
-   * a request sent, except where okretry takes that as proof that it was not sent (a non-idempotent
-   * request without a key, or a listener that implements {@link RetryListener#onNetworkRequest}):
-   * then 0. A hedge, and an attempt canceled unheard when another answered for the call, count as
-   * one each.
+   * listener; none for a response from OkHttp's cache. An attempt that wrote none counts as one, as
+   * its {@link #processing()} may stand for a request sent, except where okretry takes that as
+   * proof that it was not sent (a non-idempotent request without a key, or a listener that
+   * implements {@link RetryListener#onNetworkRequest}): then 0. A hedge, and an attempt canceled
+   * unheard when another answered for the call, count as one each.
    *
    * @return the network requests sent, 0 or more
    */
@@ -293,10 +297,7 @@ public final class RetryOutcome {
     s.append(" (")
         .append(requestsSent)
         .append(requestsSent == 1 ? " request, waited " : " requests, waited ");
-    s.append(PolicyExplanation.seconds(waitedNanos))
-        .append(" s, ")
-        .append(words(processing))
-        .append(", ");
+    s.append(Durations.seconds(waitedNanos)).append(" s, ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
   }
 

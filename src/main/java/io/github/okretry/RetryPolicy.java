@@ -99,26 +99,33 @@ public final class RetryPolicy {
   }
 
   /**
-   * This policy's worst case in words and numbers: how many attempts, the longest each wait can be
-   * and their sum ({@code "Waits before the retries, each at most: 0.2 + 0.4 + 0.8 = 1.4 s of
-   * waiting"} by default; base 1 s, ×2, 5 retries and no cap give {@code "1 + 2 + 4 + 8 + 16 = 31
-   * s"}), the longest {@code Retry-After} honored, and the deadline that bounds the call, if any.
-   * The waits are the ones the backoff draws at their largest (with {@link Jitter#NONE}, the ones
-   * it draws). For what the client's timeouts add, see {@link #explain(OkHttpClient)}.
+   * This policy's worst case in words and numbers, one short line per claim, the binding figure
+   * first: {@code "At worst 5 s: the deadline bounds the whole call, attempts and waits."}, or
+   * without a deadline that nothing bounds the call. Then the attempts; the longest each wait can
+   * be and their sum ({@code "Backoff waits, each at most: 0.2 + 0.4 + 0.8 = 1.4 s of waiting"} by
+   * default; base 1 s, ×2, 5 retries and no cap give {@code "1 + 2 + 4 + 8 + 16 = 31 s"}); what a
+   * server's {@code Retry-After} makes of them, each up to {@code maxRetryAfter} ({@code "so the
+   * waits come to up to 180 s"} by default); and the holds a published quota may add before each
+   * attempt. The waits are the ones the backoff draws at their largest (with {@link Jitter#NONE},
+   * the ones it draws). For what the client's timeouts add, see {@link #explain(OkHttpClient)}.
    *
-   * @return a few sentences, in English
+   * @return a few lines, in English, each ending with {@code '\n'}
    */
   public String explain() {
-    return PolicyExplanation.explain(settings, null);
+    return PolicyExplanation.explain(settings, rules.backoff(), null);
   }
 
   /**
-   * {@link #explain()}, and the longest a call through {@code client} can take under this policy:
-   * each attempt up to its connect, write and read timeouts together, times the attempts, plus the
-   * waits; or the deadline or the client's call timeout, whichever is shorter, that bounds it.
+   * {@link #explain()}, with what {@code client}'s timeouts add: an attempt takes up to its
+   * connect, write and read timeouts together if its request times out once (each is per operation,
+   * and each redirect or auth follow-up OkHttp makes gets them afresh, so a trickling or
+   * redirecting server holds it longer); with no deadline or call timeout, the attempts times that
+   * plus the waits. The deadline or the client's call timeout, whichever is shorter, is the binding
+   * figure, and a warning says when a connect, write or read timeout at or above it (or none)
+   * leaves a server that stalls one attempt and no retry.
    *
    * @param client the client whose timeouts the attempts run with
-   * @return a few sentences, in English
+   * @return a few lines, in English, each ending with {@code '\n'}
    * @throws NullPointerException if {@code client} is null
    */
   public String explain(OkHttpClient client) {
@@ -129,7 +136,7 @@ public final class RetryPolicy {
       client.readTimeoutMillis(),
       client.callTimeoutMillis()
     };
-    return PolicyExplanation.explain(settings, timeouts);
+    return PolicyExplanation.explain(settings, rules.backoff(), timeouts);
   }
 
   /**

@@ -100,6 +100,11 @@ final class RetryRules {
     return Math.max(waitNanos, Math.min(maxRetryAfterNanos, waitNanos + slack / 2));
   }
 
+  /** The backoff the waits are drawn from: what {@link PolicyExplanation} reads the longest of. */
+  Backoff backoff() {
+    return backoff;
+  }
+
   @Override
   public String toString() {
     return "RetryRules{"

@@ -170,6 +170,38 @@ class ProceedAgainTest {
             "succeeded 3 HTTP 200");
   }
 
+  /**
+   * Each pass hears only its own network requests (issue 43.6): the first pass's watcher stayed on
+   * the OkHttp call and reported the second pass's requests as more of its own attempt.
+   */
+  @ParameterizedTest
+  @EnumSource(Run.class)
+  void eachPassHearsOnlyItsOwnNetworkRequests(Run how) throws Exception {
+    fresh.add(status(503));
+    List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+    RetryListener listener =
+        new RetryListener() {
+          @Override
+          public void onNetworkRequest(Request request, int attempt, int requestInAttempt) {
+            heard.add(
+                request.header("Authorization")
+                    + ", attempt "
+                    + attempt
+                    + ", request "
+                    + requestInAttempt);
+          }
+        };
+    OkHttpClient client = client(new TokenRefresh(), policy().listener(listener).build());
+
+    assertThat(run(client, get(), how)).isEqualTo("200 ok");
+    assertThat(server.getRequestCount()).as("the 401, then 503, 200").isEqualTo(3);
+    assertThat(heard)
+        .containsExactly(
+            "Bearer stale, attempt 1, request 1",
+            "Bearer fresh, attempt 1, request 1",
+            "Bearer fresh, attempt 2, request 1");
+  }
+
   @ParameterizedTest
   @EnumSource(Run.class)
   void aPostSentAgainCarriesAKeyOnEachOfItsAttempts(Run how) throws Exception {

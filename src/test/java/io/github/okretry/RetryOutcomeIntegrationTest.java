@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.github.okretry.RetryOutcome.Processing;
+import java.io.File;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -13,10 +14,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.SocketEffect;
+import okhttp3.Cache;
+import okhttp3.CacheControl;
 import okhttp3.Call;
+import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -28,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -146,6 +152,92 @@ class RetryOutcomeIntegrationTest {
       assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
     } catch (InterruptedException e) {
       throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * A redirect is a network request on every attempt (issue 43.6): a first attempt's success
+   * counted its redirect, a retried call's attempt did not. The guide's promise is the server's
+   * load, redirects and auth follow-ups included, so each attempt counts the requests its response
+   * shows: the 503, then the 302 and the 200.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void aRedirectCountsAsARequestOnARetriedAttemptToo(String driver) throws IOException {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(302).addHeader("Location", "/there").build());
+    server.enqueue(new MockResponse.Builder().body("there").build());
+    Exec calls = calls(driver);
+    try (Response response =
+        calls.execute(new Request.Builder().url(server.url("/here")).build())) {
+      assertThat(response.body().string()).isEqualTo("there");
+      RetryOutcome outcome = RetryOutcome.of(response);
+      assertThat(outcome.attempts()).isEqualTo(2);
+      assertThat(outcome.requestsSent()).isEqualTo(server.getRequestCount()).isEqualTo(3);
+    }
+    server.enqueue(new MockResponse.Builder().code(302).addHeader("Location", "/there").build());
+    server.enqueue(new MockResponse.Builder().body("there").build());
+    try (Response response =
+        calls.execute(new Request.Builder().url(server.url("/here")).build())) {
+      assertThat(RetryOutcome.of(response).requestsSent()).as("a first attempt's").isEqualTo(2);
+    }
+  }
+
+  /**
+   * A response from OkHttp's cache sent no request (issue 43.6: it read "1 request"), whether the
+   * call's first attempt met it or a retry after a 503 from the network.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"blocking", "async"})
+  void aResponseFromTheCacheSentNoRequest(String driver, @TempDir File dir) throws IOException {
+    server.enqueue(
+        new MockResponse.Builder().addHeader("Cache-Control", "max-age=600").body("kept").build());
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    AtomicBoolean skipTheCacheOnce = new AtomicBoolean();
+    Interceptor attemptsSkipTheCacheWhenAsked =
+        chain ->
+            chain.proceed(
+                skipTheCacheOnce.getAndSet(false)
+                    ? chain.request().newBuilder().cacheControl(CacheControl.FORCE_NETWORK).build()
+                    : chain.request());
+    try (Cache cache = new Cache(dir, 1 << 20)) {
+      // the interceptor below okretry, so that it sees each attempt
+      OkHttpClient.Builder builder = new OkHttpClient.Builder().cache(cache);
+      Exec calls;
+      if (driver.equals("blocking")) {
+        OkHttpClient client =
+            LeakCheck.track(
+                RetryInterceptor.create(POLICY)
+                    .install(builder)
+                    .addInterceptor(attemptsSkipTheCacheWhenAsked)
+                    .build());
+        calls = request -> client.newCall(request).execute();
+      } else {
+        factory =
+            RetryingCallFactory.create(
+                LeakCheck.track(builder.addInterceptor(attemptsSkipTheCacheWhenAsked).build()),
+                POLICY);
+        calls = request -> new EnqueuedCall(factory.newCall(request)).execute();
+      }
+      Request kept = new Request.Builder().url(server.url("/kept")).build();
+      try (Response response = calls.execute(kept)) {
+        assertThat(response.body().string()).isEqualTo("kept");
+        assertThat(RetryOutcome.of(response).requestsSent()).as("from the network").isEqualTo(1);
+      }
+      try (Response response = calls.execute(kept)) {
+        assertThat(response.cacheResponse()).isNotNull();
+        assertThat(response.networkResponse()).isNull();
+        assertThat(RetryOutcome.of(response).requestsSent()).as("from the cache").isZero();
+      }
+      skipTheCacheOnce.set(true); // its first attempt meets the 503, its retry the cache
+      try (Response response = calls.execute(kept)) {
+        assertThat(response.body().string()).isEqualTo("kept");
+        assertThat(response.networkResponse()).isNull();
+        RetryOutcome outcome = RetryOutcome.of(response);
+        assertThat(outcome.attempts()).isEqualTo(2);
+        assertThat(outcome.requestsSent()).as("the 503 alone").isEqualTo(1);
+      }
+      assertThat(server.getRequestCount()).isEqualTo(2);
     }
   }
 

@@ -58,15 +58,18 @@ public final class Backoff {
    * summed (1.4 s for the defaults' 3 retries), saturated at {@code Long.MAX_VALUE}.
    */
   public long scheduleNanos(int retries) {
-    long sum = 0;
-    for (int retry = 1; retry <= retries; retry++) {
-      long cap = capNanos(retry);
-      if (cap == maxNanos) { // every later cap is the max too
-        return saturatedAdd(sum, saturatedMultiply(cap, (long) retries - retry + 1));
-      }
-      sum = saturatedAdd(sum, cap);
+    long total = 0;
+    int n = 1;
+    for (; n <= retries && n <= EXACT_RETRIES; n++) {
+      long cap = capNanos(n);
+      if (cap == maxNanos) return saturatedAdd(total, atMax(retries - n + 1L, 0));
+      total = saturatedAdd(total, cap);
     }
-    return sum;
+    if (n > retries) return total;
+    // A multiplier near 1: the caps still growing are a geometric series, so no loop per retry.
+    long firstAtMax = firstRetryFrom(n, retries, maxNanos);
+    total = saturatedAdd(total, capsSummed(n, firstAtMax - 1));
+    return saturatedAdd(total, atMax(retries - firstAtMax + 1, 0));
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -97,6 +100,79 @@ public final class Backoff {
       default:
         throw new AssertionError(jitter);
     }
+  }
+
+  /**
+   * The longest {@link #delayNanos} draws before retry {@code retry} (1-based), every earlier wait
+   * at its longest: the cap; with {@link Jitter#DECORRELATED}, which draws up to 3 × the previous
+   * wait, {@code min(3^retry × base, max)}. Never decreases as {@code retry} grows.
+   */
+  public long longestNanos(int retry) {
+    if (retry < 1) throw new IllegalArgumentException("retry < 1: " + retry);
+    if (jitter != Jitter.DECORRELATED) return capNanos(retry);
+    long low = Math.min(baseNanos, maxNanos);
+    long wait = baseNanos; // what delayNanos is given before retry 1
+    // ×3 from at least 1 ns reaches any max within 40 steps
+    for (int n = 1; n <= retry && wait < maxNanos; n++) {
+      wait = saturatedMultiply(Math.max(wait, low), 3);
+    }
+    return Math.min(wait, maxNanos);
+  }
+
+  /**
+   * The longest the waits before retries 1 to {@code retries} take together, each {@link
+   * #longestNanos}, or {@code floorNanos} where that is longer (a wait a server may set in its
+   * place, as a {@code Retry-After} up to its ceiling; 0 for none), saturated at {@code
+   * Long.MAX_VALUE}. Exact for the first 64 retries, and past them for every wait at {@code max};
+   * the waits still growing past them (a multiplier very near 1) are summed as a geometric series,
+   * to a double's precision, so any count takes a few dozen steps.
+   */
+  public long longestTotalNanos(int retries, long floorNanos) {
+    long total = 0;
+    int n = 1;
+    for (; n <= retries && n <= EXACT_RETRIES; n++) {
+      long wait = longestNanos(n);
+      if (wait == maxNanos) return saturatedAdd(total, atMax(retries - n + 1L, floorNanos));
+      total = saturatedAdd(total, Math.max(wait, floorNanos));
+    }
+    if (n > retries) return total;
+    // Only capNanos grows this slowly (decorrelated jitter is at max within 40 retries).
+    long firstAtMax = firstRetryFrom(n, retries, maxNanos); // retries + 1: none
+    long firstAboveFloor = firstRetryFrom(n, firstAtMax - 1, floorNanos);
+    total = saturatedAdd(total, saturatedMultiply(floorNanos, firstAboveFloor - n));
+    total = saturatedAdd(total, capsSummed(firstAboveFloor, firstAtMax - 1));
+    return saturatedAdd(total, atMax(retries - firstAtMax + 1, floorNanos));
+  }
+
+  /** Retries summed one by one by {@link #longestTotalNanos}. */
+  private static final int EXACT_RETRIES = 64;
+
+  private long atMax(long count, long floorNanos) {
+    return count <= 0 ? 0 : saturatedMultiply(Math.max(maxNanos, floorNanos), count);
+  }
+
+  /**
+   * The first retry in {@code [from, to]} whose cap is at least {@code nanos}; {@code to + 1} if
+   * none.
+   */
+  private long firstRetryFrom(long from, long to, long nanos) {
+    long lo = from;
+    long hi = to + 1; // capNanos never decreases (Math.pow is semi-monotonic)
+    while (lo < hi) {
+      long mid = lo + (hi - lo) / 2; // at most Integer.MAX_VALUE: a retry
+      if (capNanos((int) mid) >= nanos) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** The caps of retries {@code from} to {@code to} summed as a geometric series, saturated. */
+  private long capsSummed(long from, long to) {
+    if (to < from) return 0;
+    double growth = multiplier - 1; // exact near 1, where expm1 and log1p keep the precision
+    double first = baseNanos * Math.pow(multiplier, from - 1); // capNanos(from), unrounded
+    double sum = first * (Math.expm1((to - from + 1.0) * Math.log1p(growth)) / growth);
+    return sum >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) sum;
   }
 
   /** Uniform in {@code [low, high]}, both ends included. */

@@ -1,12 +1,15 @@
 package io.github.okretry.internal;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Validation of the duration settings, shared by every builder so each says the same thing: a
  * duration is present, positive (or 0 for none, where a setting allows none) and at most 24 hours,
- * and the message names the setting and the value as the caller wrote it.
+ * and the message names the setting and the value as the caller wrote it. And durations in words
+ * ({@link #seconds}), one form wherever okretry writes one for a reader.
  */
 public final class Durations {
 
@@ -61,5 +64,14 @@ public final class Durations {
       throw new IllegalArgumentException(name + " must be at most PT24H: " + value);
     }
     return value.toNanos();
+  }
+
+  /** {@code nanos} in seconds, at most 3 decimals, no trailing zeros: 1.4, 31, 0.025. */
+  public static String seconds(long nanos) {
+    return BigDecimal.valueOf(nanos)
+        .movePointLeft(9)
+        .setScale(3, RoundingMode.HALF_UP)
+        .stripTrailingZeros()
+        .toPlainString();
   }
 }

@@ -33,6 +33,7 @@ public final class SendTracker extends EventListener {
 
   private final @Nullable OnNetworkRequest onNetworkRequest;
   private volatile int requestsThisAttempt;
+  private volatile boolean stopped; // its call went on to requests of another logical call
 
   private SendTracker(@Nullable OnNetworkRequest onNetworkRequest) {
     this.onNetworkRequest = onNetworkRequest;
@@ -47,6 +48,15 @@ public final class SendTracker extends EventListener {
     SendTracker tracker = new SendTracker(onNetworkRequest);
     call.addEventListener(tracker);
     return tracker;
+  }
+
+  /**
+   * Hears no more of its call: OkHttp keeps an event listener for the call's life, and a later pass
+   * through okretry on the same call (an interceptor above it that proceeds again) is a logical
+   * call of its own, whose requests are not this one's.
+   */
+  public void stop() {
+    stopped = true;
   }
 
   /** Forgets the previous attempt; call before each attempt. */
@@ -65,6 +75,7 @@ public final class SendTracker extends EventListener {
   @Override
   @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: the call's events come one at a time
   public void requestHeadersEnd(Call call, Request request) {
+    if (stopped) return;
     int n = ++requestsThisAttempt; // events of one call arrive on one thread at a time
     OnNetworkRequest listener = onNetworkRequest;
     if (listener != null) listener.onNetworkRequest(n);

@@ -98,7 +98,8 @@ class ExamplesTest {
     String out = run(OutcomeExample::main);
     assertThat(out)
         .contains(
-            "policy: Worst case: 3 attempts (the first and 2 retries).",
+            "policy: At worst: no bound. No deadline or call timeout bounds the call.",
+            "Attempts: up to 3 (the first and 2 retries).",
             "0.1 + 0.2 = 0.3 s of waiting");
     String post = section(out, "a keyed POST");
     assertThat(post)

@@ -115,6 +115,84 @@ class BackoffTest {
     }
   }
 
+  /**
+   * The longest waits, as {@code explain()} states them: each the most {@code delayNanos} can draw
+   * with every earlier wait at its most, and their sum with a floor (a server's wait) in any count.
+   */
+  @Nested
+  class Longest {
+    @ParameterizedTest
+    @EnumSource(Jitter.class)
+    void eachIsTheMostThatIsDrawn(Jitter jitter) {
+      Backoff b = new Backoff(200 * MS, 10 * S, 2.0, jitter);
+      long previous = 200 * MS;
+      for (int n = 1; n <= 12; n++) {
+        long drawn = b.delayNanos(n, previous, HIGHEST);
+        assertThat(b.longestNanos(n)).as("retry %d", n).isEqualTo(drawn);
+        previous = drawn;
+      }
+    }
+
+    @Test
+    void decorrelatedGrowsThreeTimesTheLastUpToMax() {
+      Backoff b = new Backoff(200 * MS, 10 * S, 2.0, Jitter.DECORRELATED);
+      assertThat(
+              List.of(b.longestNanos(1), b.longestNanos(2), b.longestNanos(3), b.longestNanos(4)))
+          .containsExactly(600 * MS, 1800 * MS, 5400 * MS, 10 * S);
+      assertThat(new Backoff(5 * S, S, 2.0, Jitter.DECORRELATED).longestNanos(1)).isEqualTo(S);
+      assertThat(b.longestNanos(Integer.MAX_VALUE)).isEqualTo(10 * S);
+    }
+
+    @Test
+    void theTotalCountsTheFloorWhereItIsLonger() {
+      Backoff b = new Backoff(200 * MS, 10 * S, 2.0, Jitter.FULL);
+      assertThat(b.longestTotalNanos(3, 0)).isEqualTo(1400 * MS);
+      assertThat(b.longestTotalNanos(3, 60 * S)).isEqualTo(180 * S);
+      assertThat(b.longestTotalNanos(3, 500 * MS)).isEqualTo(500 * MS + 500 * MS + 800 * MS);
+      assertThat(b.longestTotalNanos(0, 60 * S)).isZero();
+      assertThat(b.longestTotalNanos(100, 0)).isEqualTo(b.scheduleNanos(100));
+      assertThat(b.longestTotalNanos(Integer.MAX_VALUE, 0)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+        value = Jitter.class,
+        names = {"NONE", "FULL", "EQUAL"})
+    void withoutAFloorItIsTheScheduleOfCaps(Jitter jitter) {
+      Backoff b = new Backoff(3 * MS, 7 * S, 1.7, jitter);
+      for (int retries = 0; retries <= 70; retries++) {
+        assertThat(b.longestTotalNanos(retries, 0)).isEqualTo(b.scheduleNanos(retries));
+      }
+    }
+
+    /**
+     * A multiplier so near 1 that the caps grow for a million retries: the sum past the first 64 is
+     * a geometric series, as the waits one by one add up, and any count is quick.
+     */
+    @Test
+    void aSlowGrowthIsSummedInFewSteps() {
+      Backoff b = new Backoff(MS, 10 * S, 1.00001, Jitter.FULL);
+      int retries = 1_000_000;
+      assertThat((double) b.longestTotalNanos(retries, 2 * MS))
+          .isCloseTo(
+              oneByOne(b, retries, 2 * MS), org.assertj.core.data.Percentage.withPercentage(1e-6));
+      long start = System.nanoTime();
+      // 921 039 retries to reach 10 s, about 1.8e15 ns, then 10 s each: more than a long holds
+      assertThat(b.longestTotalNanos(Integer.MAX_VALUE, 0)).isEqualTo(Long.MAX_VALUE);
+      assertThat(b.longestTotalNanos(2_000_000, 0))
+          .isCloseTo(
+              (long) (oneByOne(b, 2_000_000, 0)),
+              org.assertj.core.data.Percentage.withPercentage(1e-6));
+      assertThat(System.nanoTime() - start).as("nanos").isLessThan(TimeUnit.SECONDS.toNanos(1));
+    }
+
+    private double oneByOne(Backoff b, int retries, long floorNanos) {
+      double sum = 0;
+      for (int n = 1; n <= retries; n++) sum += Math.max(b.capNanos(n), floorNanos);
+      return sum;
+    }
+  }
+
   @Nested
   class JitterKinds {
     @Test
