@@ -46,16 +46,8 @@ class BudgetScorecard {
     out.add(
         FleetScenarios.f(
             "%.2f×", FleetScenarios.quietFleetRetryAfter(c, 200, 0.5, 20, 1, 1).amplification()));
-    int byStart = 0;
-    int byEnd = 0;
-    for (long seed = 1; seed <= 20; seed++) {
-      Fleet.Result m = FleetScenarios.metastable(c, seed);
-      int r = FleetScenarios.recoverySecondsByStart(m, 15, 58);
-      if (r >= 0 && r <= 5) byStart++;
-      r = FleetScenarios.recoverySeconds(m, 15, 58);
-      if (r >= 0 && r <= 5) byEnd++;
-    }
-    out.add(byStart + " / " + byEnd);
+    int[] back = FleetScenarios.metastableBackWithinFiveSeconds(c, 20);
+    out.add(back[0] + " / " + back[1]);
     double[] cold = FleetScenarios.coldStartOverSeeds(c, 50);
     out.add(FleetScenarios.f("%.1f / %d", cold[0], (long) cold[1]));
     return out;
@@ -129,19 +121,6 @@ class BudgetScorecard {
             + scopeLine(Peers.UNBUDGETED, Peers.UNBUDGETED)
             + scopeLine(Peers.GRPC_A6, Peers.GRPC_A6);
     write("scope.md", md);
-  }
-
-  @Test
-  void variants() throws IOException {
-    if (System.getProperty("okretry.variants") == null) return;
-    String md =
-        HEADER
-            + line(
-                Peers.okretryOver(
-                    "down never", BudgetNumbers.DEFAULTS.withDownAfterSchedules(100_000)))
-            + line(Peers.okretryOver("down 4", BudgetNumbers.DEFAULTS.withDownAfterSchedules(4)))
-            + line(Peers.okretryOver("down 1", BudgetNumbers.DEFAULTS.withDownAfterSchedules(1)));
-    write("variants.md", md);
   }
 
   @Test

@@ -199,15 +199,9 @@ class FleetReport {
           Peers.okretryOver(
               "timeout cost " + tokens,
               Peers.BudgetNumbers.DEFAULTS.withTimeoutCostMilli(tokens * 1_000));
-      int byStart = 0;
-      int byEnd = 0;
-      for (long seed = 1; seed <= 20; seed++) {
-        Fleet.Result m = FleetScenarios.metastable(c, seed);
-        int r = FleetScenarios.recoverySecondsByStart(m, 15, 58);
-        if (r >= 0 && r <= 5) byStart++;
-        r = FleetScenarios.recoverySeconds(m, 15, 58);
-        if (r >= 0 && r <= 5) byEnd++;
-      }
+      int[] back = FleetScenarios.metastableBackWithinFiveSeconds(c, 20);
+      int byStart = back[0];
+      int byEnd = back[1];
       double[] cold = FleetScenarios.coldStartOverSeeds(c, 50);
       double mean = cold[0];
       long min = (long) cold[1];
