@@ -116,10 +116,10 @@ class ExamplesTest {
             "caller got HTTP 200 \"hello\"",
             "attempts: 3, requests sent: 3",
             "ended: SUCCEEDED, key: null, processed: PROCESSED");
-    assertThat(section(out, "a GET the budget skips"))
+    assertThat(section(out, "a GET to an origin that fails everything"))
         .contains(
             "caller got HTTP 503",
-            "attempts: 1, requests sent: 1",
+            "attempts: 1, requests sent: 1, waited: 0 ms",
             "ended: NO_RECENT_SUCCESS, key: null, processed: NOT_PROCESSED");
   }
 

@@ -18,7 +18,7 @@ import okhttp3.Response;
 /**
  * What happened to my call? {@link RetryOutcome} read from what the caller holds, with no listener:
  * a GET that succeeds after two 503s, a keyed POST whose every attempt times out (the exception
- * says it, and may the card have been charged?), and a GET whose retry the budget skips and never
+ * says it, and may the card have been charged?), and a GET whose retry the budget stops and never
  * sends. First, what the policy promises at worst.
  */
 public final class OutcomeExample {
@@ -71,10 +71,10 @@ public final class OutcomeExample {
         }
       }
 
-      // The POST spent this origin's retries since its last success: the budget skips the next
-      // failing call's retry through its backoff, and, as no call succeeds meanwhile, never sends
-      // it. The caller gets the 503's status and headers; its body was not kept.
-      System.out.println("--- a GET the budget skips after a 503");
+      // The POST spent this origin's retries since its last success, and the origin has failed
+      // everything for longer than two of the policy's retry schedules (2 × 0.3 s): the budget ends
+      // the next failing call at once, with its response, instead of letting it wait for nothing.
+      System.out.println("--- a GET to an origin that fails everything: ended at once");
       try (Response response =
           client.newCall(new Request.Builder().url(server.url("/flaky")).build()).execute()) {
         System.out.println("caller got HTTP " + response.code());
