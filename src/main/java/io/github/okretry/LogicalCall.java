@@ -254,7 +254,8 @@ final class LogicalCall {
   }
 
   private boolean mayAttempt(long nowNanos) {
-    return attempts <= maxRetries && deadline.remainingNanos(nowNanos) > 0;
+    // An attempt the budget skipped counts as one made (a review: a hedge went past maxRetries).
+    return attempts + skipped <= maxRetries && deadline.remainingNanos(nowNanos) > 0;
   }
 
   // Why the call ended, if it gave up: read by tests and SimulatedDriver, never a decision.
@@ -322,6 +323,13 @@ final class LogicalCall {
     skipped++;
     long delay = next.delayNanos();
     if (retryAfterNanos == RetryAfter.ABSENT) previousDelayNanos = delay;
+    Response refused = pendingResponse;
+    if (refused != null && provenUnprocessed && retryAfterNanos != RetryAfter.ABSENT) {
+      // The turn it gave back is taken again: its next attempt waits with the crowd on the origin
+      // that answered, not past it (a review: skipped retries of a 503 crowd went unpaced).
+      origin.waitOn(
+          OriginGate.origin(refused.request().url()), refused.code(), retryAfterNanos, remaining);
+    }
     // The attempt not sent is taken to fail as the last one did, in time too (up to one base
     // delay, so an outage of timeouts does not hold a call for theirs): the call's next check
     // comes when it would have without a budget, not earlier, where a blip may still be on; and

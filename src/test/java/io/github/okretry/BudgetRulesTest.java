@@ -493,14 +493,14 @@ class BudgetRulesTest extends ScriptedTest {
   }
 
   /**
-   * BUG (budget4, reported; disabled so the branch stays green, remove {@code @Disabled} to see it
-   * fail): a retry that waits out a 503's {@code Retry-After} of more than 30 s (the default {@code
-   * maxRetryAfter} is 60 s) finds its origin forgotten and opens a new streak when it leaves, and
-   * its success does not end it ({@code OriginStreaks.succeeded} returns early: no {@code failed}
-   * within the memory, {@code take} does not count as one). The next blip's call then sees that
-   * streak's half and its start 4 s back, and its third retry is refused at the decision as if the
-   * origin had failed everything for two schedules: 3 requests and the 503 ({@code
-   * NO_RECENT_SUCCESS}), where a call after a success gets its 3 retries and the 200.
+   * A regression test (found while issue 42's budget was written): a retry that waits out a 503's
+   * {@code Retry-After} of more than 30 s (the default {@code maxRetryAfter} is 60 s) finds its
+   * origin forgotten and opens a new streak when it leaves, and its success must end it (it did
+   * not: {@code OriginStreaks.succeeded} returned early, as nothing had failed within the memory).
+   * The next blip's call then sees that streak's half and its start 4 s back, and its third retry
+   * was refused at the decision as if the origin had failed everything for two schedules: 3
+   * requests and the 503 ({@code NO_RECENT_SUCCESS}), where a call after a success gets its 3
+   * retries and the 200.
    */
   @Test
   void aBlipAfterALongRetryAfterThatSucceededGetsItsRetries() throws IOException {
@@ -535,5 +535,19 @@ class BudgetRulesTest extends ScriptedTest {
 
   private long requestsTo(String path) {
     return script.requests().stream().filter(q -> q.url().encodedPath().equals(path)).count();
+  }
+
+  /**
+   * A regression test (a review of issue 42's budget): {@code /p5154}'s path slot was its origin's
+   * own, so each of its retries counted twice on one slot and the third was skipped; a new client
+   * that fails three times and then succeeds gets its success on every path.
+   */
+  @Test
+  void aNewClientThatFailsThreeTimesThenSucceedsGetsItsSuccessOnEveryPath() throws IOException {
+    for (String path : new String[] {"/p5154", "/p5464", "/p10910", "/p5155"}) {
+      script.status(503).status(503).status(503).status(200);
+      Request r = new Request.Builder().url("http://example.test" + path).build();
+      assertThat(code(client(retry()), r)).as(path).isEqualTo(200);
+    }
   }
 }

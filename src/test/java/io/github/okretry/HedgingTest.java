@@ -679,4 +679,48 @@ class HedgingTest {
           .hasMessageContaining("hedge delay");
     }
   }
+
+  void succeededBeside(RetryPolicy p) {
+    p.budget.returned(get.url(), response(get, 200), 1, null, time);
+  }
+
+  Step refused(LogicalCall call, Attempt a) {
+    return call.ended(a, null, new java.net.ConnectException("refused"), 0);
+  }
+
+  Attempt waitThenSend(LogicalCall call, Step wait) {
+    assertThat(wait.kind()).isEqualTo(Step.Kind.WAIT);
+    advanceMillis(wait.waitNanos() / MS + 1);
+    Step s = call.next(null);
+    assertThat(s.kind()).isEqualTo(Step.Kind.SEND);
+    return Attempt.of(s);
+  }
+
+  /**
+   * A regression test (a review of issue 42's budget): an attempt the budget skipped counts as one
+   * made, so no hedge takes a call past {@code maxRetries}.
+   */
+  @Test
+  void noHedgeTakesACallPastMaxRetriesCountingTheAttemptsItsBudgetSkipped() {
+    RetryPolicy p = known(policy().maxRetries(2));
+    // Call A spends the origin's count: 2 retries (4 halves).
+    LogicalCall a = sent(p, get);
+    Attempt a2 = waitThenSend(a, refused(a, first(a)));
+    Attempt a3 = waitThenSend(a, refused(a, a2));
+    assertThat(refused(a, a3).kind()).isEqualTo(Step.Kind.THROW);
+    // Call B: its first attempt fails, its retry is skipped (counted as a failed attempt).
+    LogicalCall b = sent(p, get);
+    Step w = refused(b, first(b));
+    advanceMillis(w.waitNanos() / MS + 1);
+    Step skipped = b.next(null);
+    assertThat(skipped.kind()).as("skipped").isEqualTo(Step.Kind.WAIT);
+    succeededBeside(p); // another call to the origin succeeds
+    Attempt b2 = waitThenSend(b, skipped);
+    assertThat(b2.number).isEqualTo(2); // its third attempt counting the skipped one: the last
+    advanceMillis(10);
+    succeededBeside(p); // another call succeeds meanwhile: the streak the retry opened ends
+    advanceMillis(40);
+    Attempt hedge = hedged(b);
+    assertThat(hedge).as("a 4th attempt with maxRetries(2)").isNull();
+  }
 }

@@ -48,14 +48,15 @@ public final class OriginStreaks {
   private volatile long latestFailureNanos; // valid once slots is made
 
   /**
-   * @param slots the size of the table, a power of two ≥ 1
+   * @param slots the size of the table, a power of two ≥ 2
    * @param memoryNanos how long after an origin's last failure its slot is forgotten, > 0
    * @param commonShare the failure share at or above which failures are common, in (0, 1]
    * @param shareWindow about how many answers the failure share averages over, ≥ 1
    */
   public OriginStreaks(int slots, long memoryNanos, double commonShare, int shareWindow) {
-    if (slots < 1 || Integer.bitCount(slots) != 1) {
-      throw new IllegalArgumentException("slots not a power of two: " + slots);
+    if (slots < 2 || Integer.bitCount(slots) != 1) {
+      // Two at least: a path's slot is never its origin's (pathHash)
+      throw new IllegalArgumentException("slots not a power of two, 2 or more: " + slots);
     }
     if (memoryNanos <= 0) throw new IllegalArgumentException("memoryNanos <= 0: " + memoryNanos);
     if (!(commonShare > 0 && commonShare <= 1)) {
@@ -282,10 +283,13 @@ public final class OriginStreaks {
     return (url.scheme().hashCode() * 31 + url.host().hashCode()) * 31 + url.port();
   }
 
-  private static int pathHash(int originHash, HttpUrl url) {
+  // Never in the origin's own slot: counted on one slot twice, a path's retries would get half
+  // the count (found by a review: 1 path in 4096).
+  private int pathHash(int originHash, HttpUrl url) {
     List<String> segments = url.pathSegments();
-    int h = originHash * 0x9E3779B1 + 1; // apart from the origin's own slot
+    int h = originHash * 0x9E3779B1 + 1;
     for (int i = 0; i < segments.size(); i++) h = 31 * h + segments.get(i).hashCode();
-    return h * 0x85EBCA6B;
+    h *= 0x85EBCA6B;
+    return index(h) == index(originHash) ? h ^ 1 : h; // bit 0 of h is bit 0 of its index
   }
 }

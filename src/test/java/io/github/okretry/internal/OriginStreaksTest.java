@@ -340,21 +340,24 @@ class OriginStreaksTest {
 
   @Test
   void refusesBadSettingsNamingTheParameterAndItsValue() {
-    assertRejected(() -> new OriginStreaks(0, MEMORY, 0.5, 64), "slots not a power of two: 0");
-    assertRejected(() -> new OriginStreaks(-4, MEMORY, 0.5, 64), "slots not a power of two: -4");
-    assertRejected(() -> new OriginStreaks(3, MEMORY, 0.5, 64), "slots not a power of two: 3");
-    assertRejected(() -> new OriginStreaks(1, 0, 0.5, 64), "memoryNanos <= 0: 0");
-    assertRejected(() -> new OriginStreaks(1, -1, 0.5, 64), "memoryNanos <= 0: -1");
-    assertRejected(() -> new OriginStreaks(1, MEMORY, 0, 64), "commonShare not in (0, 1]: 0.0");
-    assertRejected(() -> new OriginStreaks(1, MEMORY, 1.5, 64), "commonShare not in (0, 1]: 1.5");
     assertRejected(
-        () -> new OriginStreaks(1, MEMORY, Double.NaN, 64), "commonShare not in (0, 1]: NaN");
-    assertRejected(() -> new OriginStreaks(1, MEMORY, 0.5, 0), "shareWindow < 1: 0");
-    OriginStreaks one = new OriginStreaks(1, 1, 1, 1);
-    one.failed(A, 0);
-    assertThat(one.isOpen(B, 0))
-        .as("every edge accepted; one slot: every origin shares it")
-        .isTrue();
+        () -> new OriginStreaks(0, MEMORY, 0.5, 64), "slots not a power of two, 2 or more: 0");
+    assertRejected(
+        () -> new OriginStreaks(1, MEMORY, 0.5, 64), "slots not a power of two, 2 or more: 1");
+    assertRejected(
+        () -> new OriginStreaks(-4, MEMORY, 0.5, 64), "slots not a power of two, 2 or more: -4");
+    assertRejected(
+        () -> new OriginStreaks(3, MEMORY, 0.5, 64), "slots not a power of two, 2 or more: 3");
+    assertRejected(() -> new OriginStreaks(2, 0, 0.5, 64), "memoryNanos <= 0: 0");
+    assertRejected(() -> new OriginStreaks(2, -1, 0.5, 64), "memoryNanos <= 0: -1");
+    assertRejected(() -> new OriginStreaks(2, MEMORY, 0, 64), "commonShare not in (0, 1]: 0.0");
+    assertRejected(() -> new OriginStreaks(2, MEMORY, 1.5, 64), "commonShare not in (0, 1]: 1.5");
+    assertRejected(
+        () -> new OriginStreaks(2, MEMORY, Double.NaN, 64), "commonShare not in (0, 1]: NaN");
+    assertRejected(() -> new OriginStreaks(2, MEMORY, 0.5, 0), "shareWindow < 1: 0");
+    OriginStreaks two = new OriginStreaks(2, 1, 1, 1);
+    two.failed(A, 0);
+    assertThat(two.count(A, 2, 2, 1, 0, true)).as("every edge accepted").isEqualTo(Standing.ROOM);
   }
 
   static void assertRejected(Runnable constructor, String message) {
