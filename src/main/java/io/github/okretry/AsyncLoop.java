@@ -239,7 +239,11 @@ final class AsyncLoop {
   }
 
   private static void cancel(@Nullable List<Leg> legs) { // outside the lock: a cancel may call back
-    if (legs != null) for (Leg leg : legs) leg.sent.cancel();
+    if (legs != null) {
+      for (Leg leg : legs) {
+        leg.sent.cancel();
+      }
+    }
   }
 
   /**
@@ -298,8 +302,9 @@ final class AsyncLoop {
       return;
     }
     call.factory.watchScheduler();
-    if (call.canceled || call.factory.isClosed())
+    if (call.canceled || call.factory.isClosed()) {
       endWait(call.canceled ? "Canceled" : "RetryingCallFactory is closed");
+    }
   }
 
   /**
