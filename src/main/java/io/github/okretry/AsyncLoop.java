@@ -185,10 +185,9 @@ final class AsyncLoop {
   private void after(Leg leg, @Nullable Response response, @Nullable IOException error) {
     leg.onCall.attempt = null; // the response reaches its call: it keeps no attempt alive
     try {
+      // The watch stops before any user code runs on the outcome.
       int seen =
-          (leg.watch != null && leg.watch.stop()
-                  ? Seen.WATCH_FIRED
-                  : 0) // before any user code runs on the outcome
+          (leg.watch != null && leg.watch.stop() ? Seen.WATCH_FIRED : 0)
               | (call.canceled ? Seen.CALLER_CANCELED : 0)
               | (leg.sent.isCanceled() ? Seen.ATTEMPT_CANCELED : 0);
       Step step;
@@ -239,7 +238,11 @@ final class AsyncLoop {
   }
 
   private static void cancel(@Nullable List<Leg> legs) { // outside the lock: a cancel may call back
-    if (legs != null) for (Leg leg : legs) leg.sent.cancel();
+    if (legs != null) {
+      for (Leg leg : legs) {
+        leg.sent.cancel();
+      }
+    }
   }
 
   /**
@@ -298,8 +301,9 @@ final class AsyncLoop {
       return;
     }
     call.factory.watchScheduler();
-    if (call.canceled || call.factory.isClosed())
+    if (call.canceled || call.factory.isClosed()) {
       endWait(call.canceled ? "Canceled" : "RetryingCallFactory is closed");
+    }
   }
 
   /**
@@ -382,15 +386,15 @@ final class AsyncLoop {
     // stop(): true if it fired (the deadline passed, the call canceled)
     private final @Nullable DeadlineWatch watch;
     final Attempt.OnCall onCall; // emptied once its outcome is in hand
-    boolean
-        departed; // guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
+    // Guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
+    boolean departed;
 
     Leg(Attempt attempt) {
       this.attempt = attempt;
       // Its own OkHttp call would start the client's callTimeout afresh: what the logical call has
       // left bounds it instead (reading the body too); okretry's deadline bounds it until its
-      // outcome
-      // is in hand (the watch), so a slow predicate or listener cannot cancel a response in time.
+      // outcome is in hand (the watch), so a slow predicate or listener cannot cancel a response
+      // in time.
       sent = call.factory.attemptClient.newCall(attempt.request());
       onCall = Attempt.OnCall.tag(sent, attempt);
       sent.timeout().timeout(attempt.callTimeoutNanos(), TimeUnit.NANOSECONDS);

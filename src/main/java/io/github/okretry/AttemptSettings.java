@@ -64,10 +64,12 @@ final class AttemptSettings implements Interceptor {
     if (shrink(connect, left) != connect) {
       shrunk = shrunk.withConnectTimeout(shrink(connect, left), TimeUnit.MILLISECONDS);
     }
-    if (shrink(read, left) != read)
+    if (shrink(read, left) != read) {
       shrunk = shrunk.withReadTimeout(shrink(read, left), TimeUnit.MILLISECONDS);
-    if (shrink(write, left) != write)
+    }
+    if (shrink(write, left) != write) {
       shrunk = shrunk.withWriteTimeout(shrink(write, left), TimeUnit.MILLISECONDS);
+    }
     return shrunk;
   }
 

@@ -152,8 +152,9 @@ final class Hedging {
    */
   Step due(long nowNanos, OriginTurn origin, boolean mayAttempt, int number) {
     Attempt first = round;
-    if (first == null || !isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt)
+    if (first == null || !isDue(nowNanos) || pushesBack(nowNanos, origin) || !mayAttempt) {
       return Step.DROP;
+    }
     armedNanos = 0; // the next is armed once this one went
     Attempt hedge = first.newHedge();
     pending = hedge;
@@ -186,8 +187,9 @@ final class Hedging {
 
   private boolean pushesBack(long nowNanos, OriginTurn origin) {
     // Hedging is for a healthy service with a tail, never for one that pushes back.
-    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(request.url(), nowNanos))
+    if (!origin.pushesBack(nowNanos) && !origins.refusedRecently(request.url(), nowNanos)) {
       return false;
+    }
     refused();
     return true;
   }

@@ -139,8 +139,9 @@ public final class HedgingPolicy {
    * @throws IllegalArgumentException if {@code maxHedges} is not in [1, 5]
    */
   public HedgingPolicy maxHedges(int maxHedges) {
-    if (maxHedges < 1 || maxHedges > 5)
+    if (maxHedges < 1 || maxHedges > 5) {
       throw new IllegalArgumentException("maxHedges not in [1, 5]: " + maxHedges);
+    }
     return new HedgingPolicy(delayNanos, percentile, floorNanos, maxHedges);
   }
 

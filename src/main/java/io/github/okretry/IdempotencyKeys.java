@@ -64,8 +64,9 @@ final class IdempotencyKeys {
     String key;
     if (tag == null) {
       String method = request.method();
-      if (!generateForPostAndPatch || !(method.equals("POST") || method.equals("PATCH")))
+      if (!generateForPostAndPatch || !(method.equals("POST") || method.equals("PATCH"))) {
         return request;
+      }
       key = generator.newKey();
     } else if (tag.value != null) {
       key = tag.value;

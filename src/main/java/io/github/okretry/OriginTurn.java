@@ -255,8 +255,9 @@ final class OriginTurn {
       heard(policy, url, c, u, null, false, RetryAfter.ABSENT); // as an attempt that said nothing
     }
     Paced p = paced;
-    if (crowd == Crowd.HOLDING && p != null)
+    if (crowd == Crowd.HOLDING && p != null) {
       gate.givenBack(p.origin, p.slotNanos, policy.time.nanoTime());
+    }
     if (crowd != Crowd.SENT) crowd = Crowd.NOT_PACED;
   }
 

@@ -201,8 +201,9 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if {@code maxRetries} is negative
      */
     public Builder maxRetries(int maxRetries) {
-      if (maxRetries < 0)
+      if (maxRetries < 0) {
         throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
+      }
       s.maxRetries = maxRetries;
       return this;
     }

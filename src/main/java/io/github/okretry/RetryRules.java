@@ -52,10 +52,12 @@ final class RetryRules {
     long remaining = facts.remainingNanos;
     long delay;
     if (facts.retryAfterNanos != RetryAfter.ABSENT) {
-      if (facts.retryAfterNanos > maxRetryAfterNanos)
+      if (facts.retryAfterNanos > maxRetryAfterNanos) {
         return Decision.giveUp(GiveUpReason.RETRY_AFTER_TOO_LONG);
-      if (facts.retryAfterNanos >= remaining)
+      }
+      if (facts.retryAfterNanos >= remaining) {
         return Decision.giveUp(GiveUpReason.DEADLINE_EXCEEDED);
+      }
       delay = spreadUpward(facts.retryAfterNanos, remaining, random);
     } else {
       delay = backoff.delayNanos(facts.attempt, facts.previousDelayNanos, random);

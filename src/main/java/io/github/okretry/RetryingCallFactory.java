@@ -248,8 +248,9 @@ public final class RetryingCallFactory implements Call.Factory, Closeable {
     protected void timedOut() {
       if (scheduler.isTerminated()) {
         schedulerWatched.set(false);
-        for (AsyncLoop call : waiting)
+        for (AsyncLoop call : waiting) {
           call.endWait("RetryingCallFactory's scheduler was shut down");
+        }
       } else if (!waiting.isEmpty()) {
         new SchedulerWatch().start();
       } else {

@@ -32,8 +32,9 @@ final class Seen {
    */
   static @Nullable GiveUpReason cutShort(int seen, boolean deadlinePassed) {
     boolean attemptCanceled = (seen & ATTEMPT_CANCELED) != 0;
-    if ((seen & WATCH_FIRED) != 0 || (attemptCanceled && deadlinePassed))
+    if ((seen & WATCH_FIRED) != 0 || (attemptCanceled && deadlinePassed)) {
       return GiveUpReason.DEADLINE_EXCEEDED;
+    }
     return attemptCanceled ? GiveUpReason.CANCELED : cutShortWithResponse(seen);
   }
 

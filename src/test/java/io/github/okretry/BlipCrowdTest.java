@@ -58,9 +58,10 @@ class BlipCrowdTest {
             ? new RefusedCrowdBudgetTest.BlockingCrowd(budget, server, policy)
             : new RefusedCrowdBudgetTest.AsyncCrowd(budget, server, policy);
     List<Request> requests = new ArrayList<>();
-    for (int i = 0; i < 300; i++)
+    for (int i = 0; i < 300; i++) {
       requests.add(
           new Request.Builder().url("http://api.test/items").tag(Integer.class, i).build());
+    }
     List<String> outcomes = crowd.run(requests, 10 * MS);
     return (int) outcomes.stream().filter(o -> !o.equals("200")).count();
   }

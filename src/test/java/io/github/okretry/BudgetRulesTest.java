@@ -85,7 +85,11 @@ class BudgetRulesTest extends ScriptedTest {
             Script.response(server.nextBoolean() ? 503 : 200, Headers.of()).play(chain, attempt));
     Call.Factory client = client(retry().maxRetries(14));
     int through = 0;
-    for (int i = 0; i < 50; i++) if (code(client, get()) == 200) through++;
+    for (int i = 0; i < 50; i++) {
+      if (code(client, get()) == 200) {
+        through++;
+      }
+    }
     assertThat(through).isEqualTo(50);
     assertThat(events.lines("gaveUp")).isEmpty();
   }

@@ -282,8 +282,9 @@ class CancellationIntegrationTest {
                   + ", ended "
                   + ms(latency)
                   + " ms after the stop";
-          if (latency > TimeUnit.MILLISECONDS.toNanos(100))
+          if (latency > TimeUnit.MILLISECONDS.toNanos(100)) {
             Diagnostics.println("Cancellation: slow: " + what);
+          }
           assertThat(latency).as(what).isLessThan(MAX_LATENCY.toNanos());
           if (scenario == Scenario.CALL_TIMEOUT_DURING_WAIT && outcome.equals("completed 503")) {
             // By design no wait starts that would end past the deadline, and callTimeout is one:

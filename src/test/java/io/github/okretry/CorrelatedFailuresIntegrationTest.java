@@ -111,7 +111,11 @@ class CorrelatedFailuresIntegrationTest {
                 }));
       }
       int ok = 0;
-      for (Future<Integer> f : codes) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
+      for (Future<Integer> f : codes) {
+        if (f.get(30, TimeUnit.SECONDS) == 200) {
+          ok++;
+        }
+      }
       return ok;
     } finally {
       pool.shutdownNow();

@@ -269,8 +269,9 @@ class CrowdPacingScenariosTest {
       Sim sim = new Sim(burstSettings().maxRetryAfter(Duration.ofSeconds(60)), seed, 400 * MS, 1);
       SplittableRandom random = new SplittableRandom(seed);
       List<Sim.Caller> crowd = new ArrayList<>();
-      for (int i = 0; i < 40; i++)
+      for (int i = 0; i < 40; i++) {
         crowd.add(sim.call("https://a.test/crowd", random.nextLong(30 * MS)));
+      }
       for (Sim.Caller c : crowd) sim.cancel(c, 2_500 * MS);
       sim.run(3_000 * MS);
       sim.scripts.put("/lone", new ArrayList<>(List.of(1)));

@@ -158,7 +158,11 @@ class CrowdTest {
         long start = System.nanoTime();
         go.countDown();
         int ok = 0;
-        for (Future<Integer> f : results) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
+        for (Future<Integer> f : results) {
+          if (f.get(30, TimeUnit.SECONDS) == 200) {
+            ok++;
+          }
+        }
         long makespanMs = (System.nanoTime() - start) / 1_000_000;
         double attemptsPerCall = limiter.requests.get() / 40.0;
         print("burst: %d/40 in %d ms, %.2f attempts per call", ok, makespanMs, attemptsPerCall);

@@ -251,13 +251,15 @@ class DelaysTest extends ScriptedTest {
                 (chain, attempt) -> {
                   Headers.Builder hb = new Headers.Builder();
                   int fields = serverRandom.nextInt(0, 4);
-                  for (int f = 0; f < fields; f++)
+                  for (int f = 0; f < fields; f++) {
                     hb.addUnsafeNonAscii("Retry-After", anyValue(serverRandom, clock));
-                  if (serverRandom.nextInt(4) == 0)
+                  }
+                  if (serverRandom.nextInt(4) == 0) {
                     hb.add(
                         "Date",
                         IMF_FIXDATE.format(
                             clock.instant().plusSeconds(serverRandom.nextLong(-60, 60))));
+                  }
                   boolean ok = serverRandom.nextInt(6) == 0;
                   return new Response.Builder()
                       .request(chain.request())

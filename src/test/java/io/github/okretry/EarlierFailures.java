@@ -15,7 +15,11 @@ final class EarlierFailures {
   /** {@code e}'s suppressed exceptions but its outcome's summary, in order. */
   static Throwable[] of(Throwable e) {
     List<Throwable> out = new ArrayList<>();
-    for (Throwable t : e.getSuppressed()) if (!(t instanceof RetryOutcome.Summary)) out.add(t);
+    for (Throwable t : e.getSuppressed()) {
+      if (!(t instanceof RetryOutcome.Summary)) {
+        out.add(t);
+      }
+    }
     return out.toArray(new Throwable[0]);
   }
 }

@@ -44,8 +44,9 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
    */
   void runUntilIdle() {
     for (int ran = 0; ; ran++) {
-      if (ran > 100_000)
+      if (ran > 100_000) {
         throw new AssertionError("more than 100 000 tasks: a task reschedules itself forever?");
+      }
       Task<?> next;
       synchronized (this) {
         next = queue.poll();
@@ -93,8 +94,9 @@ final class FakeScheduler extends AbstractExecutorService implements ScheduledEx
     long nanos = Math.max(0, unit.toNanos(delay));
     time.recordWait(nanos);
     Runnable during = time.takeDuringNextWait();
-    if (during != null)
+    if (during != null) {
       add(Executors.callable(during), 0); // due first: the wait has begun, not ended
+    }
     return add(callable, nanos);
   }
 

@@ -24,8 +24,9 @@ final class FakeTime implements TimeSource {
   @Override
   public void sleep(long sleepNanos, Call call) throws IOException {
     Runnable during = takeDuringNextWait();
-    if (during != null)
+    if (during != null) {
       during.run(); // as if on another thread while this one sleeps: a cancel ends the sleep
+    }
     TimeSource.checkInterruptedOrCanceled(call);
     synchronized (this) {
       sleeps.add(Duration.ofNanos(sleepNanos));

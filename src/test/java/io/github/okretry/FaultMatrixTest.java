@@ -174,10 +174,12 @@ class FaultMatrixTest {
     for (Fault f : Fault.values()) {
       for (Method m : Method.values()) {
         Phase phase = f.phase;
-        if (m == Method.GET && f.name().startsWith("REQUEST_BODY"))
+        if (m == Method.GET && f.name().startsWith("REQUEST_BODY")) {
           phase = Phase.NONE; // no body, no effect
-        if (m != Method.GET && f == Fault.THROTTLE_BODY_PAST_READ_TIMEOUT)
+        }
+        if (m != Method.GET && f == Fault.THROTTLE_BODY_PAST_READ_TIMEOUT) {
           phase = Phase.STICKY_BEFORE_RESPONSE;
+        }
         TABLE.add(
             switch (phase) {
               case NONE -> new Row(f, m, false, 1, 1, Result.OK);
@@ -307,8 +309,9 @@ class FaultMatrixTest {
         url = HttpUrl.get("http://127.0.0.1:" + refusing.port() + "/");
       } else {
         server.enqueue(fault.effect.apply(new MockResponse.Builder().body("ok")).build());
-        for (int i = 0; i < MAX_RETRIES + 2; i++)
+        for (int i = 0; i < MAX_RETRIES + 2; i++) {
           server.enqueue(new MockResponse.Builder().body("ok").build());
+        }
         server.start();
         url = server.url("/");
       }

@@ -57,8 +57,9 @@ class FollowUpRequestTest {
         new Dispatcher() {
           @Override
           public MockResponse dispatch(RecordedRequest request) {
-            if (request.getUrl().encodedPath().equals("/first"))
+            if (request.getUrl().encodedPath().equals("/first")) {
               return new MockResponse.Builder().body("first").build();
+            }
             // /next: 503, 503, then 200
             int n = nextRequests.incrementAndGet();
             return n <= 2

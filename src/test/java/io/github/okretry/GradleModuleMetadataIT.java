@@ -183,8 +183,9 @@ class GradleModuleMetadataIT {
       String scope = childText(dependency, "scope");
       if (scope != null && !scope.equals("compile") && !scope.equals("runtime")) continue;
       String version = childText(dependency, "version");
-      if (version.startsWith("${"))
+      if (version.startsWith("${")) {
         version = properties.get(version.substring(2, version.length() - 1));
+      }
       dependencies.put(
           childText(dependency, "groupId") + ":" + childText(dependency, "artifactId"), version);
     }
@@ -211,8 +212,9 @@ class GradleModuleMetadataIT {
 
   private static String hash(String algorithm, byte[] bytes) throws Exception {
     StringBuilder hex = new StringBuilder();
-    for (byte b : MessageDigest.getInstance(algorithm).digest(bytes))
+    for (byte b : MessageDigest.getInstance(algorithm).digest(bytes)) {
       hex.append(String.format("%02x", b));
+    }
     return hex.toString();
   }
 
@@ -358,8 +360,9 @@ class GradleModuleMetadataIT {
       int start = i;
       while (i < text.length() && "+-0123456789.eE".indexOf(text.charAt(i)) >= 0) i++;
       String n = text.substring(start, i);
-      if (!n.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"))
+      if (!n.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?")) {
         throw error("not a value: " + n);
+      }
       return n.matches("-?[0-9]+") ? (Object) Long.parseLong(n) : (Object) Double.parseDouble(n);
     }
 

@@ -60,8 +60,9 @@ class HedgingIntegrationTest {
     return new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {
-        if (request.getUrl().encodedPath().equals("/warm"))
+        if (request.getUrl().encodedPath().equals("/warm")) {
           return new MockResponse.Builder().body("warm").build();
+        }
         int i = n.incrementAndGet();
         MockResponse.Builder r = new MockResponse.Builder().body("request " + i);
         if (i == 1) r.headersDelay(slowMillis, TimeUnit.MILLISECONDS);
@@ -102,8 +103,9 @@ class HedgingIntegrationTest {
       assertThat(scheduler.getQueue()).as("no hedge timer left").isEmpty();
       // The loser's connection was closed by its cancel, not returned to the pool mid-response.
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-      while (client.connectionPool().connectionCount() > 1 && System.nanoTime() < until)
+      while (client.connectionPool().connectionCount() > 1 && System.nanoTime() < until) {
         Thread.sleep(10);
+      }
       assertThat(client.connectionPool().connectionCount()).isLessThanOrEqualTo(1);
     }
   }
@@ -121,8 +123,9 @@ class HedgingIntegrationTest {
           new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
-              if (request.getUrl().encodedPath().equals("/warm"))
+              if (request.getUrl().encodedPath().equals("/warm")) {
                 return new MockResponse.Builder().build();
+              }
               return new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build();
             }
           });
@@ -296,8 +299,9 @@ class HedgingIntegrationTest {
                   } catch (IOException e) {
                     if (chain.call().isCanceled()) {
                       hedgesCanceled.incrementAndGet();
-                      if (!written.contains(chain.call()))
+                      if (!written.contains(chain.call())) {
                         hedgesCanceledUnwritten.incrementAndGet();
+                      }
                     }
                     throw e;
                   }
@@ -317,8 +321,9 @@ class HedgingIntegrationTest {
           new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
-              if (request.getUrl().encodedPath().equals("/warm"))
+              if (request.getUrl().encodedPath().equals("/warm")) {
                 return new MockResponse.Builder().body("warm").build();
+              }
               arrivals.incrementAndGet();
               return new MockResponse.Builder()
                   .headersDelay(slowMillis, TimeUnit.MILLISECONDS)

@@ -52,8 +52,9 @@ class HedgingTest {
    * The hedging of {@code policy}'s factory: after 50 ms, unless {@link #known} was given another.
    */
   Hedging.@Nullable Shared factory(RetryPolicy policy) {
-    if (!factories.containsKey(policy))
+    if (!factories.containsKey(policy)) {
       factories.put(policy, new Hedging.Shared(HedgingPolicy.after(50, TimeUnit.MILLISECONDS)));
+    }
     return factories.get(policy);
   }
 

@@ -209,8 +209,9 @@ class OneLayerOfRetriesTest {
               .tag(IdempotencyKey.class, IdempotencyKey.none())
               .build();
       assertThatThrownBy(() -> c.newCall(request).execute()).isInstanceOf(IOException.class);
-      for (int i = 1; i <= 2; i++)
+      for (int i = 1; i <= 2; i++) {
         assertThat(server.takeRequest(10, TimeUnit.SECONDS)).as("request %d", i).isNotNull();
+      }
       assertThat(server.takeRequest(300, TimeUnit.MILLISECONDS)).as("no request 3").isNull();
     }
   }
@@ -288,18 +289,21 @@ class OneLayerOfRetriesTest {
         throws Exception {
       try (MockWebServer server = new MockWebServer()) {
         MockResponse.Builder warmUp = new MockResponse.Builder().body("warm");
-        if (atResponseStart == null)
+        if (atResponseStart == null) {
           warmUp.onResponseEnd(new SocketEffect.CloseSocket(true, false, false));
+        }
         server.enqueue(warmUp.build());
-        if (atResponseStart != null)
+        if (atResponseStart != null) {
           server.enqueue(
               new MockResponse.Builder().body("x").onResponseStart(atResponseStart).build());
+        }
         for (int i = 0; i < 4; i++) server.enqueue(new MockResponse.Builder().body("ok").build());
         server.start();
         OkHttpClient.Builder b = new OkHttpClient.Builder();
-        if (clientKind.equals("okretry"))
+        if (clientKind.equals("okretry")) {
           b.addInterceptor(
               RetryInterceptor.create(RetryPolicy.builder().timeSource(new FakeTime()).build()));
+        }
         OkHttpClient client = LeakCheck.track(b.build());
         try (Response r =
             client.newCall(new Request.Builder().url(server.url("/warm")).build()).execute()) {

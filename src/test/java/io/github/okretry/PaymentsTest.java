@@ -170,8 +170,9 @@ class PaymentsTest {
                                   "{\"payment\":" + payment + "}",
                                   MediaType.get("application/json")));
                   // Even payments: the caller's own key; odd: okretry generates one.
-                  if (payment % 2 == 0)
+                  if (payment % 2 == 0) {
                     rb.tag(IdempotencyKey.class, IdempotencyKey.of("pay-" + payment));
+                  }
                   try (Response response = client.newCall(rb.build()).execute()) {
                     return response.code() + " " + response.body().string();
                   } catch (IOException e) {
@@ -212,8 +213,9 @@ class PaymentsTest {
       Map<Integer, Integer> attemptsHistogram = new TreeMap<>();
       attemptsByKey.values().forEach(a -> attemptsHistogram.merge(a, 1, Integer::sum));
       Map<Integer, Integer> arrivalsHistogram = new TreeMap<>();
-      for (int i = 0; i < count; i++)
+      for (int i = 0; i < count; i++) {
         arrivalsHistogram.merge(payments.arrivalsByPayment.get(i), 1, Integer::sum);
+      }
       Diagnostics.printf(
           "Payments: %d payments from %d threads in %d ms: succeeded=%d, ended in IOException=%d,"
               + " ended in 503=%d; charges=%d (distinct keys charged=%d), payments charged twice=0,"

@@ -81,8 +81,9 @@ class ProbeHoldIntegrationTest {
         Thread.sleep(1);
       }
       List<CompletableFuture<Outcome>> others = new ArrayList<>();
-      for (int i = 0; i < OTHERS; i++)
+      for (int i = 0; i < OTHERS; i++) {
         others.add(start(path, retrying, factory, mws.url("/other" + i)));
+      }
       List<Outcome> outcomes = new ArrayList<>();
       for (CompletableFuture<Outcome> o : others) outcomes.add(o.get(10, TimeUnit.SECONDS));
       server.done.countDown(); // the first is answered now, if its deadline has not ended it

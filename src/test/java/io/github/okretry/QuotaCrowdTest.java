@@ -123,7 +123,11 @@ class QuotaCrowdTest {
       long start = System.nanoTime();
       go.countDown();
       int ok = 0;
-      for (Future<Integer> f : results) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
+      for (Future<Integer> f : results) {
+        if (f.get(30, TimeUnit.SECONDS) == 200) {
+          ok++;
+        }
+      }
       long makespanMs = (System.nanoTime() - start) / 1_000_000;
       return new Run(
           ok, makespanMs, limiter.requests.get() / (double) calls, limiter.refused.get());

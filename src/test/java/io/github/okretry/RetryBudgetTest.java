@@ -349,8 +349,9 @@ class RetryBudgetTest {
   @Test
   void retriesSinceTheLastSuccessStopAtOneCallsWorth() {
     RetryBudget budget = RetryBudget.builder().build();
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
       assertThat(pay(budget, RetryKind.ERROR, 3, 0)).as("a new budget").isEqualTo(Verdict.SEND);
+    }
     assertThat(pay(budget, RetryKind.ERROR, 3, 0))
         .as("held until the origin answers")
         .isEqualTo(Verdict.SKIP);
@@ -376,8 +377,9 @@ class RetryBudgetTest {
     RetryBudget budget = RetryBudget.builder().build();
     long second = 1_000_000_000L;
     budget.failed(EXAMPLE.url(), 0);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
       assertThat(pay(budget, RetryKind.ERROR, 3, 0)).isEqualTo(Verdict.SEND);
+    }
     budget.failed(EXAMPLE.url(), 2 * second);
     assertThat(pay(budget, RetryKind.ERROR, 3, 2 * second))
         .as("2 s of failures, within two 1.4 s schedules: skipped")
@@ -467,8 +469,9 @@ class RetryBudgetTest {
         .isEqualTo(3);
     b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
     assertThat(hits.get()).as("spent: no retry").isEqualTo(4);
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 10; i++) {
       a.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
+    }
     assertThat(shared.availableTokens()).isEqualTo(2.0);
     b.newCall(new Request.Builder().url("http://example.test/").build()).execute().close();
     assertThat(hits.get()).isEqualTo(4 + 10 + 3); // b's first attempt + the 2 retries a paid for

@@ -107,8 +107,9 @@ class RetryByDefaultIntegrationTest {
   @ValueSource(booleans = {false, true})
   void alwaysFailingWaitsOneTwoThreeThreeThenReturnsTheLastFailure(boolean factory)
       throws IOException {
-    for (int i = 1; i <= 5; i++)
+    for (int i = 1; i <= 5; i++) {
       server.enqueue(new MockResponse.Builder().code(503).body("attempt " + i).build());
+    }
     RetryPolicy.Builder policy =
         quickStart()
             .maxRetries(4)
@@ -146,7 +147,11 @@ class RetryByDefaultIntegrationTest {
                 .baseDelay(1, TimeUnit.MILLISECONDS)
                 .maxDelay(5, TimeUnit.MILLISECONDS));
     int through = 0;
-    for (int i = 0; i < 50; i++) if (get(client) == 200) through++;
+    for (int i = 0; i < 50; i++) {
+      if (get(client) == 200) {
+        through++;
+      }
+    }
     assertThat(through).isGreaterThanOrEqualTo(48);
   }
 }

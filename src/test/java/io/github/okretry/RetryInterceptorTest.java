@@ -75,8 +75,9 @@ class RetryInterceptorTest extends ScriptedTest {
       assertThat(script.attempts()).isEqualTo(4);
       assertThat(time.sleeps()).hasSize(3);
       // every retried response was closed before the wait; the returned one was left open
-      for (int n = 1; n <= 3; n++)
+      for (int n = 1; n <= 3; n++) {
         assertThat(script.closed(n)).as("response %d closed", n).isTrue();
+      }
     }
   }
 

@@ -115,8 +115,9 @@ class RetryOutcomeIntegrationTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"blocking", "async"})
   void aKeyedPostWhoseFourAttemptsTimeOut(String driver) {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
       server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
+    }
     Request request =
         new Request.Builder()
             .url(server.url("/pay"))

@@ -402,9 +402,10 @@ class RetryPolicyTest extends ScriptedTest {
                 case 0 -> assertRejected(() -> b.baseDelay(badDuration), "baseDelay", badDuration);
                 case 1 -> assertRejected(() -> b.maxDelay(badDuration), "maxDelay", badDuration);
                 case 2 -> {
-                  if (!badDuration.isZero())
+                  if (!badDuration.isZero()) {
                     assertRejected(
                         () -> b.deadline(badDuration), "deadline", badDuration); // 0: none
+                  }
                 }
                 case 3 ->
                     assertRejected(

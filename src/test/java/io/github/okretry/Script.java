@@ -174,8 +174,9 @@ final class Script implements Interceptor {
               chain.writeTimeoutMillis()));
       attempt = seen.size();
       step = steps.poll();
-      if (step == null && always == null)
+      if (step == null && always == null) {
         throw new AssertionError("script exhausted at attempt " + attempt);
+      }
     }
     if (step != null && step.cancel) chain.call().cancel();
     if (step != null && step.interrupt) Thread.currentThread().interrupt();

@@ -118,8 +118,9 @@ public final class SimulatedDriver {
       String url,
       @Nullable Veto veto,
       int retryAfterSeconds) {
-    if (veto != null && hedging != null)
+    if (veto != null && hedging != null) {
       throw new IllegalArgumentException("a peer's veto with hedging");
+    }
     this.policy = policy;
     this.hedging = hedging != null ? new Hedging.Shared(hedging) : null;
     this.url = url;
@@ -203,11 +204,13 @@ public final class SimulatedDriver {
           waitNanos = step.waitNanos();
           return Next.WAIT;
         }
-        if (step.kind() != Step.Kind.SEND)
+        if (step.kind() != Step.Kind.SEND) {
           return done(false, logical.gaveUpFor()); // throttled locally
+        }
       }
-      if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1))
+      if (veto != null && !veto.admit(policy.time.nanoTime(), attempt + 1)) {
         return done(false, GiveUpReason.BUDGET_EXHAUSTED);
+      }
       attempt++;
       sent = new Sent(step != null ? Attempt.of(step) : null, attempt);
       hedgeAfterNanos = step != null ? Attempt.of(step).hedgeAfterNanos : 0;
@@ -294,8 +297,9 @@ public final class SimulatedDriver {
               .headers(headers)
               .build();
       boolean success = code < 400;
-      if (veto != null)
+      if (veto != null) {
         veto.attemptEnded(policy.time.nanoTime(), attempt, success, success ? null : failure);
+      }
       return ended(sent(), response, null, success, failure);
     }
 
@@ -329,8 +333,9 @@ public final class SimulatedDriver {
         if (step.kind() == Step.Kind.DROP) return Next.DROP;
       }
       if (step.kind() == Step.Kind.WAIT) {
-        if (veto != null && !veto.allowRetry(policy.time.nanoTime(), failure))
+        if (veto != null && !veto.allowRetry(policy.time.nanoTime(), failure)) {
           return done(false, GiveUpReason.BUDGET_EXHAUSTED);
+        }
         waitNanos = step.waitNanos();
         return Next.WAIT;
       }

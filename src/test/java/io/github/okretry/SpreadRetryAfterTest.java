@@ -56,8 +56,9 @@ class SpreadRetryAfterTest {
         allowed = tokens >= 1;
         tokens = Math.max(-perSecond, tokens - 1);
       }
-      if (!allowed)
+      if (!allowed) {
         return new MockResponse.Builder().code(429).addHeader("Retry-After", "1").build();
+      }
       return new MockResponse.Builder().body("ok").build();
     }
   }
@@ -100,7 +101,11 @@ class SpreadRetryAfterTest {
         }
         go.countDown();
         int ok = 0;
-        for (Future<Integer> f : results) if (f.get(30, TimeUnit.SECONDS) == 200) ok++;
+        for (Future<Integer> f : results) {
+          if (f.get(30, TimeUnit.SECONDS) == 200) {
+            ok++;
+          }
+        }
         return new Result(
             ok, 40, limiter.requests.get() / 40.0, (System.nanoTime() - start) / 1_000_000);
       } finally {

@@ -39,13 +39,14 @@ class TestKindsTest {
       testClasses.add(c);
       Set<String> kinds = tags(c);
       kinds.retainAll(KINDS);
-      if (kinds.size() != 1)
+      if (kinds.size() != 1) {
         problems.add(
             c.getName()
                 + " has kind tags "
                 + kinds
                 + ", wants exactly one of "
                 + new TreeSet<>(KINDS));
+      }
       checkMembers(c, tags(c).contains("integration"), problems);
     }
     assertThat(testClasses)
@@ -61,10 +62,12 @@ class TestKindsTest {
     collect(c, members);
     for (AnnotatedElement member : members) {
       for (Tag tag : member.getAnnotationsByType(Tag.class)) {
-        if (KINDS.contains(tag.value()))
+        if (KINDS.contains(tag.value())) {
           problems.add(member + " carries its own kind tag " + tag.value());
-        if (tag.value().equals("slow") && !integration)
+        }
+        if (tag.value().equals("slow") && !integration) {
           problems.add(member + " is slow outside an integration class");
+        }
       }
     }
   }
@@ -89,8 +92,9 @@ class TestKindsTest {
 
   static Set<String> tags(Class<?> c) {
     Set<String> names = new TreeSet<>();
-    for (Tag tag : AnnotationSupport.findRepeatableAnnotations(c, Tag.class))
+    for (Tag tag : AnnotationSupport.findRepeatableAnnotations(c, Tag.class)) {
       names.add(tag.value());
+    }
     return names;
   }
 
@@ -103,8 +107,9 @@ class TestKindsTest {
     try (Stream<Path> files = Files.walk(root)) {
       for (Path file : (Iterable<Path>) files::iterator) {
         String name = root.relativize(file).toString();
-        if (!name.endsWith(".class") || name.contains("$") || name.endsWith("module-info.class"))
+        if (!name.endsWith(".class") || name.contains("$") || name.endsWith("module-info.class")) {
           continue;
+        }
         String className =
             name.substring(0, name.length() - ".class".length())
                 .replace(file.getFileSystem().getSeparator(), ".");

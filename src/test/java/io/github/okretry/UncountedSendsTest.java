@@ -44,8 +44,9 @@ class UncountedSendsTest extends ScriptedTest {
             quietRetry()
                 .retryOnResponse(
                     r -> {
-                      if (r.request().url().encodedPath().equals("/boom"))
+                      if (r.request().url().encodedPath().equals("/boom")) {
                         throw new IllegalStateException("boom");
+                      }
                       return false;
                     }));
     for (int i = 0; i < 12; i++) {

@@ -70,8 +70,9 @@ public final class AllocationBreakdown {
       double bare = mean(perCall.get("bare"));
       for (Map.Entry<String, double[]> e : perCall.entrySet()) {
         StringBuilder each = new StringBuilder();
-        for (double d : e.getValue())
+        for (double d : e.getValue()) {
           each.append(each.length() == 0 ? "" : " / ").append(String.format("%.0f", d));
+        }
         System.out.printf("| %s | %s | %+.0f |%n", e.getKey(), each, mean(e.getValue()) - bare);
       }
     }

@@ -203,7 +203,11 @@ public final class CrowdBench {
     long start = System.nanoTime();
     go.countDown();
     int ok = 0;
-    for (Future<Integer> f : results) if (f.get(600, TimeUnit.SECONDS) == 200) ok++;
+    for (Future<Integer> f : results) {
+      if (f.get(600, TimeUnit.SECONDS) == 200) {
+        ok++;
+      }
+    }
     long elapsed = (System.nanoTime() - start) / 1_000_000;
     pool.shutdown();
     shutdown(client);

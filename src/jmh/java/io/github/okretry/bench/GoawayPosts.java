@@ -96,8 +96,9 @@ public final class GoawayPosts {
                             .url(baseUrl)
                             .header("X-Call-Id", id)
                             .post(RequestBody.create("{\"order\":" + i + "}", JSON));
-                    if (mode.equals("okretry-none"))
+                    if (mode.equals("okretry-none")) {
                       request.tag(IdempotencyKey.class, IdempotencyKey.none());
+                    }
                     try (Response response = client.newCall(request.build()).execute()) {
                       response.body().string();
                       if (response.code() == 200) ok.incrementAndGet();
@@ -127,7 +128,11 @@ public final class GoawayPosts {
       if (id.startsWith(idPrefix + "-")) received.merge(id, 1, Integer::sum);
     }
     int receivedTwice = 0;
-    for (int n : received.values()) if (n > 1) receivedTwice++;
+    for (int n : received.values()) {
+      if (n > 1) {
+        receivedTwice++;
+      }
+    }
     int neverReceived = 0;
     Map<String, Integer> byException = new TreeMap<>();
     List<String> details = new ArrayList<>();
@@ -157,8 +162,9 @@ public final class GoawayPosts {
   static String describe(IOException e) {
     StringBuilder s = new StringBuilder(e.getClass().getSimpleName());
     if (e.getMessage() != null) s.append(": ").append(e.getMessage());
-    if (e.getCause() != null)
+    if (e.getCause() != null) {
       s.append(" (cause ").append(e.getCause().getClass().getSimpleName()).append(')');
+    }
     return s.toString();
   }
 }

@@ -165,14 +165,19 @@ public final class HostileQuotaCost {
     long[] ids = threads.getAllThreadIds();
     long[] bytes = threads.getThreadAllocatedBytes(ids);
     Map<Long, Long> byId = new HashMap<>();
-    for (int i = 0; i < ids.length; i++) if (bytes[i] >= 0) byId.put(ids[i], bytes[i]);
+    for (int i = 0; i < ids.length; i++) {
+      if (bytes[i] >= 0) {
+        byId.put(ids[i], bytes[i]);
+      }
+    }
     return byId;
   }
 
   static long allocatedSince(Map<Long, Long> before) {
     long sum = 0;
-    for (Map.Entry<Long, Long> e : allocatedByThread().entrySet())
+    for (Map.Entry<Long, Long> e : allocatedByThread().entrySet()) {
       sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+    }
     return sum;
   }
 

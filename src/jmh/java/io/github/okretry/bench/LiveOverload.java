@@ -98,8 +98,9 @@ public final class LiveOverload {
     @Override
     public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
       String key = request.getHeaders().get("Idempotency-Key");
-      if (key != null && key.startsWith("call-"))
+      if (key != null && key.startsWith("call-")) {
         hits.incrementAndGet(Integer.parseInt(key.substring(5)));
+      }
       if (inFlight.incrementAndGet() > CAPACITY) {
         inFlight.decrementAndGet();
         rejected.incrementAndGet();
@@ -252,14 +253,17 @@ public final class LiveOverload {
     timeline.append("second:      ");
     for (int s = 0; s < seconds; s++) timeline.append(String.format("%6d", s));
     timeline.append("\ngoodput %:   ");
-    for (int s = 0; s < seconds; s++)
+    for (int s = 0; s < seconds; s++) {
       timeline.append(String.format("%6.0f", 100.0 * successes[s] / Math.max(1, arrivals[s])));
+    }
     timeline.append("\np99 ms:      ");
-    for (int s = 0; s < seconds; s++)
+    for (int s = 0; s < seconds; s++) {
       timeline.append(String.format("%6.0f", p99(latency.get(s)) / 1e6));
+    }
     timeline.append("\nhits/call:   ");
-    for (int s = 0; s < seconds; s++)
+    for (int s = 0; s < seconds; s++) {
       timeline.append(String.format("%6.2f", (double) hits[s] / Math.max(1, arrivals[s])));
+    }
     System.out.println(timeline);
 
     double p99Before = p99(range(latency, WARMUP_S, SPIKE_START_S));

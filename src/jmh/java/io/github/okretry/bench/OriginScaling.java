@@ -70,8 +70,9 @@ public final class OriginScaling {
     client.dispatcher().executorService().shutdown();
     // What the interceptor holds: the heap with it, less the heap once it is gone.
     long with = usedHeapAfterGc();
-    if (retry.toString().isEmpty() || client.interceptors().isEmpty())
+    if (retry.toString().isEmpty() || client.interceptors().isEmpty()) {
       System.out.print(""); // keep both alive to here
+    }
     retry = null;
     client = null;
     long without = usedHeapAfterGc();

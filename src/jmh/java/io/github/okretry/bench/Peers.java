@@ -95,8 +95,9 @@ public final class Peers {
           // With a deadline, each attempt's timeouts shrink to the time left.
           if (variant.equals("okretry-deadline")) retry.deadline(Duration.ofSeconds(10));
           // A listener that hears every event: what an app's logging or metrics listener costs.
-          if (variant.equals("okretry-listener"))
+          if (variant.equals("okretry-listener")) {
             retry.listener(new io.github.okretry.RetryListener() {});
+          }
           // As the README installs it: the interceptor, plus its network interceptor that guards
           // OkHttp against an out-of-range Retry-After (one more chain copy per network request).
           OkHttpClient.Builder builder = base.newBuilder();

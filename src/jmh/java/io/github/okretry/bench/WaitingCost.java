@@ -32,8 +32,9 @@ public final class WaitingCost {
               () -> {
                 if (mode.equals("plain park")) {
                   long end = System.nanoTime() + nanos;
-                  for (long left = nanos; left > 0; left = end - System.nanoTime())
+                  for (long left = nanos; left > 0; left = end - System.nanoTime()) {
                     LockSupport.parkNanos(left);
+                  }
                 } else {
                   try {
                     TimeSource.SYSTEM.sleep(nanos, call);

@@ -38,9 +38,10 @@ public final class Durations {
    */
   public static long checkedNanosOrNone(String name, long amount, TimeUnit unit) {
     if (unit == null) throw new NullPointerException(name + " unit == null");
-    if (amount < 0)
+    if (amount < 0) {
       throw new IllegalArgumentException(
           name + " must be 0 (none) or positive: " + amount + " " + unit);
+    }
     return amount == 0 ? 0 : checkedNanos(name, amount, unit);
   }
 
@@ -48,8 +49,9 @@ public final class Durations {
   @SuppressSignatureCheck
   public static long checkedNanosOrNone(String name, Duration value) {
     if (value == null) throw new NullPointerException(name + " == null");
-    if (value.isNegative())
+    if (value.isNegative()) {
       throw new IllegalArgumentException(name + " must be 0 (none) or positive: " + value);
+    }
     return value.isZero() ? 0 : checkedNanos(name, value);
   }
 

@@ -50,8 +50,9 @@ public final class OriginLatencies {
 
   /** As {@link #OriginLatencies(double)}, remembering at most {@code maxOrigins} origins. */
   public OriginLatencies(double percentile, int maxOrigins) {
-    if (!(percentile > 0 && percentile < 1))
+    if (!(percentile > 0 && percentile < 1)) {
       throw new IllegalArgumentException("percentile not in (0, 1): " + percentile);
+    }
     if (maxOrigins < 1) throw new IllegalArgumentException("maxOrigins < 1: " + maxOrigins);
     this.percentile = percentile;
     this.maxOrigins = maxOrigins;

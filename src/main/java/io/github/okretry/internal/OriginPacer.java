@@ -94,15 +94,19 @@ public final class OriginPacer {
    */
   public OriginPacer(
       double growth, double margin, long memoryNanos, long rateWindowNanos, double rateSlack) {
-    if (!(growth >= 1) || Double.isInfinite(growth))
+    if (!(growth >= 1) || Double.isInfinite(growth)) {
       throw new IllegalArgumentException("growth < 1: " + growth);
-    if (!(margin >= 1) || Double.isInfinite(margin))
+    }
+    if (!(margin >= 1) || Double.isInfinite(margin)) {
       throw new IllegalArgumentException("margin < 1: " + margin);
+    }
     if (memoryNanos <= 0) throw new IllegalArgumentException("memoryNanos <= 0: " + memoryNanos);
-    if (rateWindowNanos <= 0)
+    if (rateWindowNanos <= 0) {
       throw new IllegalArgumentException("rateWindowNanos <= 0: " + rateWindowNanos);
-    if (!(rateSlack >= 1) || Double.isInfinite(rateSlack))
+    }
+    if (!(rateSlack >= 1) || Double.isInfinite(rateSlack)) {
       throw new IllegalArgumentException("rateSlack < 1: " + rateSlack);
+    }
     this.growth = growth;
     this.margin = margin;
     this.memoryNanos = memoryNanos;
@@ -181,14 +185,16 @@ public final class OriginPacer {
           hiLearnedNanos = nowNanos;
         }
         // The origin sped up: lo drops to where it no longer narrows the interval below hi.
-        if (loKnown(nowNanos) && hiNanos <= loNanos)
+        if (loKnown(nowNanos) && hiNanos <= loNanos) {
           loNanos = Math.max(1, Math.min(hiNanos - 1, (long) (hiNanos / growth)));
+        }
       } else if (!admitted && anyAdmitted && retryAfterNanos != RetryAfter.ABSENT) {
         // From the origin's last admission of any of this client's calls: if it admitted an
         // unpaced call in between (or after this release left), the refusal is not about spacing.
         long lastAdmission = lastAdmittedSlotNanos;
-        if (anyOtherAdmission && lastOtherAdmissionNanos - lastAdmission > 0)
+        if (anyOtherAdmission && lastOtherAdmissionNanos - lastAdmission > 0) {
           lastAdmission = lastOtherAdmissionNanos;
+        }
         long gap = slotNanos - lastAdmission;
         boolean othersSentSince = anyOtherSent && lastOtherSentNanos - lastAdmission > 0;
         long cap = Math.min(retryAfterNanos, waitedNanos);
@@ -224,8 +230,9 @@ public final class OriginPacer {
    */
   public void admitted(long sentNanos) {
     countAdmission(sentNanos);
-    if (!anyOtherAdmission || sentNanos - lastOtherAdmissionNanos > 0)
+    if (!anyOtherAdmission || sentNanos - lastOtherAdmissionNanos > 0) {
       lastOtherAdmissionNanos = sentNanos;
+    }
     anyOtherAdmission = true;
   }
 

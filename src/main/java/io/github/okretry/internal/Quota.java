@@ -54,8 +54,9 @@ public final class Quota {
       throw new IllegalArgumentException("limit " + limit + " with remaining " + remaining);
     }
     if (windowNanos < 0) throw new IllegalArgumentException("windowNanos < 0: " + windowNanos);
-    if (hasReset && resetAfterNanos < 0)
+    if (hasReset && resetAfterNanos < 0) {
       throw new IllegalArgumentException("resetAfterNanos < 0: " + resetAfterNanos);
+    }
     this.form = form;
     this.policy = policy;
     this.partitionKey = partitionKey;

@@ -87,8 +87,9 @@ public final class QuotaHeaders {
     if (quotas == null) quotas = StructuredQuotas.draftDictionary(headers, nowNanos);
     if (quotas == null) quotas = fields(headers, "RateLimit-", Form.DRAFT_FIELDS, nowNanos, clock);
     if (quotas == null) quotas = fields(headers, "X-RateLimit-", Form.X_RATELIMIT, nowNanos, clock);
-    if (quotas == null)
+    if (quotas == null) {
       quotas = fields(headers, "X-Rate-Limit-", Form.X_RATE_LIMIT, nowNanos, clock);
+    }
     return quotas;
   }
 
@@ -160,8 +161,9 @@ public final class QuotaHeaders {
       if (bucket == null) bucket = headers.get("X-RateLimit-Resource"); // GitHub
       if (bucket != null) {
         policy = bucket.trim();
-        if (!isKeyText(policy))
+        if (!isKeyText(policy)) {
           return null; // an unusable id: keying it would merge or split buckets
+        }
       }
     }
     String after = form == Form.X_RATELIMIT ? headers.get("X-RateLimit-Reset-After") : null;
@@ -255,8 +257,11 @@ public final class QuotaHeaders {
     for (int i = dot + 1; dot >= 0 && i < value.length(); i++) {
       char c = value.charAt(i);
       if (c < '0' || c > '9') return null;
-      if (i - dot <= 9) fraction = fraction * 10 + (c - '0');
-      else if (c != '0') more = true;
+      if (i - dot <= 9) {
+        fraction = fraction * 10 + (c - '0');
+      } else if (c != '0') {
+        more = true;
+      }
     }
     for (int i = dot < 0 ? 9 : value.length() - dot - 1; i < 9; i++) fraction *= 10;
     return new long[] {whole, more ? fraction + 1 : fraction};

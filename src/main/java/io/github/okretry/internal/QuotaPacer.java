@@ -218,8 +218,9 @@ public final class QuotaPacer {
     }
     probing = false;
     answers = Math.min(answers + 1, 1 << 20);
-    for (int i = 0; i < quotas.size(); i++)
+    for (int i = 0; i < quotas.size(); i++) {
       learn(quotas.get(i), seq, path, refused, retryAfterNanos, nowNanos, random);
+    }
   }
 
   /**
@@ -273,8 +274,9 @@ public final class QuotaPacer {
         && k.baseRemaining - remaining > (sends - k.baseSeq) + k.baseInFlight + REORDER_SLACK) {
       markShared(k, nowNanos);
     }
-    if (current && k.baseSeq == 0 && seq > 0)
+    if (current && k.baseSeq == 0 && seq > 0) {
       base(k, seq, remaining); // a window first heard of uncounted
+    }
     // A key's first counted answer short by more than every send this client made: others drew
     // first.
     if (!known && seq > 0 && q.hasLimit() && q.limit() - remaining > sends) markShared(k, nowNanos);
@@ -327,8 +329,9 @@ public final class QuotaPacer {
   private void dropStale(long nowNanos) {
     for (int i = keyCount - 1; i >= 0; i--) {
       Key k = keys[i];
-      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.byPath && !k.bucket)
+      if (k.hasReset && nowNanos - k.resetAtNanos >= 0 && !k.byPath && !k.bucket) {
         keys[i] = keys[--keyCount];
+      }
     }
   }
 

@@ -71,8 +71,9 @@ public final class RetryAfter {
     long best = ABSENT;
     for (String name : MILLIS_FIELDS) {
       List<String> values = headers.values(name);
-      for (int i = 0, n = values.size(); i < n; i++)
+      for (int i = 0, n = values.size(); i < n; i++) {
         best = Math.max(best, parseMillis(values.get(i)));
+      }
     }
     return best;
   }
@@ -97,8 +98,11 @@ public final class RetryAfter {
       boolean more = false; // a non-zero digit past the nanosecond
       for (i++; i < end && isAsciiDigit(v.charAt(i)); i++, digits++) {
         int d = v.charAt(i) - '0';
-        if (digits < 6) fractionNanos = fractionNanos * 10 + d;
-        else if (d != 0) more = true;
+        if (digits < 6) {
+          fractionNanos = fractionNanos * 10 + d;
+        } else if (d != 0) {
+          more = true;
+        }
       }
       if (digits == 0) return ABSENT; // "5."
       for (int k = digits; k < 6; k++) fractionNanos *= 10;

@@ -231,8 +231,10 @@ final class StructuredFields {
 
   private Item token(@Nullable String key) {
     int start = pos++;
-    while (pos < end && (isTchar(in.charAt(pos)) || in.charAt(pos) == ':' || in.charAt(pos) == '/'))
+    while (pos < end
+        && (isTchar(in.charAt(pos)) || in.charAt(pos) == ':' || in.charAt(pos) == '/')) {
       pos++;
+    }
     return new Item(key, Item.Type.TOKEN, 0, in.substring(start, pos), NO_PARAMS);
   }
 
@@ -255,8 +257,9 @@ final class StructuredFields {
   private static boolean isBase64(String text) {
     int end = text.length();
     while (end > 0 && text.charAt(end - 1) == '=') end--;
-    if (text.length() - end > 2 || text.indexOf('=') != (end == text.length() ? -1 : end))
+    if (text.length() - end > 2 || text.indexOf('=') != (end == text.length() ? -1 : end)) {
       return false;
+    }
     return end % 4 != 1;
   }
 

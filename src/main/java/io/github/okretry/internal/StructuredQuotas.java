@@ -50,8 +50,9 @@ final class StructuredQuotas {
       // The policy of the same name whose pk matches, else the one without pk (it covers every pk).
       Item policy = policies.get(policyKey(name, pk));
       if (policy == null && pk != null) policy = policies.get(name);
-      if (policy != null && !countsRequests(policy))
+      if (policy != null && !countsRequests(policy)) {
         continue; // a quota of bytes says nothing of requests
+      }
       long remaining = item.param("r").integer;
       boolean hasLimit = policy != null;
       long limit = hasLimit ? policy.param("q").integer : 0;

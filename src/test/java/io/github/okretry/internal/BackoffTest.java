@@ -235,8 +235,9 @@ class BackoffTest {
       RandomSource random = new SplittableRandom(7)::nextLong;
       for (int n = 1; n <= 8; n++) {
         long cap = b.capNanos(n);
-        for (int i = 0; i < 1_000; i++)
+        for (int i = 0; i < 1_000; i++) {
           assertThat(b.delayNanos(n, 0, random)).isBetween(cap - cap / 2, cap);
+        }
       }
     }
 

@@ -156,8 +156,9 @@ public class OriginPacerPropertiesTest {
      * Retry-After of such a refusal (the one the origin gave, the one the call had waited).
      */
     private void checkLearned(long now) {
-      while (!refusals.isEmpty() && now - refusals.peekFirst()[0] >= Tuning.PACING_MEMORY_NANOS)
+      while (!refusals.isEmpty() && now - refusals.peekFirst()[0] >= Tuning.PACING_MEMORY_NANOS) {
         refusals.pollFirst();
+      }
       long learned = pacer.learnedIntervalNanos(now);
       if (learned == 0) return;
       long bound = refusals.stream().mapToLong(r -> r[1]).max().orElse(0);

@@ -619,8 +619,9 @@ class OriginPacerTest {
         if (e[3] >= 0) pacer.used(e[3], t);
         boolean admitted = limiter.admit(t);
         long answered = t + (1 + random.nextInt(3)) * MS;
-        if (e[3] >= 0)
+        if (e[3] >= 0) {
           pacer.released(e[3], admitted, admitted ? ABSENT : RETRY_AFTER, RETRY_AFTER, answered);
+        }
         if (admitted) {
           succeeded++;
           makespan = Math.max(makespan, answered);
@@ -634,8 +635,9 @@ class OriginPacerTest {
         }
       } else {
         long slot = paced ? pacer.reserve(t, latest[caller], ownLatest[caller]) : t;
-        if (slot - Math.max(t, latest[caller]) > 0)
+        if (slot - Math.max(t, latest[caller]) > 0) {
           continue; // no turn before its latest time: gives up
+        }
         events.add(new long[] {slot + random.nextInt(jitterMs) * MS, 0, caller, paced ? slot : -1});
       }
     }

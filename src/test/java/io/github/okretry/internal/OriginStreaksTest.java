@@ -103,10 +103,11 @@ class OriginStreaksTest {
     s.failed(A, 0);
     for (int i = 0; i < 3; i++) take(s, A, 0);
     assertThat(take(s, A, 0)).isEqualTo(FULL);
-    for (int i = 0; i < 50; i++)
+    for (int i = 0; i < 50; i++) {
       assertThat(s.count(A, 0, LIMIT, DOWN_AFTER, 10 * SECOND, true))
           .as("a throttled client or a refused stream, even on a full streak long down")
           .isEqualTo(ROOM);
+    }
     assertThat(s.count(B, 0, 0, 0, 0, true)).as("with a limit of 0").isEqualTo(ROOM);
     assertThat(take(s, B, 0)).as("and it counted nothing on B").isEqualTo(ROOM);
   }
@@ -140,8 +141,9 @@ class OriginStreaksTest {
     assertThat(ask(s, DEAD, 0)).as("another origin's success says nothing of it").isEqualTo(FULL);
     s.succeeded(HttpUrl.get("https://a.test:443/reports/dead?page=2"), 0);
     assertThat(s.isOpen(A, 0)).isFalse();
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
       assertThat(take(s, DEAD, 0)).as("the count starts again").isEqualTo(ROOM);
+    }
     assertThat(take(s, DEAD, 0)).isEqualTo(FULL);
   }
 
@@ -295,10 +297,11 @@ class OriginStreaksTest {
     assertThat(s.isOpen(A, departs + 100 * MS)).isFalse();
     long blip = departs + 4 * SECOND;
     s.failed(A, blip);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
       assertThat(take(s, A, blip))
           .as("retry %s of the first call of a blip after a success", i + 1)
           .isEqualTo(ROOM);
+    }
   }
 
   @Test
@@ -328,10 +331,11 @@ class OriginStreaksTest {
       small.failed(host(i), i * MS);
       for (int r = 0; r < 3; r++) take(small, host(i), i * MS);
     }
-    for (int i = 0; i < hosts; i++)
+    for (int i = 0; i < hosts; i++) {
       assertThat(small.count(host(i), 2, LIMIT, MEMORY, end, false))
           .as("host %s of %s in 16 slots", i, hosts)
           .isEqualTo(FULL);
+    }
   }
 
   static HttpUrl host(int i) {

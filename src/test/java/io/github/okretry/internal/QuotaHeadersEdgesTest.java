@@ -247,8 +247,9 @@ class QuotaHeadersEdgesTest {
   @Test
   void pastSixteenPoliciesAKeyAlreadyKeptIsStillMerged() {
     StringBuilder b = new StringBuilder("RateLimit: ");
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 20; i++) {
       b.append("\"p").append(i).append("\";r=").append(10 + i).append(", ");
+    }
     b.append("\"p0\";r=1;t=4");
     List<Quota> quotas = quotas(b.toString(), QuotaHeadersTest.CLOCK);
     assertThat(quotas).hasSize(QuotaHeaders.MAX_QUOTAS);

@@ -244,8 +244,9 @@ class QuotaHeadersTest {
     @Test
     void atMostSixteenPolicies() {
       StringBuilder b = new StringBuilder("RateLimit: ");
-      for (int i = 0; i < 40; i++)
+      for (int i = 0; i < 40; i++) {
         b.append(i == 0 ? "" : ", ").append("p").append(i).append(";r=").append(i);
+      }
       List<Quota> quotas = QuotaHeaders.parse(headers(b.toString()), 200, false, NOW_NANOS, CLOCK);
       assertThat(quotas).hasSize(QuotaHeaders.MAX_QUOTAS);
       assertThat(quotas.get(15).policy()).isEqualTo("p15");
@@ -277,11 +278,13 @@ class QuotaHeadersTest {
       }
       Headers h = b.build();
       List<Quota> quotas = QuotaHeaders.parse(h, 200, false, NOW_NANOS, CLOCK);
-      if (other.startsWith("RateLimit="))
+      if (other.startsWith("RateLimit=")) {
         assertThat(quotas)
             .singleElement()
             .hasToString("Quota{IETF_LIST \"d\" remaining=5 reset unknown}");
-      else assertThat(quotas).isNull();
+      } else {
+        assertThat(quotas).isNull();
+      }
       long bytes =
           Allocation.ofCurrentThread(() -> QuotaHeaders.parse(h, 200, false, NOW_NANOS, CLOCK));
       assertThat(bytes).isLessThan(1_000_000);
@@ -304,8 +307,9 @@ class QuotaHeadersTest {
     // Members made from a pattern with %d (a running number), joined with ", " to about 100 KB.
     static String hundredKb(String member) {
       StringBuilder b = new StringBuilder();
-      for (int i = 0; b.length() < 100_000; i++)
+      for (int i = 0; b.length() < 100_000; i++) {
         b.append(i == 0 ? "" : ", ").append(member.replace("%d", Integer.toString(i)));
+      }
       return b.toString();
     }
 
@@ -395,8 +399,9 @@ class QuotaHeadersTest {
           for (int i = 0; i < 50; i++) {
             Headers.Builder b = new Headers.Builder();
             int fields = r.nextInt(0, 6);
-            for (int f = 0; f < fields; f++)
+            for (int f = 0; f < fields; f++) {
               b.addUnsafeNonAscii(names[r.nextInt(names.length)], value(r, fragments));
+            }
             Headers h = b.build();
             long now = r.nextLong();
             long wall =
@@ -412,8 +417,9 @@ class QuotaHeadersTest {
                 .hasSizeLessThanOrEqualTo(QuotaHeaders.MAX_QUOTAS);
             for (Quota q : quotas) {
               assertThat(q.remaining()).as("%s", h).isNotNegative();
-              if (q.hasLimit())
+              if (q.hasLimit()) {
                 assertThat(q.remaining()).as("%s", h).isLessThanOrEqualTo(q.limit());
+              }
               assertThat(q.resetAfterNanos())
                   .as("%s", h)
                   .isBetween(0L, QuotaHeaders.MAX_RESET_NANOS);
@@ -421,11 +427,13 @@ class QuotaHeadersTest {
                   .as("%s", h)
                   .isBetween(0L, QuotaHeaders.MAX_WINDOW_SECONDS * 1_000_000_000L);
               assertThat(q.receivedAtNanos()).isEqualTo(now);
-              if (q.policy() != null)
+              if (q.policy() != null) {
                 assertThat(q.policy().length()).isBetween(1, QuotaHeaders.MAX_KEY_CHARS);
-              if (q.partitionKey() != null)
+              }
+              if (q.partitionKey() != null) {
                 assertThat(q.partitionKey().length())
                     .isLessThanOrEqualTo(QuotaHeaders.MAX_KEY_CHARS);
+              }
               assertThat(q.toString()).startsWith("Quota{");
             }
           }

@@ -108,8 +108,9 @@ public final class RetryAfterValues {
   /** Headers with these names and values as they are, non-ASCII included. */
   public static Headers headers(String... namesAndValues) {
     Headers.Builder b = new Headers.Builder();
-    for (int i = 0; i < namesAndValues.length; i += 2)
+    for (int i = 0; i < namesAndValues.length; i += 2) {
       b.addUnsafeNonAscii(namesAndValues[i], namesAndValues[i + 1]);
+    }
     return b.build();
   }
 

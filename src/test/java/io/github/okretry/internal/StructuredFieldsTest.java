@@ -188,8 +188,9 @@ class StructuredFieldsTest {
   void aFieldLongerThanTheBoundIsNotRead(String name, int lines, int over, boolean read) {
     int chars = StructuredFields.MAX_FIELD_CHARS + over - 2 * (lines - 1); // ", " between lines
     Headers.Builder b = new Headers.Builder();
-    for (int i = 0; i < lines; i++)
+    for (int i = 0; i < lines; i++) {
       b.add("RateLimit", "a".repeat(chars / lines + (i < chars % lines ? 1 : 0)));
+    }
     String field = StructuredFields.field(b.build(), "RateLimit");
     if (read) assertThat(field).hasSize(StructuredFields.MAX_FIELD_CHARS);
     else assertThat(field).isNull();
@@ -215,8 +216,9 @@ class StructuredFieldsTest {
   void aFieldAtTheBoundOfTheWorstMembersAllocatesInProportionToItsLength() {
     for (String member : new String[] {"\"\"", "a", ":YQ==:", "1;a;b;c;d", "\"\\\\\""}) {
       StringBuilder b = new StringBuilder(member);
-      while (b.length() + 2 + member.length() <= StructuredFields.MAX_FIELD_CHARS)
+      while (b.length() + 2 + member.length() <= StructuredFields.MAX_FIELD_CHARS) {
         b.append(", ").append(member);
+      }
       String field = b.toString();
       assertThat(StructuredFields.parse(field, false)).as(member).isNotEmpty();
       long bytes = Allocation.ofCurrentThread(() -> StructuredFields.parse(field, false));

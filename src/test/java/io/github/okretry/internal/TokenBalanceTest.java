@@ -126,8 +126,9 @@ class TokenBalanceTest {
     assertThat(t.pay(TOKEN, true, 100 * MS)).isTrue();
     assertThat(t.pay(TOKEN, true, 100 * MS)).isFalse();
     long later = 100 * MS + TimeUnit.HOURS.toNanos(1);
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 10; i++) {
       assertThat(t.pay(TOKEN, true, later)).as("an hour later: one second's worth").isTrue();
+    }
     assertThat(t.pay(TOKEN, true, later)).as("and no more").isFalse();
   }
 
@@ -223,7 +224,11 @@ class TokenBalanceTest {
                 () -> {
                   start.await();
                   int n = 0;
-                  for (int j = 0; j < 100; j++) if (t.pay(TOKEN, true, 0)) n++;
+                  for (int j = 0; j < 100; j++) {
+                    if (t.pay(TOKEN, true, 0)) {
+                      n++;
+                    }
+                  }
                   return n;
                 }));
       }

@@ -318,8 +318,11 @@ public final class Fleet {
     public double latencySeconds(double p, int from, int until) {
       long[] xs = new long[latencies];
       int n = 0;
-      for (int i = 0; i < latencies; i++)
-        if (latencyStart[i] >= from && latencyStart[i] < until) xs[n++] = latencyNanos[i];
+      for (int i = 0; i < latencies; i++) {
+        if (latencyStart[i] >= from && latencyStart[i] < until) {
+          xs[n++] = latencyNanos[i];
+        }
+      }
       if (n == 0) return 0;
       java.util.Arrays.sort(xs, 0, n);
       return xs[Math.min(n - 1, (int) Math.ceil(p * n) - 1)] / 1e9;
@@ -635,8 +638,9 @@ public final class Fleet {
 
   private void finish(CallState call) {
     result.latency(call.startSecond, clock.now - call.startNanos);
-    if (load.sequentialCalls() > 0 && call.number + 1 < load.sequentialCalls())
+    if (load.sequentialCalls() > 0 && call.number + 1 < load.sequentialCalls()) {
       push(clock.now, ARRIVE, call.client, null, null, 0);
+    }
     if (!call.call.succeeded() && call.call.reason() != null) {
       result
           .failedBy
@@ -685,8 +689,9 @@ public final class Fleet {
       after(call, call.call.failed(sent, new Refused(), Failure.ERROR));
       return;
     }
-    if (load.attemptTimeoutSeconds() > 0)
+    if (load.attemptTimeoutSeconds() > 0) {
       push(now + nanos(load.attemptTimeoutSeconds()), TIMEOUT, call.client, call, a, 0);
+    }
     if (busy[server] < service.capacity(now)) {
       start(a);
     } else if (queues[server].size() < service.queueLimit) {
@@ -708,14 +713,17 @@ public final class Fleet {
     double s = service.exponential ? -Math.log(1 - serverRandom.nextDouble()) * mean : mean;
     // Common random numbers: the same attempt of the same call is slow for every contender alike.
     if (service.slowFraction > 0
-        && unit(mix(seed ^ 0x510L, a.call.client, a.call.number, a.number)) < service.slowFraction)
+        && unit(mix(seed ^ 0x510L, a.call.client, a.call.number, a.number))
+            < service.slowFraction) {
       s = service.slowSeconds;
+    }
     push(clock.now + Math.max(1, (long) (s * SECOND)), SERVED, a.call.client, a.call, a, 0);
   }
 
   private void startQueued(int server) {
-    while (busy[server] < service.capacity(clock.now) && !queues[server].isEmpty())
+    while (busy[server] < service.capacity(clock.now) && !queues[server].isEmpty()) {
       start(queues[server].poll());
+    }
   }
 
   private void served(Attempt a) {
@@ -747,10 +755,13 @@ public final class Fleet {
     call.round++;
     for (Attempt loser : call.flying) loser.over = true;
     call.flying.clear();
-    if (next == Next.WAIT)
+    if (next == Next.WAIT) {
       push(clock.now + call.call.waitNanos(), STEP, call.client, call, null, 0);
-    else if (next == Next.DONE) finish(call);
-    else throw new AssertionError("the driver answers an outcome with wait or done");
+    } else if (next == Next.DONE) {
+      finish(call);
+    } else {
+      throw new AssertionError("the driver answers an outcome with wait or done");
+    }
   }
 
   static long mix(long seed, long a, long b, long c) {

@@ -130,11 +130,12 @@ class FleetReport {
       int latest = 0;
       double loadedAmp = 0;
       for (long seed = 1; seed <= 10; seed++) {
-        if (seed > 1)
+        if (seed > 1) {
           worst =
               worse(
                   worst,
                   FleetScenarios.recoverySeconds(FleetScenarios.capacityCut(c, seed), 20, 58));
+        }
         Fleet.Result loaded = FleetScenarios.capacityCut(c, 18, 60, seed);
         int r = FleetScenarios.recoverySeconds(loaded, 20, 58);
         if (r >= 0 && r <= 5) within++;
@@ -349,8 +350,9 @@ class FleetReport {
       double mean = cold[0];
       long min = (long) cold[1];
       long seqMin = 50;
-      for (long seed = 1; seed <= 10; seed++)
+      for (long seed = 1; seed <= 10; seed++) {
         seqMin = Math.min(seqMin, FleetScenarios.coldStartSequential(c, seed));
+      }
       calls[0] += q200.calls + q1000.calls + ra.calls + 8000 + 50 * 50 + 10 * 50 + 2 * 2000;
       md.append(
           FleetScenarios.f(
@@ -510,15 +512,19 @@ class FleetReport {
   }
 
   static int indexOf(double rate) {
-    for (int i = 0; i < FleetScenarios.FAILURE_RATES.length; i++)
-      if (FleetScenarios.FAILURE_RATES[i] == rate) return i;
+    for (int i = 0; i < FleetScenarios.FAILURE_RATES.length; i++) {
+      if (FleetScenarios.FAILURE_RATES[i] == rate) {
+        return i;
+      }
+    }
     throw new AssertionError(rate);
   }
 
   static double[] ratio(Fleet.Result r, int seconds) {
     double[] y = new double[seconds];
-    for (int s = 0; s < seconds; s++)
+    for (int s = 0; s < seconds; s++) {
       y[s] = r.offered[s] == 0 ? 0 : Math.min(1.1, r.goodput[s] / (double) r.offered[s]);
+    }
     return y;
   }
 

@@ -204,8 +204,9 @@ public final class JitterSimulation {
       while (true) {
         int child = 2 * i + 1;
         if (child >= size) break;
-        if (child + 1 < size && less(time[child + 1], seq[child + 1], time[child], seq[child]))
+        if (child + 1 < size && less(time[child + 1], seq[child + 1], time[child], seq[child])) {
           child++;
+        }
         if (!less(time[child], seq[child], t, s)) break;
         move(child, i);
         i = child;

@@ -22,8 +22,9 @@ class JitterSimulationTest {
 
   @BeforeAll
   static void simulate() {
-    for (Strategy s : Strategy.values())
+    for (Strategy s : Strategy.values()) {
       results.put(s, JitterSimulation.summarize(s, 120, 20, 1, Config.AWS));
+    }
   }
 
   private static double time(Strategy s) {

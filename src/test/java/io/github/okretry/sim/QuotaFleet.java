@@ -133,8 +133,9 @@ public final class QuotaFleet {
         }
       }
     }
-    if (done != clients * callsEach)
+    if (done != clients * callsEach) {
       throw new AssertionError("calls left running: " + (clients * callsEach - done));
+    }
     return new Result(done, ok, attempts, refused, last);
   }
 

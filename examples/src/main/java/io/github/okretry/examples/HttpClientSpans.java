@@ -169,8 +169,9 @@ final class HttpClientSpans implements RetryListener {
     }
 
     synchronized void end(Long statusCode, String errorType) {
-      for (Span other : alsoOpen)
+      for (Span other : alsoOpen) {
         other.end(); // attempts in flight beside a hedge: outcome unknown here
+      }
       alsoOpen.clear();
       Span span = open;
       if (span == null) return;

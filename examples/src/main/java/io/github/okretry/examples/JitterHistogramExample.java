@@ -164,7 +164,11 @@ public final class JitterHistogramExample {
     int busySlots = 0;
     int last = 0;
     synchronized (server) {
-      for (int s = 0; s < SLOTS; s++) if (server.arrivals[s] > 0) last = s;
+      for (int s = 0; s < SLOTS; s++) {
+        if (server.arrivals[s] > 0) {
+          last = s;
+        }
+      }
       for (int s = 0; s <= last; s++) {
         int arrivals = server.arrivals[s];
         int served = server.served[s];

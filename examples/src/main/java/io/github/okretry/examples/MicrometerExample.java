@@ -91,8 +91,9 @@ public final class MicrometerExample {
   private static void call(OkHttpClient client, MockWebServer server, String path) {
     try (Response response =
         client.newCall(new Request.Builder().url(server.url(path)).build()).execute()) {
-      if (!path.equals("/healthy"))
+      if (!path.equals("/healthy")) {
         System.out.println("GET " + path + " -> HTTP " + response.code());
+      }
     } catch (IOException e) {
       System.out.println("GET " + path + " -> " + e);
     }

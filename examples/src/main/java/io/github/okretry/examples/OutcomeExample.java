@@ -27,8 +27,9 @@ public final class OutcomeExample {
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.enqueue(new MockResponse.Builder().body("hello").build());
-      for (int i = 0; i < 3; i++)
+      for (int i = 0; i < 3; i++) {
         server.enqueue(new MockResponse.Builder().headersDelay(2, TimeUnit.SECONDS).build());
+      }
       server.enqueue(new MockResponse.Builder().code(503).build());
       server.start();
 
