@@ -66,8 +66,9 @@ class SkippedRetryCrowdTest {
     // Call A spends the origin's count with errors: 2 retries, 4 halves.
     LogicalCall a = LogicalCall.start(p, get, 0);
     Step s = a.next(null);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
       s = after(a, a.ended(Attempt.of(s), null, new ConnectException("x"), 0));
+    }
     assertThat(a.ended(Attempt.of(s), null, new ConnectException("x"), 0).kind())
         .isEqualTo(Step.Kind.THROW);
     // Call B: a 503 with Retry-After: 1 -> it waits in its origin's crowd.
