@@ -33,7 +33,7 @@ final class LogicalCall {
 
   final RetryPolicy policy;
   final Request request;
-  private final int maxRetries;
+  final int maxRetries; // read by Attempt for its attempt header
   final CallDeadline deadline;
   final RepeatSafety repeat;
   final boolean needsTracker; // uses its attempts' trackers as proof that one was not sent
@@ -107,16 +107,17 @@ final class LogicalCall {
   /**
    * The state of a call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for
    * none), or null if its first attempt needs none: no call timeout, origin state, network request
-   * to watch, nor OkHttp retry to turn off. Most calls succeed at once, and such a call then makes
-   * no state at all. The blocking driver sends that attempt (reported here) within okretry's own
-   * deadline alone ({@link #deadlineNanos}) and hands its outcome to {@link #firstEnded}; with
-   * state, it asks {@link #next}.
+   * to watch, nor OkHttp retry to turn off, nor attempt number to send. Most calls succeed at once,
+   * and such a call then makes no state at all. The blocking driver sends that attempt (reported
+   * here) within okretry's own deadline alone ({@link #deadlineNanos}) and hands its outcome to
+   * {@link #firstEnded}; with state, it asks {@link #next}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0
         && policy.originGate.size() == 0
         && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests()
+        && policy.settings.attemptHeader == null
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       OriginTurn.sentWithoutTurn(policy, request.url());
       policy.events.attemptStarted(request, 1);
