@@ -531,8 +531,9 @@ final class LogicalCall {
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
   private @Nullable Step classify(Response response) {
+    int verdict;
     try {
-      retryable = policy.classifier.isRetryable(response);
+      verdict = policy.classifier.verdict(response);
     } catch (RuntimeException e) {
       origin.answered(response, false, RetryAfter.ABSENT); // no longer in flight for its quota
       // An interceptor may throw only IOException; the response goes unread, so it is closed.
@@ -543,9 +544,15 @@ final class LogicalCall {
     }
     // What the origin that answered said, whatever it proves of the request sent
     boolean refused = Classifier.refuses(response);
+    retryable = verdict == Classifier.RETRY;
     if (!retryable) {
       origin.answered(response, refused, RetryAfter.ABSENT);
-      return returned(policy, request, response, attempts, paidKind);
+      if (verdict != Classifier.SERVER_SAID_NO) {
+        return returned(policy, request, response, attempts, paidKind);
+      }
+      // A failure its server said not to retry: it ends as a retry that cannot happen does.
+      policy.budget.failed(request.url(), policy.time.nanoTime());
+      return giveUp(GiveUpReason.SERVER_SAID_NO_RETRY, Events.describe(response, null), null);
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches

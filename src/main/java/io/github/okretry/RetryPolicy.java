@@ -72,7 +72,11 @@ public final class RetryPolicy {
         new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier, jitter);
     this.rules = new RetryRules(backoff, settings.maxRetryAfterNanos, settings.retryAfterSpread);
     this.classifier =
-        new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);
+        new Classifier(
+            retryStatuses,
+            settings.responsePredicate,
+            settings.exceptionPredicate,
+            settings.obeyShouldRetryHeader);
     this.keys =
         new IdempotencyKeys(
             settings.idempotencyKeyHeader,
@@ -168,6 +172,8 @@ public final class RetryPolicy {
         + s.idempotencyKeyHeader
         + ", attemptHeader="
         + s.attemptHeader
+        + ", obeyShouldRetryHeader="
+        + s.obeyShouldRetryHeader
         + ", budget="
         + budget
         + ", originWideRetryAfter="
@@ -454,6 +460,22 @@ public final class RetryPolicy {
      */
     public Builder attemptHeader(String name) {
       s.attemptHeader = headerName(name, "attemptHeader");
+      return this;
+    }
+
+    /**
+     * Obeys a server's {@code X-Should-Retry} header (as the OpenAI and Anthropic SDKs do): {@code
+     * false} ends the call with the response ({@link GiveUpReason#SERVER_SAID_NO_RETRY}) where it
+     * would have been retried; {@code true} makes an error status (400 or above) retryable, still
+     * only when repeating the request is safe and within the retries, the budget and the deadline.
+     * One value, {@code true} or {@code false} in any case; a repeated, blank or other value is
+     * ignored. Default true.
+     *
+     * @param obey false to ignore the header
+     * @return this builder
+     */
+    public Builder obeyShouldRetryHeader(boolean obey) {
+      s.obeyShouldRetryHeader = obey;
       return this;
     }
 

@@ -76,6 +76,48 @@ class ClassifierTest {
     assertThat(plain.isRetryable(response(code))).isEqualTo(retryable);
   }
 
+  /**
+   * X-Should-Retry as one rule of the verdict: a response's code, its header values, the verdict.
+   */
+  @ParameterizedTest(name = "{0} {1} -> {2}")
+  @CsvSource({
+    "503, false, 2",
+    "503, FALSE, 2",
+    "503, true, 1",
+    "503, yes, 1",
+    "503, '', 1",
+    "503, 'false|false', 1",
+    "500, true, 1",
+    "409, True, 1",
+    "400, true, 1",
+    "500, false, 0",
+    "500, 'true|true', 0",
+    "500, 'true, true', 0",
+    "500, 1, 0",
+    "200, true, 0",
+    "302, true, 0",
+    "404, false, 0",
+  })
+  void shouldRetryHeader(int code, String values, int verdict) {
+    String[] pairs =
+        java.util.Arrays.stream(values.split("\\|", -1))
+            .flatMap(v -> java.util.stream.Stream.of("X-Should-Retry", v))
+            .toArray(String[]::new);
+    Response r = response(code, pairs);
+    assertThat(plain.verdict(r)).isEqualTo(verdict);
+    assertThat(plain.endsByStatus(r)).isEqualTo(verdict == Classifier.RETURN);
+    Classifier deaf = new Classifier(Set.of(429, 503), null, null, false);
+    assertThat(deaf.verdict(r)).isEqualTo(code == 503 ? Classifier.RETRY : Classifier.RETURN);
+  }
+
+  @Test
+  void shouldRetryFalseOverridesAPredicate() {
+    Classifier c = new Classifier(Set.of(429, 503), r -> r.code() == 418, null);
+    assertThat(c.verdict(response(418, "X-Should-Retry", "false")))
+        .isEqualTo(Classifier.SERVER_SAID_NO);
+    assertThat(c.verdict(response(418))).isEqualTo(Classifier.RETRY);
+  }
+
   @Test
   void extraStatusesAndPredicates() {
     Classifier c =
