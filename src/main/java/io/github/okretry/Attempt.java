@@ -108,10 +108,16 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
 
   /**
    * The request to send, with its idempotency key if it has one; from the second attempt on, with
-   * the mark that carries the call's outcome to the response ({@link CallRecord#marked}).
+   * the mark that carries the call's outcome to the response ({@link CallRecord#marked}); with its
+   * number ({@code attempt=N; max=M}) if the policy names an {@code attemptHeader}.
    */
   Request request() {
-    return number >= 2 ? call.markedRequest() : call.request;
+    Request r = number >= 2 ? call.markedRequest() : call.request;
+    String header = call.policy.settings.attemptHeader;
+    if (header == null) return r;
+    return r.newBuilder()
+        .header(header, "attempt=" + number + "; max=" + (call.maxRetries + 1))
+        .build();
   }
 
   /** The end of the logical call on the policy's clock, or {@link CallDeadline#NO_DEADLINE}. */

@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Set;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import okhttp3.Headers;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -77,22 +78,50 @@ final class Classifier {
     "remote host closed connection during handshake", // JDK 8, cause EOFException
   };
 
+  /** The header by which a server says whether to retry (the OpenAI and Anthropic SDKs obey it). */
+  static final String SHOULD_RETRY = "X-Should-Retry";
+
+  /** {@link #verdict}: the response ends the call as it is. */
+  static final int RETURN = 0;
+
+  /** {@link #verdict}: the response is a retryable failure. */
+  static final int RETRY = 1;
+
+  /** {@link #verdict}: it would be retried, but its server said {@code X-Should-Retry: false}. */
+  static final int SERVER_SAID_NO = 2;
+
+  private static final int SAYS_NOTHING = 0;
+  private static final int SAYS_YES = 1;
+  private static final int SAYS_NO = 2;
+
   private final boolean[] retryableStatus = new boolean[1000];
   private final @Nullable RetryPredicate<Response> responsePredicate;
   private final @Nullable RetryPredicate<IOException> exceptionPredicate;
+  private final boolean obeyShouldRetry;
+
+  /** A classifier that obeys {@code X-Should-Retry}, as a policy does by default. */
+  Classifier(
+      Set<Integer> statuses,
+      @Nullable RetryPredicate<Response> responsePredicate,
+      @Nullable RetryPredicate<IOException> exceptionPredicate) {
+    this(statuses, responsePredicate, exceptionPredicate, true);
+  }
 
   /**
    * @param statuses codes in {@code [100, 999]} whose responses are retried
    * @param responsePredicate extra responses to retry, or null for none
    * @param exceptionPredicate extra exceptions to retry, or null for none
+   * @param obeyShouldRetry whether a server's {@code X-Should-Retry} decides ({@link #verdict})
    */
   Classifier(
       Set<Integer> statuses,
       @Nullable RetryPredicate<Response> responsePredicate,
-      @Nullable RetryPredicate<IOException> exceptionPredicate) {
+      @Nullable RetryPredicate<IOException> exceptionPredicate,
+      boolean obeyShouldRetry) {
     for (int code : statuses) retryableStatus[code] = true;
     this.responsePredicate = responsePredicate;
     this.exceptionPredicate = exceptionPredicate;
+    this.obeyShouldRetry = obeyShouldRetry;
   }
 
   /**
@@ -108,13 +137,52 @@ final class Classifier {
    * user code (no predicate could make it retryable).
    */
   boolean endsByStatus(Response response) {
-    return responsePredicate == null && !isRetryableStatus(response.code());
+    return responsePredicate == null
+        && !isRetryableStatus(response.code())
+        && !(obeyShouldRetry && response.code() >= 400 && serverSays(response) == SAYS_YES);
   }
 
   /** True if {@code response} is a retryable failure; a throwing predicate throws through. */
   boolean isRetryable(Response response) {
-    if (isRetryableStatus(response.code())) return true;
-    return responsePredicate != null && responsePredicate.test(response);
+    return verdict(response) == RETRY;
+  }
+
+  /**
+   * What {@code response} asks of its call: {@link #RETRY}, {@link #RETURN}, or {@link
+   * #SERVER_SAID_NO}. The statuses and the predicate decide, then the server's {@code
+   * X-Should-Retry} if obeyed: {@code false} stops what they would retry; {@code true} retries an
+   * error status (400 and above) they would not. Never a success or a redirect: a response that
+   * answers the request is not a failure to repeat, whatever a header claims. Whether repeating is
+   * safe, and whether retries, budget and deadline allow it, is decided after, as for any retryable
+   * outcome. A throwing predicate throws through.
+   */
+  int verdict(Response response) {
+    boolean retryable =
+        isRetryableStatus(response.code())
+            || (responsePredicate != null && responsePredicate.test(response));
+    if (!obeyShouldRetry) return retryable ? RETRY : RETURN;
+    int says = serverSays(response);
+    if (retryable) return says == SAYS_NO ? SERVER_SAID_NO : RETRY;
+    return says == SAYS_YES && response.code() >= 400 ? RETRY : RETURN;
+  }
+
+  /**
+   * What {@code response}'s {@code X-Should-Retry} says: one field whose value is {@code true} or
+   * {@code false} in any case. A repeated field, a blank or any other value says nothing, as if
+   * absent: a hostile or confused server gets no say it did not state plainly. Reads the headers in
+   * place, allocating nothing.
+   */
+  static int serverSays(Response response) {
+    Headers headers = response.headers();
+    String value = null;
+    for (int i = 0, n = headers.size(); i < n; i++) {
+      if (!headers.name(i).equalsIgnoreCase(SHOULD_RETRY)) continue;
+      if (value != null) return SAYS_NOTHING; // repeated: which one is meant is not known
+      value = headers.value(i);
+    }
+    if (value == null) return SAYS_NOTHING;
+    if (value.equalsIgnoreCase("true")) return SAYS_YES;
+    return value.equalsIgnoreCase("false") ? SAYS_NO : SAYS_NOTHING;
   }
 
   /** True if {@code e} is a retryable failure; a throwing predicate throws through. */

@@ -12,6 +12,13 @@ public enum GiveUpReason {
    * ignored it, or a one-shot or duplex body.
    */
   NOT_SAFE_TO_REPEAT,
+  /**
+   * The server answered {@code X-Should-Retry: false} to a response okretry would otherwise retry
+   * (a 429 whose quota is a billing limit, a 503 that will not pass): the caller receives that
+   * response. Only while the policy obeys the header ({@link
+   * RetryPolicy.Builder#obeyShouldRetryHeader}, the default).
+   */
+  SERVER_SAID_NO_RETRY,
   /** The last allowed attempt ({@code maxRetries + 1}) failed. */
   RETRIES_EXHAUSTED,
   /**

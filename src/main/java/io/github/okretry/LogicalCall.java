@@ -33,7 +33,7 @@ final class LogicalCall {
 
   final RetryPolicy policy;
   final Request request;
-  private final int maxRetries;
+  final int maxRetries; // read by Attempt for its attempt header
   final CallDeadline deadline;
   final RepeatSafety repeat;
   final boolean needsTracker; // uses its attempts' trackers as proof that one was not sent
@@ -107,16 +107,17 @@ final class LogicalCall {
   /**
    * The state of a call for {@code request} (stamped; {@code callTimeoutNanos} OkHttp's, 0 for
    * none), or null if its first attempt needs none: no call timeout, origin state, network request
-   * to watch, nor OkHttp retry to turn off. Most calls succeed at once, and such a call then makes
-   * no state at all. The blocking driver sends that attempt (reported here) within okretry's own
-   * deadline alone ({@link #deadlineNanos}) and hands its outcome to {@link #firstEnded}; with
-   * state, it asks {@link #next}.
+   * to watch, nor OkHttp retry to turn off, nor attempt number to send. Most calls succeed at once,
+   * and such a call then makes no state at all. The blocking driver sends that attempt (reported
+   * here) within okretry's own deadline alone ({@link #deadlineNanos}) and hands its outcome to
+   * {@link #firstEnded}; with state, it asks {@link #next}.
    */
   static @Nullable LogicalCall open(RetryPolicy policy, Request request, long callTimeoutNanos) {
     if (callTimeoutNanos == 0
         && policy.originGate.size() == 0
         && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests()
+        && policy.settings.attemptHeader == null
         && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
       OriginTurn.sentWithoutTurn(policy, request.url());
       policy.events.attemptStarted(request, 1);
@@ -530,8 +531,9 @@ final class LogicalCall {
 
   /** Classifies a response; returns the step if that alone ends the call, else null. */
   private @Nullable Step classify(Response response) {
+    int verdict;
     try {
-      retryable = policy.classifier.isRetryable(response);
+      verdict = policy.classifier.verdict(response);
     } catch (RuntimeException e) {
       origin.answered(response, false, RetryAfter.ABSENT); // no longer in flight for its quota
       // An interceptor may throw only IOException; the response goes unread, so it is closed.
@@ -542,9 +544,15 @@ final class LogicalCall {
     }
     // What the origin that answered said, whatever it proves of the request sent
     boolean refused = Classifier.refuses(response);
+    retryable = verdict == Classifier.RETRY;
     if (!retryable) {
       origin.answered(response, refused, RetryAfter.ABSENT);
-      return returned(policy, request, response, attempts, paidKind);
+      if (verdict != Classifier.SERVER_SAID_NO) {
+        return returned(policy, request, response, attempts, paidKind);
+      }
+      // A failure its server said not to retry: it ends as a retry that cannot happen does.
+      policy.budget.failed(request.url(), policy.time.nanoTime());
+      return giveUp(GiveUpReason.SERVER_SAID_NO_RETRY, Events.describe(response, null), null);
     }
     long asked = RetryAfter.delayNanos(response, policy.clock);
     // The pacer and the origin gate hear the server's Retry-After alone: a quota's reset reaches

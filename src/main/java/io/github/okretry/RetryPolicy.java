@@ -72,7 +72,11 @@ public final class RetryPolicy {
         new Backoff(settings.baseDelayNanos, settings.maxDelayNanos, settings.multiplier, jitter);
     this.rules = new RetryRules(backoff, settings.maxRetryAfterNanos, settings.retryAfterSpread);
     this.classifier =
-        new Classifier(retryStatuses, settings.responsePredicate, settings.exceptionPredicate);
+        new Classifier(
+            retryStatuses,
+            settings.responsePredicate,
+            settings.exceptionPredicate,
+            settings.obeyShouldRetryHeader);
     this.keys =
         new IdempotencyKeys(
             settings.idempotencyKeyHeader,
@@ -166,6 +170,10 @@ public final class RetryPolicy {
         + retryStatuses
         + ", idempotencyKeyHeader="
         + s.idempotencyKeyHeader
+        + ", attemptHeader="
+        + s.attemptHeader
+        + ", obeyShouldRetryHeader="
+        + s.obeyShouldRetryHeader
         + ", budget="
         + budget
         + ", originWideRetryAfter="
@@ -433,16 +441,55 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if {@code name} is not a valid header name
      */
     public Builder idempotencyKeyHeader(String name) {
-      if (name == null) throw new NullPointerException("idempotencyKeyHeader == null");
-      if (name.isEmpty()) throw new IllegalArgumentException("idempotencyKeyHeader is empty");
+      s.idempotencyKeyHeader = headerName(name, "idempotencyKeyHeader");
+      return this;
+    }
+
+    /**
+     * Sends the attempt number to the server on every attempt and hedge, in the header {@code
+     * name}, as AWS SDKs send {@code amz-sdk-request}: {@code attempt=N; max=M}, where {@code N}
+     * counts from 1 (the first attempt included) and {@code M} is the most attempts the call may
+     * make, {@code maxRetries + 1} after a per-request {@link RetryOverrides.Builder#maxRetries}
+     * override. A server that sheds load can then shed retries first. Default: not sent.
+     *
+     * @param name an HTTP header name (a token), e.g. {@code amz-sdk-request} or {@code
+     *     Retry-Attempt}
+     * @return this builder
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is not a valid header name
+     */
+    public Builder attemptHeader(String name) {
+      s.attemptHeader = headerName(name, "attemptHeader");
+      return this;
+    }
+
+    /**
+     * Obeys a server's {@code X-Should-Retry} header (as the OpenAI and Anthropic SDKs do): {@code
+     * false} ends the call with the response ({@link GiveUpReason#SERVER_SAID_NO_RETRY}) where it
+     * would have been retried; {@code true} makes an error status (400 or above) retryable, still
+     * only when repeating the request is safe and within the retries, the budget and the deadline.
+     * One value, {@code true} or {@code false} in any case; a repeated, blank or other value is
+     * ignored. Default true.
+     *
+     * @param obey false to ignore the header
+     * @return this builder
+     */
+    public Builder obeyShouldRetryHeader(boolean obey) {
+      s.obeyShouldRetryHeader = obey;
+      return this;
+    }
+
+    /** {@code name}, checked to be an HTTP header name (a token), for the setting {@code what}. */
+    private static String headerName(String name, String what) {
+      if (name == null) throw new NullPointerException(what + " == null");
+      if (name.isEmpty()) throw new IllegalArgumentException(what + " is empty");
       for (int i = 0; i < name.length(); i++) {
         char c = name.charAt(i);
         if (c <= 0x20 || c >= 0x7f || "\"(),/:;<=>?@[\\]{}".indexOf(c) >= 0) {
-          throw new IllegalArgumentException("idempotencyKeyHeader is not a token: " + name);
+          throw new IllegalArgumentException(what + " is not a token: " + name);
         }
       }
-      s.idempotencyKeyHeader = name;
-      return this;
+      return name;
     }
 
     /**

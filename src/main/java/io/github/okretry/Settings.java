@@ -34,6 +34,8 @@ final class Settings implements Cloneable {
   String idempotencyKeyHeader = "Idempotency-Key";
   boolean quoteIdempotencyKey;
   boolean generateIdempotencyKeys = true;
+  @Nullable String attemptHeader; // null: the attempt number is not sent
+  boolean obeyShouldRetryHeader = true;
   RetryListener listener = RetryListener.NONE;
   @Nullable RetryBudget budget; // null: each policy built makes a fresh default budget
   boolean originWideRetryAfter;

@@ -1,10 +1,13 @@
 package io.github.okretry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.management.ThreadMXBean;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.ConnectException;
 import java.net.ProtocolException;
 import java.net.SocketException;
@@ -15,6 +18,7 @@ import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLException;
@@ -74,6 +78,62 @@ class ClassifierTest {
   })
   void statuses(int code, boolean retryable) {
     assertThat(plain.isRetryable(response(code))).isEqualTo(retryable);
+  }
+
+  /**
+   * X-Should-Retry as one rule of the verdict: a response's code, its header values, the verdict.
+   */
+  @ParameterizedTest(name = "{0} {1} -> {2}")
+  @CsvSource({
+    "503, false, 2",
+    "503, FALSE, 2",
+    "503, true, 1",
+    "503, yes, 1",
+    "503, '', 1",
+    "503, 'false|false', 1",
+    "500, true, 1",
+    "409, True, 1",
+    "400, true, 1",
+    "500, false, 0",
+    "500, 'true|true', 0",
+    "500, 'true, true', 0",
+    "500, 1, 0",
+    "200, true, 0",
+    "302, true, 0",
+    "404, false, 0",
+  })
+  void shouldRetryHeader(int code, String values, int verdict) {
+    String[] pairs =
+        Arrays.stream(values.split("\\|", -1))
+            .flatMap(v -> Stream.of("X-Should-Retry", v))
+            .toArray(String[]::new);
+    Response r = response(code, pairs);
+    assertThat(plain.verdict(r)).isEqualTo(verdict);
+    assertThat(plain.endsByStatus(r)).isEqualTo(verdict == Classifier.RETURN);
+    Classifier deaf = new Classifier(Set.of(429, 503), null, null, false);
+    assertThat(deaf.verdict(r)).isEqualTo(code == 503 ? Classifier.RETRY : Classifier.RETURN);
+  }
+
+  @Test
+  void readingShouldRetryAllocatesNothing() {
+    var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assumeTrue(threads.isThreadAllocatedMemorySupported());
+    Response r = response(500, "Content-Type", "text/plain", "X-Should-Retry", "nope", "Date", "x");
+    boolean ends = true;
+    for (int i = 0; i < 20_000; i++) ends &= plain.endsByStatus(r); // warm up
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < 100_000; i++) ends &= plain.endsByStatus(r);
+    long bytes = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(ends).isTrue();
+    assertThat(bytes).as("bytes for 100 000 first-attempt 500s").isLessThan(10_000);
+  }
+
+  @Test
+  void shouldRetryFalseOverridesAPredicate() {
+    Classifier c = new Classifier(Set.of(429, 503), r -> r.code() == 418, null);
+    assertThat(c.verdict(response(418, "X-Should-Retry", "false")))
+        .isEqualTo(Classifier.SERVER_SAID_NO);
+    assertThat(c.verdict(response(418))).isEqualTo(Classifier.RETRY);
   }
 
   @Test

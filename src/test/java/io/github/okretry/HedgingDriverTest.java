@@ -149,6 +149,23 @@ class HedgingDriverTest extends ScriptedTest {
   }
 
   @Test
+  void aHedgeCarriesItsAttemptNumber() {
+    latencyMillis.put(1, 1000L);
+    latencyMillis.put(2, 5L);
+    script.thenAlways(200);
+    enqueue(call(retry().attemptHeader("amz-sdk-request"), get()));
+    scheduler.runUntilIdle();
+    Object outcome = delivered();
+    assertThat(attemptNumber(outcome)).isEqualTo(2);
+    assertThat(((Response) outcome).request().header("amz-sdk-request"))
+        .isEqualTo("attempt=2; max=4");
+    assertThat(script.requests())
+        .extracting(r -> r.header("amz-sdk-request"))
+        .contains("attempt=2; max=4")
+        .allMatch(v -> v.equals("attempt=1; max=4") || v.equals("attempt=2; max=4"));
+  }
+
+  @Test
   void aSlowAttemptIsHedgedAtTheDelayAndTheFasterAnswerWins() {
     latencyMillis.put(1, 1000L);
     latencyMillis.put(2, 5L);

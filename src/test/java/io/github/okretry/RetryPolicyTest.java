@@ -67,7 +67,8 @@ class RetryPolicyTest extends ScriptedTest {
               "RetryPolicy{maxRetries=3, baseDelayNanos=200000000, maxDelayNanos=10000000000,"
                   + " multiplier=2.0, jitter=FULL, deadlineNanos=0, maxRetryAfterNanos=60000000000,"
                   + " retryAfterSpread=0.5, retryStatuses=[429, 503],"
-                  + " idempotencyKeyHeader=Idempotency-Key, budget="
+                  + " idempotencyKeyHeader=Idempotency-Key, attemptHeader=null,"
+                  + " obeyShouldRetryHeader=true, budget="
                   + p.budget
                   + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
     }
