@@ -54,7 +54,12 @@ class ExamplesTest {
     assertThat(out)
         .contains("caller got HTTP 200 \"quota restored\"")
         .contains("gave up after 1 attempt(s): RETRY_AFTER_TOO_LONG (HTTP 429)")
-        .contains("caller got HTTP 429 with Retry-After: 120");
+        .contains("caller got HTTP 429 with Retry-After: 120")
+        .contains("gave up after 1 attempt(s): SERVER_SAID_NO_RETRY (HTTP 429)")
+        .contains("caller got HTTP 429, at once: the server said no")
+        .contains("server: /warming attempt=1; max=4")
+        .contains("server: /warming attempt=2; max=4")
+        .contains("caller got HTTP 200 \"warm\"");
   }
 
   @Test

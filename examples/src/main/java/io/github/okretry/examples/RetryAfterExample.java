@@ -20,7 +20,10 @@ import okhttp3.Response;
 /**
  * A rate limiter answers 429 with {@code Retry-After}, first in seconds, then as an HTTP-date: each
  * time the server's wait replaces the computed backoff and is honored exactly, not jittered. Then a
- * {@code Retry-After} longer than {@code maxRetryAfter} ends the call at once.
+ * {@code Retry-After} longer than {@code maxRetryAfter} ends the call at once. Last, the server's
+ * own word: {@code X-Should-Retry: false} on a 429 whose quota is a billing limit ends the call at
+ * once; {@code true} on a 500 it knows is transient makes a GET retry it. Every attempt tells the
+ * server its number ({@code attemptHeader}), so a server that sheds load can shed retries first.
  */
 public final class RetryAfterExample {
   /** IMF-fixdate (RFC 9110 §5.6.7), the preferred HTTP-date format. */
@@ -31,11 +34,32 @@ public final class RetryAfterExample {
   public static void main(String[] args) throws Exception {
     try (MockWebServer server = new MockWebServer()) {
       AtomicInteger requests = new AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean warmed =
+          new java.util.concurrent.atomic.AtomicBoolean();
       server.setDispatcher(
           new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
-              if (request.getUrl().encodedPath().equals("/busy")) {
+              String path = request.getUrl().encodedPath();
+              if (!path.equals("/quota")) {
+                System.out.println(
+                    "           server: " + path + " " + request.getHeaders().get("Retry-Attempt"));
+              }
+              if (path.equals("/billing")) {
+                return new MockResponse.Builder()
+                    .code(429)
+                    .addHeader("X-Should-Retry", "false")
+                    .build();
+              }
+              if (path.equals("/warming")) {
+                return warmed.getAndSet(true)
+                    ? new MockResponse.Builder().body("warm").build()
+                    : new MockResponse.Builder()
+                        .code(500)
+                        .addHeader("X-Should-Retry", "true")
+                        .build();
+              }
+              if (path.equals("/busy")) {
                 return new MockResponse.Builder().code(429).addHeader("Retry-After", "120").build();
               }
               switch (requests.incrementAndGet()) {
@@ -68,6 +92,7 @@ public final class RetryAfterExample {
                   // random extra of up to half of it, so many rejected callers do not return at
                   // once.
                   .retryAfterSpread(0)
+                  .attemptHeader("Retry-Attempt") // "attempt=N; max=M" on every attempt
                   .listener(timeline)
                   .build());
       OkHttpClient client =
@@ -93,6 +118,16 @@ public final class RetryAfterExample {
                 + " with Retry-After: "
                 + response.header("Retry-After")
                 + ", at once, to decide for itself");
+      }
+      timeline.restart("the server's word: X-Should-Retry: false on a 429, true on a 500");
+      try (Response response =
+          client.newCall(new Request.Builder().url(server.url("/billing")).build()).execute()) {
+        timeline.print("caller got HTTP " + response.code() + ", at once: the server said no");
+      }
+      try (Response response =
+          client.newCall(new Request.Builder().url(server.url("/warming")).build()).execute()) {
+        timeline.print(
+            "caller got HTTP " + response.code() + " \"" + response.body().string() + "\"");
       }
       client.dispatcher().executorService().shutdown();
       client.connectionPool().evictAll();
