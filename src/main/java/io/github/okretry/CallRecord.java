@@ -16,11 +16,28 @@ final class CallRecord extends RetryOutcome.Mark {
 
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
+  // The kinds of wait, as RetryOutcome splits the time waited: an int, so a wait allocates nothing
+  /** A backoff between attempts. */
+  static final int BACKOFF = 0;
+
+  /** A wait the server asked for: a {@code Retry-After}, or a spent quota's reset. */
+  static final int SERVER_WAIT = 1;
+
+  /** A turn behind other calls: the origin's crowd, its gate, a published quota's pacer. */
+  static final int PACING = 2;
+
+  /** A retry the budget skipped, and the grace after the last one. */
+  static final int BUDGET = 3;
+
   // The request with the mark, made once, sent from the second attempt on
   private @Nullable Request marked;
   private int requestsSent;
-  private long waitedNanos;
+  private long backoffNanos; // the time waited, by kind
+  private long serverWaitNanos;
+  private long pacingNanos;
+  private long budgetNanos;
   private long waitFromNanos = NOT_WAITING;
+  private int waitKind; // of the wait started last
   // None sent: nothing processed
   private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
@@ -42,16 +59,33 @@ final class CallRecord extends RetryOutcome.Mark {
     return m != null ? m : (marked = on(request));
   }
 
-  /** A wait starts at {@code nowNanos}. */
-  void waitStarted(long nowNanos) {
+  /**
+   * A wait of {@code kind} ({@link #BACKOFF}, {@link #SERVER_WAIT}, {@link #PACING} or {@link
+   * #BUDGET}) starts at {@code nowNanos}.
+   */
+  void waitStarted(long nowNanos, int kind) {
     waitFromNanos = nowNanos;
+    waitKind = kind;
   }
 
-  /** The wait started last, if any, is over at {@code nowNanos}. */
+  /** The wait started last, if any, is over at {@code nowNanos}: its time goes to its kind. */
   void waitEnded(long nowNanos) {
     if (waitFromNanos == NOT_WAITING) return;
-    waitedNanos += Math.max(0, nowNanos - waitFromNanos);
+    long waited = Math.max(0, nowNanos - waitFromNanos);
     waitFromNanos = NOT_WAITING;
+    switch (waitKind) {
+      case SERVER_WAIT:
+        serverWaitNanos += waited;
+        break;
+      case PACING:
+        pacingNanos += waited;
+        break;
+      case BUDGET:
+        budgetNanos += waited;
+        break;
+      default:
+        backoffNanos += waited;
+    }
   }
 
   /**
@@ -101,6 +135,16 @@ final class CallRecord extends RetryOutcome.Mark {
   @Override
   @Nullable RetryOutcome outcome() {
     if (!over) return null;
-    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing, lastCode);
+    return new RetryOutcome(
+        attempts,
+        requestsSent,
+        backoffNanos,
+        serverWaitNanos,
+        pacingNanos,
+        budgetNanos,
+        reason,
+        key,
+        processing,
+        lastCode);
   }
 }

@@ -65,6 +65,7 @@ final class LogicalCall {
   private long lastAttemptNanos; // a skipped attempt is taken to fail as slowly
   // Its outcome so far; made unless it succeeds at its first attempt
   private @Nullable CallRecord record;
+  private int waitKind; // of the WAIT answered last, for its record (CallRecord.BACKOFF, ...)
 
   private LogicalCall(
       RetryPolicy policy,
@@ -211,7 +212,9 @@ final class LogicalCall {
     if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
     Step paced = origin.admit(now, deadline.remainingNanos(now), request);
-    if (paced != null) return paced.kind() == Step.Kind.WAIT ? paced : throttled(paced);
+    if (paced != null) {
+      return paced.kind() == Step.Kind.WAIT ? waiting(CallRecord.PACING, paced) : throttled(paced);
+    }
     paidKind = null;
     if (retrying) { // the budget's one question, now that the retry is about to leave
       RetryBudget.Verdict v =
@@ -311,7 +314,7 @@ final class LogicalCall {
           && graceNanos > 0
           && graceNanos < remaining) {
         lastChance = true;
-        return Step.waitFor(graceNanos);
+        return waiting(CallRecord.BUDGET, Step.waitFor(graceNanos));
       }
       // Out of attempts, its origin never seen to work; or out of time, which it says.
       GiveUpReason why = next.reason();
@@ -335,7 +338,9 @@ final class LogicalCall {
     // comes when it would have without a budget, not earlier, where a blip may still be on; and
     // never past the deadline.
     long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
-    return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
+    return waiting(
+        CallRecord.BUDGET,
+        Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1))));
   }
 
   /** The longest the call's backoff takes, all its retries together ({@link Backoff}'s caps). */
@@ -418,7 +423,7 @@ final class LogicalCall {
 
   /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
   private Step settled(Step step) {
-    if (step.kind() == Step.Kind.WAIT) record().waitStarted(policy.time.nanoTime());
+    if (step.kind() == Step.Kind.WAIT) record().waitStarted(policy.time.nanoTime(), waitKind);
     if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
       over = true;
       return finished(step);
@@ -643,7 +648,17 @@ final class LogicalCall {
     retrying = true;
     pendingError = error;
     pendingResponse = response;
-    return Step.waitFor(delayNanos);
+    // A wait a server asked for is its, whole, spread included; else the backoff's
+    int kind = retryAfterNanos != RetryAfter.ABSENT ? CallRecord.SERVER_WAIT : CallRecord.BACKOFF;
+    return waiting(kind, Step.waitFor(delayNanos));
+  }
+
+  /**
+   * {@code wait}, a WAIT, whose time the call's outcome counts as {@code kind} ({@link #settled}).
+   */
+  private Step waiting(int kind, Step wait) {
+    waitKind = kind;
+    return wait;
   }
 
   /**

@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A response carries it as a tag of its request; an exception as its last {@linkplain
  * Throwable#getSuppressed() suppressed} exception, whose message says it too ({@code "okretry:
- * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, may have been processed,
- * keyed)"}), the exception's own type and message unchanged. A call that succeeds at its first
- * attempt is not marked, so that it costs nothing: its response reads as one attempt that ended the
- * call by its status, which is also how any response okretry did not handle reads. Immutable.
+ * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s: backoff 0.4 s + server wait 1 s,
+ * may have been processed, keyed)"}), the exception's own type and message unchanged. A call that
+ * succeeds at its first attempt is not marked, so that it costs nothing: its response reads as one
+ * attempt that ended the call by its status, which is also how any response okretry did not handle
+ * reads. Immutable.
  */
 public final class RetryOutcome {
 
@@ -68,7 +69,10 @@ public final class RetryOutcome {
 
   private final int attempts;
   private final int requestsSent;
-  private final long waitedNanos;
+  private final long backoffNanos; // the time waited, by kind (CallRecord's kinds)
+  private final long serverWaitNanos;
+  private final long pacingNanos;
+  private final long budgetNanos;
   private final @Nullable GiveUpReason giveUpReason;
   private final @Nullable String idempotencyKey;
   private final Processing processing;
@@ -77,14 +81,20 @@ public final class RetryOutcome {
   RetryOutcome(
       int attempts,
       int requestsSent,
-      long waitedNanos,
+      long backoffNanos,
+      long serverWaitNanos,
+      long pacingNanos,
+      long budgetNanos,
       @Nullable GiveUpReason giveUpReason,
       @Nullable String idempotencyKey,
       Processing processing,
       int code) {
     this.attempts = attempts;
     this.requestsSent = requestsSent;
-    this.waitedNanos = waitedNanos;
+    this.backoffNanos = backoffNanos;
+    this.serverWaitNanos = serverWaitNanos;
+    this.pacingNanos = pacingNanos;
+    this.budgetNanos = budgetNanos;
     this.giveUpReason = giveUpReason;
     this.idempotencyKey = idempotencyKey;
     this.processing = processing;
@@ -112,6 +122,9 @@ public final class RetryOutcome {
     return new RetryOutcome(
         1,
         requestsIn(response),
+        0,
+        0,
+        0,
         0,
         null,
         response.request().header(DEFAULT_KEY_HEADER),
@@ -202,14 +215,58 @@ public final class RetryOutcome {
   }
 
   /**
-   * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock:
-   * backoffs, {@code Retry-After}s, turns behind an origin's crowd or quota, and retries the budget
-   * skipped.
+   * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock: the
+   * sum of its {@linkplain #backoffNanos() backoff}, {@linkplain #serverWaitNanos() server wait},
+   * {@linkplain #pacingNanos() pacing} and {@linkplain #budgetNanos() budget}.
    *
    * @return nanoseconds waited, 0 for a call that did not wait
    */
   public long waitedNanos() {
-    return waitedNanos;
+    return backoffNanos + serverWaitNanos + pacingNanos + budgetNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent in okretry's own backoff between attempts (with its
+   * jitter), in nanoseconds: waits after a failure the server did not say when to retry.
+   *
+   * @return nanoseconds of backoff, 0 for none
+   */
+  public long backoffNanos() {
+    return backoffNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent waiting as the server asked, in nanoseconds: a {@code
+   * Retry-After} (or {@code retry-after-ms}) on the response a retry followed, any upward spread
+   * included, or, without one, the reset of a quota the response said was spent.
+   *
+   * @return nanoseconds of server wait, 0 for none
+   */
+  public long serverWaitNanos() {
+    return serverWaitNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent behind other calls before an attempt could go, in
+   * nanoseconds: a turn among the calls waiting on the same origin, the origin gate held shut by a
+   * {@code Retry-After} another call got ({@code originWideRetryAfter}), a published quota's pacer
+   * ({@code quotaPacing}).
+   *
+   * @return nanoseconds of pacing, 0 for none
+   */
+  public long pacingNanos() {
+    return pacingNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent on retries the {@link RetryBudget} skipped, in
+   * nanoseconds: each skipped retry's wait for the next, and the short grace after the last one for
+   * the origin to be seen to work.
+   *
+   * @return nanoseconds of budget, 0 for none
+   */
+  public long budgetNanos() {
+    return budgetNanos;
   }
 
   /**
@@ -247,7 +304,10 @@ public final class RetryOutcome {
     RetryOutcome that = (RetryOutcome) o;
     return attempts == that.attempts
         && requestsSent == that.requestsSent
-        && waitedNanos == that.waitedNanos
+        && backoffNanos == that.backoffNanos
+        && serverWaitNanos == that.serverWaitNanos
+        && pacingNanos == that.pacingNanos
+        && budgetNanos == that.budgetNanos
         && giveUpReason == that.giveUpReason
         && processing == that.processing
         && code == that.code
@@ -260,7 +320,10 @@ public final class RetryOutcome {
   public int hashCode() {
     int h = attempts;
     h = 31 * h + requestsSent;
-    h = 31 * h + (int) (waitedNanos ^ (waitedNanos >>> 32));
+    h = 31 * h + (int) (backoffNanos ^ (backoffNanos >>> 32));
+    h = 31 * h + (int) (serverWaitNanos ^ (serverWaitNanos >>> 32));
+    h = 31 * h + (int) (pacingNanos ^ (pacingNanos >>> 32));
+    h = 31 * h + (int) (budgetNanos ^ (budgetNanos >>> 32));
     h = 31 * h + (giveUpReason != null ? giveUpReason.hashCode() : 0);
     h = 31 * h + (idempotencyKey != null ? idempotencyKey.hashCode() : 0);
     h = 31 * h + code;
@@ -269,9 +332,11 @@ public final class RetryOutcome {
 
   /**
    * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4
-   * s, may have been processed, keyed)}"}; the key's value is never printed. A call that did not
-   * give up says {@code SUCCEEDED} for a response under 400, and what it got for a status okretry
-   * does not retry: {@code "after 1 attempt: returned HTTP 404, not retryable (…)"}.
+   * s: backoff 0.4 s + server wait 1 s, may have been processed, keyed)}"}: the time waited, then
+   * each kind it was spent as that is not 0 ({@code backoff}, {@code server wait}, {@code pacing},
+   * {@code budget}, as their getters); the key's value is never printed. A call that did not give
+   * up says {@code SUCCEEDED} for a response under 400, and what it got for a status okretry does
+   * not retry: {@code "after 1 attempt: returned HTTP 404, not retryable (…)"}.
    */
   @Override
   public String toString() {
@@ -297,8 +362,24 @@ public final class RetryOutcome {
     s.append(" (")
         .append(requestsSent)
         .append(requestsSent == 1 ? " request, waited " : " requests, waited ");
-    s.append(Durations.seconds(waitedNanos)).append(" s, ").append(words(processing)).append(", ");
+    s.append(Durations.seconds(waitedNanos())).append(" s");
+    int total = s.length();
+    waited(s, total, "backoff", backoffNanos);
+    waited(s, total, "server wait", serverWaitNanos);
+    waited(s, total, "pacing", pacingNanos);
+    waited(s, total, "budget", budgetNanos);
+    s.append(", ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
+  }
+
+  /**
+   * Appends to {@code s} the part of the time waited spent as {@code kind}, {@code nanos}, if any:
+   * after the total (which ends at {@code total}) a colon, then each kind joined by {@code " + "}.
+   */
+  private static void waited(StringBuilder s, int total, String kind, long nanos) {
+    if (nanos == 0) return;
+    s.append(s.length() == total ? ": " : " + ").append(kind).append(' ');
+    s.append(Durations.seconds(nanos)).append(" s");
   }
 
   private static String words(Processing p) {
