@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Durations;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +39,8 @@ final class CallRecord extends RetryOutcome.Mark {
   private long budgetNanos;
   private long waitFromNanos = NOT_WAITING;
   private int waitKind; // of the wait started last
+  // When the server asked the call to come back, in epoch millis, if it ended not waiting for it
+  private long comeBackAtMillis = RetryOutcome.NO_COME_BACK;
   // None sent: nothing processed
   private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
@@ -86,6 +89,17 @@ final class CallRecord extends RetryOutcome.Mark {
       default:
         backoffNanos += waited;
     }
+  }
+
+  /**
+   * The call ends not waiting {@code waitNanos} the server asked for, at {@code nowMillis} on the
+   * wall clock: its outcome says when to come back. The wait is measured as {@code Retry-After} is
+   * (an HTTP-date against the response's {@code Date}, so the server's clock skew is not in it),
+   * and clamped as it is, to 0 to 24 hours.
+   */
+  void comeBackAfter(long waitNanos, long nowMillis) {
+    long nanos = Math.min(Math.max(0, waitNanos), Durations.LONGEST_NANOS);
+    comeBackAtMillis = nowMillis + (nanos + 999_999L) / 1_000_000L; // never earlier than asked
   }
 
   /**
@@ -142,6 +156,7 @@ final class CallRecord extends RetryOutcome.Mark {
         serverWaitNanos,
         pacingNanos,
         budgetNanos,
+        comeBackAtMillis,
         reason,
         key,
         processing,

@@ -65,7 +65,6 @@ final class LogicalCall {
   private long lastAttemptNanos; // a skipped attempt is taken to fail as slowly
   // Its outcome so far; made unless it succeeds at its first attempt
   private @Nullable CallRecord record;
-  private int waitKind; // of the WAIT answered last, for its record (CallRecord.BACKOFF, ...)
 
   private LogicalCall(
       RetryPolicy policy,
@@ -289,6 +288,7 @@ final class LogicalCall {
    */
   private Step throttled(Step local) {
     forgetPending();
+    record().comeBackAfter(origin.refusedNanos(), policy.clock.currentTimeMillis());
     giveUp(origin.refusedFor(), origin.refusal(), null);
     return local;
   }
@@ -423,7 +423,6 @@ final class LogicalCall {
 
   /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
   private Step settled(Step step) {
-    if (step.kind() == Step.Kind.WAIT) record().waitStarted(policy.time.nanoTime(), waitKind);
     if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
       over = true;
       return finished(step);
@@ -493,7 +492,7 @@ final class LogicalCall {
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = refused && retryAfterNanos != RetryAfter.ABSENT;
     Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
-    if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
+    if (!decision.isRetry()) return giveUp(comeBack(decision.reason()), failure, e);
     // Asked now too, taking nothing: a retry the budget would stop ends the call at once, with
     // the response in hand, rather than after a wait that could not end in a retry. It pays,
     // and may skip, when it leaves (nextStep).
@@ -502,6 +501,20 @@ final class LogicalCall {
             request.url(), retryKind, maxRetries, scheduleNanos(), policy.time.nanoTime(), false);
     if (v.reason != null) return giveUp(v.reason, failure, e);
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+  }
+
+  /**
+   * {@code reason}, why the call gives up; if that is a wait the server asked for ({@link
+   * #retryAfterNanos}: a {@code Retry-After}, a spent quota's reset) longer than {@code
+   * maxRetryAfter} or past the deadline, its outcome says when the server asked it to come back.
+   */
+  private @Nullable GiveUpReason comeBack(@Nullable GiveUpReason reason) {
+    if (retryAfterNanos != RetryAfter.ABSENT
+        && (reason == GiveUpReason.RETRY_AFTER_TOO_LONG
+            || reason == GiveUpReason.DEADLINE_EXCEEDED)) {
+      record().comeBackAfter(retryAfterNanos, policy.clock.currentTimeMillis());
+    }
+    return reason;
   }
 
   /**
@@ -654,10 +667,11 @@ final class LogicalCall {
   }
 
   /**
-   * {@code wait}, a WAIT, whose time the call's outcome counts as {@code kind} ({@link #settled}).
+   * {@code wait}, a WAIT, starting now: the call's outcome counts its time as {@code kind} ({@link
+   * CallRecord#BACKOFF}, ...). Each WAIT is made through here.
    */
   private Step waiting(int kind, Step wait) {
-    waitKind = kind;
+    record().waitStarted(policy.time.nanoTime(), kind);
     return wait;
   }
 

@@ -62,6 +62,7 @@ final class OriginTurn {
   // Set with a RETURN from admit()
   private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG;
   private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
+  private long refusedNanos; // the same: the wait the origin still asked for
 
   OriginTurn(RetryPolicy policy, HttpUrl url) {
     this.policy = policy;
@@ -94,6 +95,11 @@ final class OriginTurn {
     }
     // The origin's published quota may hold it, as long as it could wait for a Retry-After.
     return quotaTurn(nowNanos, policy.rules.latestWaitNanos(0, remainingNanos));
+  }
+
+  /** The wait the origin still asked for at the last RETURN of {@link #admit}, in nanoseconds. */
+  long refusedNanos() {
+    return refusedNanos;
   }
 
   /** Why the last RETURN of {@link #admit} ends the call. */
@@ -184,6 +190,7 @@ final class OriginTurn {
       GiveUpReason reason, String who, int code, long askedNanos, Request request) {
     refusedFor = reason;
     refusal = "HTTP " + code + " (" + who + ")";
+    refusedNanos = askedNanos;
     long now = policy.clock.currentTimeMillis();
     return Step.returning(
         new Response.Builder()

@@ -57,6 +57,9 @@ public final class RetryOutcome {
     PROCESSED
   }
 
+  /** No instant to come back at: the server named none the call did not wait for. */
+  static final long NO_COME_BACK = Long.MIN_VALUE;
+
   private static final KClass<Mark> MARK = JvmClassMappingKt.getKotlinClass(Mark.class);
   private static final String DEFAULT_KEY_HEADER = "Idempotency-Key";
 
@@ -73,6 +76,7 @@ public final class RetryOutcome {
   private final long serverWaitNanos;
   private final long pacingNanos;
   private final long budgetNanos;
+  private final long comeBackAtMillis; // NO_COME_BACK for none
   private final @Nullable GiveUpReason giveUpReason;
   private final @Nullable String idempotencyKey;
   private final Processing processing;
@@ -85,6 +89,7 @@ public final class RetryOutcome {
       long serverWaitNanos,
       long pacingNanos,
       long budgetNanos,
+      long comeBackAtMillis,
       @Nullable GiveUpReason giveUpReason,
       @Nullable String idempotencyKey,
       Processing processing,
@@ -95,6 +100,7 @@ public final class RetryOutcome {
     this.serverWaitNanos = serverWaitNanos;
     this.pacingNanos = pacingNanos;
     this.budgetNanos = budgetNanos;
+    this.comeBackAtMillis = comeBackAtMillis;
     this.giveUpReason = giveUpReason;
     this.idempotencyKey = idempotencyKey;
     this.processing = processing;
@@ -126,6 +132,7 @@ public final class RetryOutcome {
         0,
         0,
         0,
+        NO_COME_BACK,
         null,
         response.request().header(DEFAULT_KEY_HEADER),
         Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED,
@@ -270,6 +277,24 @@ public final class RetryOutcome {
   }
 
   /**
+   * When the server asked the call to come back, if it ended without waiting for it: the instant,
+   * in milliseconds since the epoch on this machine's clock, of a wait the server named that
+   * okretry would not make, the call ending for it ({@link GiveUpReason#RETRY_AFTER_TOO_LONG}: a
+   * {@code Retry-After} or a spent published quota's reset longer than {@code maxRetryAfter};
+   * {@link GiveUpReason#DEADLINE_EXCEEDED}: one past the deadline; {@link
+   * GiveUpReason#ORIGIN_THROTTLED} and a turn behind the origin's crowd that came too late: the
+   * origin's). An HTTP-date is measured against the response's {@code Date} header, so the server's
+   * clock skew is not in it; the wait is clamped to 0 to 24 hours, rounded up to the millisecond.
+   * For a caller that schedules the work again (a queue, Android's {@code WorkManager}).
+   *
+   * @return the instant to come back at, in epoch milliseconds, or null if the call ended
+   *     otherwise, or the server named none
+   */
+  public @Nullable Long comeBackAtMillis() {
+    return comeBackAtMillis == NO_COME_BACK ? null : comeBackAtMillis;
+  }
+
+  /**
    * Why okretry gave up, or null if the call ended on a response it does not treat as a failure (a
    * success, or a status it does not retry, such as a 404), the caller holding that response.
    *
@@ -308,6 +333,7 @@ public final class RetryOutcome {
         && serverWaitNanos == that.serverWaitNanos
         && pacingNanos == that.pacingNanos
         && budgetNanos == that.budgetNanos
+        && comeBackAtMillis == that.comeBackAtMillis
         && giveUpReason == that.giveUpReason
         && processing == that.processing
         && code == that.code
@@ -324,6 +350,7 @@ public final class RetryOutcome {
     h = 31 * h + (int) (serverWaitNanos ^ (serverWaitNanos >>> 32));
     h = 31 * h + (int) (pacingNanos ^ (pacingNanos >>> 32));
     h = 31 * h + (int) (budgetNanos ^ (budgetNanos >>> 32));
+    h = 31 * h + (int) (comeBackAtMillis ^ (comeBackAtMillis >>> 32));
     h = 31 * h + (giveUpReason != null ? giveUpReason.hashCode() : 0);
     h = 31 * h + (idempotencyKey != null ? idempotencyKey.hashCode() : 0);
     h = 31 * h + code;
@@ -368,6 +395,9 @@ public final class RetryOutcome {
     waited(s, total, "server wait", serverWaitNanos);
     waited(s, total, "pacing", pacingNanos);
     waited(s, total, "budget", budgetNanos);
+    if (comeBackAtMillis != NO_COME_BACK) {
+      s.append(", come back at ").append(Durations.instant(comeBackAtMillis));
+    }
     s.append(", ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
   }

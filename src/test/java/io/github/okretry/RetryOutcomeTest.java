@@ -162,7 +162,19 @@ class RetryOutcomeTest extends ScriptedTest {
     script.status(200);
     try (Response response = quiet().newCall(get()).execute()) {
       assertThat(RetryOutcome.of(response))
-          .isEqualTo(new RetryOutcome(1, 1, 0, 0, 0, 0, null, null, Processing.PROCESSED, 200));
+          .isEqualTo(
+              new RetryOutcome(
+                  1,
+                  1,
+                  0,
+                  0,
+                  0,
+                  0,
+                  RetryOutcome.NO_COME_BACK,
+                  null,
+                  null,
+                  Processing.PROCESSED,
+                  200));
     }
   }
 
@@ -276,6 +288,18 @@ class RetryOutcomeTest extends ScriptedTest {
             .headers(Headers.of())
             .build();
     assertThat(RetryOutcome.of(response))
-        .isEqualTo(new RetryOutcome(1, 1, 0, 0, 0, 0, null, "x", Processing.NOT_PROCESSED, 429));
+        .isEqualTo(
+            new RetryOutcome(
+                1,
+                1,
+                0,
+                0,
+                0,
+                0,
+                RetryOutcome.NO_COME_BACK,
+                null,
+                "x",
+                Processing.NOT_PROCESSED,
+                429));
   }
 }
