@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.Durations;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -16,11 +17,30 @@ final class CallRecord extends RetryOutcome.Mark {
 
   private static final long NOT_WAITING = Long.MIN_VALUE;
 
+  // The kinds of wait, as RetryOutcome splits the time waited: an int, so a wait allocates nothing
+  /** A backoff between attempts. */
+  static final int BACKOFF = 0;
+
+  /** A wait the server asked for: a {@code Retry-After}, or a spent quota's reset. */
+  static final int SERVER_WAIT = 1;
+
+  /** A turn behind other calls: the origin's crowd, its gate, a published quota's pacer. */
+  static final int PACING = 2;
+
+  /** A retry the budget skipped, and the grace after the last one. */
+  static final int BUDGET = 3;
+
   // The request with the mark, made once, sent from the second attempt on
   private @Nullable Request marked;
   private int requestsSent;
-  private long waitedNanos;
+  private long backoffNanos; // the time waited, by kind
+  private long serverWaitNanos;
+  private long pacingNanos;
+  private long budgetNanos;
   private long waitFromNanos = NOT_WAITING;
+  private int waitKind; // of the wait started last
+  // When the server asked the call to come back, in epoch millis, if it ended not waiting for it
+  private long comeBackAtMillis = RetryOutcome.NO_COME_BACK;
   // None sent: nothing processed
   private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
@@ -42,16 +62,44 @@ final class CallRecord extends RetryOutcome.Mark {
     return m != null ? m : (marked = on(request));
   }
 
-  /** A wait starts at {@code nowNanos}. */
-  void waitStarted(long nowNanos) {
+  /**
+   * A wait of {@code kind} ({@link #BACKOFF}, {@link #SERVER_WAIT}, {@link #PACING} or {@link
+   * #BUDGET}) starts at {@code nowNanos}.
+   */
+  void waitStarted(long nowNanos, int kind) {
     waitFromNanos = nowNanos;
+    waitKind = kind;
   }
 
-  /** The wait started last, if any, is over at {@code nowNanos}. */
+  /** The wait started last, if any, is over at {@code nowNanos}: its time goes to its kind. */
   void waitEnded(long nowNanos) {
     if (waitFromNanos == NOT_WAITING) return;
-    waitedNanos += Math.max(0, nowNanos - waitFromNanos);
+    long waited = Math.max(0, nowNanos - waitFromNanos);
     waitFromNanos = NOT_WAITING;
+    switch (waitKind) {
+      case SERVER_WAIT:
+        serverWaitNanos += waited;
+        break;
+      case PACING:
+        pacingNanos += waited;
+        break;
+      case BUDGET:
+        budgetNanos += waited;
+        break;
+      default:
+        backoffNanos += waited;
+    }
+  }
+
+  /**
+   * The call ends not waiting {@code waitNanos} the server asked for, at {@code nowMillis} on the
+   * wall clock: its outcome says when to come back. The wait is measured as {@code Retry-After} is
+   * (an HTTP-date against the response's {@code Date}, so the server's clock skew is not in it),
+   * and clamped as it is, to 0 to 24 hours.
+   */
+  void comeBackAfter(long waitNanos, long nowMillis) {
+    long nanos = Math.min(Math.max(0, waitNanos), Durations.LONGEST_NANOS);
+    comeBackAtMillis = nowMillis + (nanos + 999_999L) / 1_000_000L; // never earlier than asked
   }
 
   /**
@@ -101,6 +149,17 @@ final class CallRecord extends RetryOutcome.Mark {
   @Override
   @Nullable RetryOutcome outcome() {
     if (!over) return null;
-    return new RetryOutcome(attempts, requestsSent, waitedNanos, reason, key, processing, lastCode);
+    return new RetryOutcome(
+        attempts,
+        requestsSent,
+        backoffNanos,
+        serverWaitNanos,
+        pacingNanos,
+        budgetNanos,
+        comeBackAtMillis,
+        reason,
+        key,
+        processing,
+        lastCode);
   }
 }

@@ -212,7 +212,9 @@ final class LogicalCall {
     if (h != null && h.inRound()) return h.due(now, origin, mayAttempt(now), attempts + 1);
     if (waitEndedBy != null) return waitEnded(waitEndedBy, now);
     Step paced = origin.admit(now, deadline.remainingNanos(now), request);
-    if (paced != null) return paced.kind() == Step.Kind.WAIT ? paced : throttled(paced);
+    if (paced != null) {
+      return paced.kind() == Step.Kind.WAIT ? waiting(CallRecord.PACING, paced) : throttled(paced);
+    }
     paidKind = null;
     if (retrying) { // the budget's one question, now that the retry is about to leave
       RetryBudget.Verdict v =
@@ -287,6 +289,7 @@ final class LogicalCall {
    */
   private Step throttled(Step local) {
     forgetPending();
+    record().comeBackAfter(origin.refusedNanos(), policy.clock.currentTimeMillis());
     giveUp(origin.refusedFor(), origin.refusal(), null);
     return local;
   }
@@ -312,7 +315,7 @@ final class LogicalCall {
           && graceNanos > 0
           && graceNanos < remaining) {
         lastChance = true;
-        return Step.waitFor(graceNanos);
+        return waiting(CallRecord.BUDGET, Step.waitFor(graceNanos));
       }
       // Out of attempts, its origin never seen to work; or out of time, which it says.
       GiveUpReason why = next.reason();
@@ -336,7 +339,9 @@ final class LogicalCall {
     // comes when it would have without a budget, not earlier, where a blip may still be on; and
     // never past the deadline.
     long asIfSent = Math.min(lastAttemptNanos, policy.settings.baseDelayNanos);
-    return Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1)));
+    return waiting(
+        CallRecord.BUDGET,
+        Step.waitFor(delay + Math.max(0, Math.min(asIfSent, remaining - delay - 1))));
   }
 
   /** The longest the call's backoff takes, all its retries together ({@link Backoff}'s caps). */
@@ -419,7 +424,6 @@ final class LogicalCall {
 
   /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
   private Step settled(Step step) {
-    if (step.kind() == Step.Kind.WAIT) record().waitStarted(policy.time.nanoTime());
     if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
       over = true;
       return finished(step);
@@ -489,7 +493,7 @@ final class LogicalCall {
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = refused && retryAfterNanos != RetryAfter.ABSENT;
     Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
-    if (!decision.isRetry()) return giveUp(decision.reason(), failure, e);
+    if (!decision.isRetry()) return giveUp(comeBack(decision.reason()), failure, e);
     // Asked now too, taking nothing: a retry the budget would stop ends the call at once, with
     // the response in hand, rather than after a wait that could not end in a retry. It pays,
     // and may skip, when it leaves (nextStep).
@@ -498,6 +502,20 @@ final class LogicalCall {
             request.url(), retryKind, maxRetries, scheduleNanos(), policy.time.nanoTime(), false);
     if (v.reason != null) return giveUp(v.reason, failure, e);
     return retryScheduled(response, e, decision.delayNanos(), throttled, remaining);
+  }
+
+  /**
+   * {@code reason}, why the call gives up; if that is a wait the server asked for ({@link
+   * #retryAfterNanos}: a {@code Retry-After}, a spent quota's reset) longer than {@code
+   * maxRetryAfter} or past the deadline, its outcome says when the server asked it to come back.
+   */
+  private @Nullable GiveUpReason comeBack(@Nullable GiveUpReason reason) {
+    if (retryAfterNanos != RetryAfter.ABSENT
+        && (reason == GiveUpReason.RETRY_AFTER_TOO_LONG
+            || reason == GiveUpReason.DEADLINE_EXCEEDED)) {
+      record().comeBackAfter(retryAfterNanos, policy.clock.currentTimeMillis());
+    }
+    return reason;
   }
 
   /**
@@ -651,7 +669,18 @@ final class LogicalCall {
     retrying = true;
     pendingError = error;
     pendingResponse = response;
-    return Step.waitFor(delayNanos);
+    // A wait a server asked for is its, whole, spread included; else the backoff's
+    int kind = retryAfterNanos != RetryAfter.ABSENT ? CallRecord.SERVER_WAIT : CallRecord.BACKOFF;
+    return waiting(kind, Step.waitFor(delayNanos));
+  }
+
+  /**
+   * {@code wait}, a WAIT, starting now: the call's outcome counts its time as {@code kind} ({@link
+   * CallRecord#BACKOFF}, ...). Each WAIT is made through here.
+   */
+  private Step waiting(int kind, Step wait) {
+    record().waitStarted(policy.time.nanoTime(), kind);
+    return wait;
   }
 
   /**

@@ -59,9 +59,21 @@ final class OriginTurn {
   // A quota holds its attempt for at most this long (0: none), from quotaHeldSinceNanos.
   private long quotaHoldNanos;
   private long quotaHeldSinceNanos;
-  // Set with a RETURN from admit()
-  private GiveUpReason refusedFor = GiveUpReason.RETRY_AFTER_TOO_LONG;
-  private String refusal = ""; // the same, as a failure: "HTTP 503 (origin)"
+  // Set with a RETURN from admit(): one object made then, so a call never throttled carries none
+  private @Nullable Refusal refused;
+
+  /** Why a RETURN of {@link #admit} ends the call, for the call to hear. */
+  private static final class Refusal {
+    final GiveUpReason reason;
+    final String failure; // "HTTP 503 (origin)": the status and who refused
+    final long waitNanos; // the wait the origin still asked for
+
+    Refusal(GiveUpReason reason, String failure, long waitNanos) {
+      this.reason = reason;
+      this.failure = failure;
+      this.waitNanos = waitNanos;
+    }
+  }
 
   OriginTurn(RetryPolicy policy, HttpUrl url) {
     this.policy = policy;
@@ -96,9 +108,16 @@ final class OriginTurn {
     return quotaTurn(nowNanos, policy.rules.latestWaitNanos(0, remainingNanos));
   }
 
+  /** The wait the origin still asked for at the last RETURN of {@link #admit}, in nanoseconds. */
+  long refusedNanos() {
+    Refusal r = refused;
+    return r != null ? r.waitNanos : 0;
+  }
+
   /** Why the last RETURN of {@link #admit} ends the call. */
   GiveUpReason refusedFor() {
-    return refusedFor;
+    Refusal r = refused;
+    return r != null ? r.reason : GiveUpReason.RETRY_AFTER_TOO_LONG;
   }
 
   /**
@@ -106,7 +125,8 @@ final class OriginTurn {
    * (origin)".
    */
   String refusal() {
-    return refusal;
+    Refusal r = refused;
+    return r != null ? r.failure : "";
   }
 
   /** The origin asked every caller to wait: wait with it, or be throttled if this call cannot. */
@@ -182,8 +202,7 @@ final class OriginTurn {
    */
   private Step throttled(
       GiveUpReason reason, String who, int code, long askedNanos, Request request) {
-    refusedFor = reason;
-    refusal = "HTTP " + code + " (" + who + ")";
+    refused = new Refusal(reason, "HTTP " + code + " (" + who + ")", askedNanos);
     long now = policy.clock.currentTimeMillis();
     return Step.returning(
         new Response.Builder()

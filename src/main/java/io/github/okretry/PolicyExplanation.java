@@ -105,7 +105,7 @@ final class PolicyExplanation {
     if (retries > 0) {
       lines.add(backoffLine(s, backoff));
       lines.add(
-          "Retry-After: a server's replaces a wait, up to "
+          "Retry-After: a server wait replaces a backoff, up to "
               + seconds(serverWaitNanos)
               + " s each (maxRetryAfter), so the waits come to up to "
               + total(waitsNanos)
@@ -115,7 +115,7 @@ final class PolicyExplanation {
       lines.add(
           "Quotas: a spent quota the server published may hold each attempt up to "
               + seconds(serverWaitNanos)
-              + " s before it goes (quotaPacing), "
+              + " s of pacing before it goes (quotaPacing), "
               + total(holdsNanos)
               + " s in all.");
     }
@@ -123,7 +123,7 @@ final class PolicyExplanation {
       lines.add(
           "Origin gate: a Retry-After to any call may hold each attempt up to "
               + seconds(serverWaitNanos)
-              + " s too, each time the origin asks (originWideRetryAfter).");
+              + " s of pacing too, each time the origin asks (originWideRetryAfter).");
     }
     if (timeoutsMillis != null) {
       lines.add(attemptLine(timeoutsMillis, perAttempt));

@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A response carries it as a tag of its request; an exception as its last {@linkplain
  * Throwable#getSuppressed() suppressed} exception, whose message says it too ({@code "okretry:
- * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s, may have been processed,
- * keyed)"}), the exception's own type and message unchanged. A call that succeeds at its first
- * attempt is not marked, so that it costs nothing: its response reads as one attempt that ended the
- * call by its status, which is also how any response okretry did not handle reads. Immutable.
+ * after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4 s: backoff 0.4 s + server wait 1 s,
+ * may have been processed, keyed)"}), the exception's own type and message unchanged. A call that
+ * succeeds at its first attempt is not marked, so that it costs nothing: its response reads as one
+ * attempt that ended the call by its status, which is also how any response okretry did not handle
+ * reads. Immutable.
  */
 public final class RetryOutcome {
 
@@ -56,6 +57,9 @@ public final class RetryOutcome {
     PROCESSED
   }
 
+  /** No instant to come back at: the server named none the call did not wait for. */
+  static final long NO_COME_BACK = Long.MIN_VALUE;
+
   private static final KClass<Mark> MARK = JvmClassMappingKt.getKotlinClass(Mark.class);
   private static final String DEFAULT_KEY_HEADER = "Idempotency-Key";
 
@@ -68,7 +72,11 @@ public final class RetryOutcome {
 
   private final int attempts;
   private final int requestsSent;
-  private final long waitedNanos;
+  private final long backoffNanos; // the time waited, by kind (CallRecord's kinds)
+  private final long serverWaitNanos;
+  private final long pacingNanos;
+  private final long budgetNanos;
+  private final long comeBackAtMillis; // NO_COME_BACK for none
   private final @Nullable GiveUpReason giveUpReason;
   private final @Nullable String idempotencyKey;
   private final Processing processing;
@@ -77,14 +85,22 @@ public final class RetryOutcome {
   RetryOutcome(
       int attempts,
       int requestsSent,
-      long waitedNanos,
+      long backoffNanos,
+      long serverWaitNanos,
+      long pacingNanos,
+      long budgetNanos,
+      long comeBackAtMillis,
       @Nullable GiveUpReason giveUpReason,
       @Nullable String idempotencyKey,
       Processing processing,
       int code) {
     this.attempts = attempts;
     this.requestsSent = requestsSent;
-    this.waitedNanos = waitedNanos;
+    this.backoffNanos = backoffNanos;
+    this.serverWaitNanos = serverWaitNanos;
+    this.pacingNanos = pacingNanos;
+    this.budgetNanos = budgetNanos;
+    this.comeBackAtMillis = comeBackAtMillis;
     this.giveUpReason = giveUpReason;
     this.idempotencyKey = idempotencyKey;
     this.processing = processing;
@@ -113,6 +129,10 @@ public final class RetryOutcome {
         1,
         requestsIn(response),
         0,
+        0,
+        0,
+        0,
+        NO_COME_BACK,
         null,
         response.request().header(DEFAULT_KEY_HEADER),
         Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED,
@@ -202,14 +222,76 @@ public final class RetryOutcome {
   }
 
   /**
-   * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock:
-   * backoffs, {@code Retry-After}s, turns behind an origin's crowd or quota, and retries the budget
-   * skipped.
+   * The time the call spent waiting between attempts, in nanoseconds, on the policy's clock: the
+   * sum of its {@linkplain #backoffNanos() backoff}, {@linkplain #serverWaitNanos() server wait},
+   * {@linkplain #pacingNanos() pacing} and {@linkplain #budgetNanos() budget}.
    *
    * @return nanoseconds waited, 0 for a call that did not wait
    */
   public long waitedNanos() {
-    return waitedNanos;
+    return backoffNanos + serverWaitNanos + pacingNanos + budgetNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent in okretry's own backoff between attempts (with its
+   * jitter), in nanoseconds: waits after a failure the server did not say when to retry.
+   *
+   * @return nanoseconds of backoff, 0 for none
+   */
+  public long backoffNanos() {
+    return backoffNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent waiting as the server asked, in nanoseconds: a {@code
+   * Retry-After} (or {@code retry-after-ms}) on the response a retry followed, any upward spread
+   * included, or, without one, the reset of a quota the response said was spent.
+   *
+   * @return nanoseconds of server wait, 0 for none
+   */
+  public long serverWaitNanos() {
+    return serverWaitNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent behind other calls before an attempt could go, in
+   * nanoseconds: a turn among the calls waiting on the same origin, the origin gate held shut by a
+   * {@code Retry-After} another call got ({@code originWideRetryAfter}), a published quota's pacer
+   * ({@code quotaPacing}).
+   *
+   * @return nanoseconds of pacing, 0 for none
+   */
+  public long pacingNanos() {
+    return pacingNanos;
+  }
+
+  /**
+   * The part of {@link #waitedNanos()} spent on retries the {@link RetryBudget} skipped, in
+   * nanoseconds: each skipped retry's wait for the next, and the short grace after the last one for
+   * the origin to be seen to work.
+   *
+   * @return nanoseconds of budget, 0 for none
+   */
+  public long budgetNanos() {
+    return budgetNanos;
+  }
+
+  /**
+   * When the server asked the call to come back, if it ended without waiting for it: the instant,
+   * in milliseconds since the epoch on this machine's clock, of a wait the server named that
+   * okretry would not make, the call ending for it ({@link GiveUpReason#RETRY_AFTER_TOO_LONG}: a
+   * {@code Retry-After} or a spent published quota's reset longer than {@code maxRetryAfter};
+   * {@link GiveUpReason#DEADLINE_EXCEEDED}: one past the deadline; {@link
+   * GiveUpReason#ORIGIN_THROTTLED} and a turn behind the origin's crowd that came too late: the
+   * origin's). An HTTP-date is measured against the response's {@code Date} header, so the server's
+   * clock skew is not in it; the wait is clamped to 0 to 24 hours, rounded up to the millisecond.
+   * For a caller that schedules the work again (a queue, Android's {@code WorkManager}).
+   *
+   * @return the instant to come back at, in epoch milliseconds, or null if the call ended
+   *     otherwise, or the server named none
+   */
+  public @Nullable Long comeBackAtMillis() {
+    return comeBackAtMillis == NO_COME_BACK ? null : comeBackAtMillis;
   }
 
   /**
@@ -247,7 +329,11 @@ public final class RetryOutcome {
     RetryOutcome that = (RetryOutcome) o;
     return attempts == that.attempts
         && requestsSent == that.requestsSent
-        && waitedNanos == that.waitedNanos
+        && backoffNanos == that.backoffNanos
+        && serverWaitNanos == that.serverWaitNanos
+        && pacingNanos == that.pacingNanos
+        && budgetNanos == that.budgetNanos
+        && comeBackAtMillis == that.comeBackAtMillis
         && giveUpReason == that.giveUpReason
         && processing == that.processing
         && code == that.code
@@ -260,7 +346,11 @@ public final class RetryOutcome {
   public int hashCode() {
     int h = attempts;
     h = 31 * h + requestsSent;
-    h = 31 * h + (int) (waitedNanos ^ (waitedNanos >>> 32));
+    h = 31 * h + (int) (backoffNanos ^ (backoffNanos >>> 32));
+    h = 31 * h + (int) (serverWaitNanos ^ (serverWaitNanos >>> 32));
+    h = 31 * h + (int) (pacingNanos ^ (pacingNanos >>> 32));
+    h = 31 * h + (int) (budgetNanos ^ (budgetNanos >>> 32));
+    h = 31 * h + (int) (comeBackAtMillis ^ (comeBackAtMillis >>> 32));
     h = 31 * h + (giveUpReason != null ? giveUpReason.hashCode() : 0);
     h = 31 * h + (idempotencyKey != null ? idempotencyKey.hashCode() : 0);
     h = 31 * h + code;
@@ -269,9 +359,11 @@ public final class RetryOutcome {
 
   /**
    * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4
-   * s, may have been processed, keyed)}"}; the key's value is never printed. A call that did not
-   * give up says {@code SUCCEEDED} for a response under 400, and what it got for a status okretry
-   * does not retry: {@code "after 1 attempt: returned HTTP 404, not retryable (…)"}.
+   * s: backoff 0.4 s + server wait 1 s, may have been processed, keyed)}"}: the time waited, then
+   * each kind it was spent as that is not 0 ({@code backoff}, {@code server wait}, {@code pacing},
+   * {@code budget}, as their getters); the key's value is never printed. A call that did not give
+   * up says {@code SUCCEEDED} for a response under 400, and what it got for a status okretry does
+   * not retry: {@code "after 1 attempt: returned HTTP 404, not retryable (…)"}.
    */
   @Override
   public String toString() {
@@ -297,8 +389,27 @@ public final class RetryOutcome {
     s.append(" (")
         .append(requestsSent)
         .append(requestsSent == 1 ? " request, waited " : " requests, waited ");
-    s.append(Durations.seconds(waitedNanos)).append(" s, ").append(words(processing)).append(", ");
+    s.append(Durations.seconds(waitedNanos())).append(" s");
+    int total = s.length();
+    waited(s, total, "backoff", backoffNanos);
+    waited(s, total, "server wait", serverWaitNanos);
+    waited(s, total, "pacing", pacingNanos);
+    waited(s, total, "budget", budgetNanos);
+    if (comeBackAtMillis != NO_COME_BACK) {
+      s.append(", come back at ").append(Durations.instant(comeBackAtMillis));
+    }
+    s.append(", ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();
+  }
+
+  /**
+   * Appends to {@code s} the part of the time waited spent as {@code kind}, {@code nanos}, if any:
+   * after the total (which ends at {@code total}) a colon, then each kind joined by {@code " + "}.
+   */
+  private static void waited(StringBuilder s, int total, String kind, long nanos) {
+    if (nanos == 0) return;
+    s.append(s.length() == total ? ": " : " + ").append(kind).append(' ');
+    s.append(Durations.seconds(nanos)).append(" s");
   }
 
   private static String words(Processing p) {

@@ -115,8 +115,8 @@ class ExplainTest extends ScriptedTest {
   void eachWaitCountsMaxRetryAfterWhereItIsLonger() {
     assertThat(RetryPolicy.builder().build().explain())
         .contains(
-            "Retry-After: a server's replaces a wait, up to 60 s each (maxRetryAfter), so the waits"
-                + " come to up to 180 s; a longer one ends the call.");
+            "Retry-After: a server wait replaces a backoff, up to 60 s each (maxRetryAfter), so the"
+                + " waits come to up to 180 s; a longer one ends the call.");
     // caps 100, 200 and 400 s against a ceiling of 150 s: 150 + 200 + 400
     assertThat(
             quietRetry()
@@ -155,12 +155,14 @@ class ExplainTest extends ScriptedTest {
   void itCountsAQuotasHoldBeforeEachAttempt() {
     assertThat(RetryPolicy.builder().build().explain())
         .contains(
-            "Quotas: a spent quota the server published may hold each attempt up to 60 s before it"
-                + " goes (quotaPacing), 240 s in all.");
+            "Quotas: a spent quota the server published may hold each attempt up to 60 s of"
+                + " pacing before it goes (quotaPacing), 240 s in all.");
     assertThat(RetryPolicy.builder().quotaPacing(QuotaPacing.OFF).build().explain())
         .doesNotContain("Quotas:");
     assertThat(RetryPolicy.builder().originWideRetryAfter(true).build().explain())
-        .contains("Origin gate: a Retry-After to any call may hold each attempt up to 60 s too");
+        .contains(
+            "Origin gate: a Retry-After to any call may hold each attempt up to 60 s of pacing"
+                + " too");
   }
 
   /** What an attempt takes: the client's timeouts, per operation, afresh for each follow-up. */

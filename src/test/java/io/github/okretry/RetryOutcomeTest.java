@@ -55,8 +55,8 @@ class RetryOutcomeTest extends ScriptedTest {
       assertThat(outcome.processing()).isEqualTo(Processing.PROCESSED);
       assertThat(outcome)
           .hasToString(
-              "RetryOutcome{after 3 attempts: SUCCEEDED (3 requests, waited 3 s, processed,"
-                  + " keyed)}");
+              "RetryOutcome{after 3 attempts: SUCCEEDED (3 requests, waited 3 s: backoff 3 s,"
+                  + " processed, keyed)}");
     }
   }
 
@@ -91,8 +91,8 @@ class RetryOutcomeTest extends ScriptedTest {
     assertThat(suppressed).hasSize(4); // timeouts 1 to 3, then okretry's summary
     assertThat(suppressed[3])
         .hasMessage(
-            "okretry: after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 7 s, may have been"
-                + " processed, keyed)");
+            "okretry: after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 7 s: backoff 7 s,"
+                + " may have been processed, keyed)");
     assertThat(suppressed[3].getStackTrace()).isEmpty();
   }
 
@@ -162,7 +162,19 @@ class RetryOutcomeTest extends ScriptedTest {
     script.status(200);
     try (Response response = quiet().newCall(get()).execute()) {
       assertThat(RetryOutcome.of(response))
-          .isEqualTo(new RetryOutcome(1, 1, 0, null, null, Processing.PROCESSED, 200));
+          .isEqualTo(
+              new RetryOutcome(
+                  1,
+                  1,
+                  0,
+                  0,
+                  0,
+                  0,
+                  RetryOutcome.NO_COME_BACK,
+                  null,
+                  null,
+                  Processing.PROCESSED,
+                  200));
     }
   }
 
@@ -187,7 +199,7 @@ class RetryOutcomeTest extends ScriptedTest {
           .hasToString(
               "RetryOutcome{after 2 attempts: returned HTTP "
                   + code
-                  + ", not retryable (2 requests, waited 1 s, processed, no key)}");
+                  + ", not retryable (2 requests, waited 1 s: backoff 1 s, processed, no key)}");
     }
     script.status(code);
     try (Response response = quiet().newCall(get()).execute()) {
@@ -276,6 +288,18 @@ class RetryOutcomeTest extends ScriptedTest {
             .headers(Headers.of())
             .build();
     assertThat(RetryOutcome.of(response))
-        .isEqualTo(new RetryOutcome(1, 1, 0, null, "x", Processing.NOT_PROCESSED, 429));
+        .isEqualTo(
+            new RetryOutcome(
+                1,
+                1,
+                0,
+                0,
+                0,
+                0,
+                RetryOutcome.NO_COME_BACK,
+                null,
+                "x",
+                Processing.NOT_PROCESSED,
+                429));
   }
 }

@@ -2,7 +2,11 @@ package io.github.okretry.internal;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.text.SimpleDateFormat;
 import java.time.Duration;
+import java.util.Date;
+import java.util.Locale;
+import java.util.TimeZone;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -75,5 +79,16 @@ public final class Durations {
         .setScale(3, RoundingMode.HALF_UP)
         .stripTrailingZeros()
         .toPlainString();
+  }
+
+  /**
+   * The instant {@code epochMillis} in ISO 8601, UTC, to the millisecond: 2026-01-01T00:00:12.000Z
+   * (java.time is API 26+).
+   */
+  @SuppressWarnings("JavaUtilDate")
+  public static String instant(long epochMillis) {
+    SimpleDateFormat format = new SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT);
+    format.setTimeZone(TimeZone.getTimeZone("UTC"));
+    return format.format(new Date(epochMillis));
   }
 }
