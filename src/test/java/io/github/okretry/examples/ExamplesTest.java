@@ -55,6 +55,7 @@ class ExamplesTest {
         .contains("caller got HTTP 200 \"quota restored\"")
         .contains("gave up after 1 attempt(s): RETRY_AFTER_TOO_LONG (HTTP 429)")
         .contains("caller got HTTP 429 with Retry-After: 120")
+        .containsPattern("RetryOutcome: come back in 1(19|20) s, at 20")
         .contains("gave up after 1 attempt(s): SERVER_SAID_NO_RETRY (HTTP 429)")
         .contains("caller got HTTP 429, at once: the server said no")
         .contains("server: /warming attempt=1; max=4")

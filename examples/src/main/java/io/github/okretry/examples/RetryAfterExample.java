@@ -1,6 +1,7 @@
 package io.github.okretry.examples;
 
 import io.github.okretry.RetryInterceptor;
+import io.github.okretry.RetryOutcome;
 import io.github.okretry.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
@@ -118,6 +119,14 @@ public final class RetryAfterExample {
                 + " with Retry-After: "
                 + response.header("Retry-After")
                 + ", at once, to decide for itself");
+        Long comeBack = RetryOutcome.of(response).comeBackAtMillis();
+        timeline.print(
+            "RetryOutcome: come back in "
+                + (comeBack == null
+                    ? "?"
+                    : Math.round((comeBack - System.currentTimeMillis()) / 1e3))
+                + " s, at "
+                + (comeBack == null ? "?" : Instant.ofEpochMilli(comeBack)));
       }
       timeline.restart("the server's word: X-Should-Retry: false on a 429, true on a 500");
       try (Response response =
