@@ -69,17 +69,19 @@ class RetryOutcomeIntegrationTest {
     return RequestBody.create("{\"amount\":42}", MediaType.get("application/json"));
   }
 
-  static final RetryPolicy POLICY = RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build();
+  // One per test, so no test meets another's budget: a port the system gives out again is the same
+  // origin to a shared budget, which a 1 ms backoff makes "down" 14 ms after its failures began.
+  final RetryPolicy policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build();
 
   /** The blocking driver, or the async one's enqueue(), each with a 200 ms read timeout. */
   Exec calls(String driver) {
     OkHttpClient base =
         LeakCheck.track(new OkHttpClient.Builder().readTimeout(Duration.ofMillis(200)).build());
     if (driver.equals("blocking")) {
-      OkHttpClient client = RetryInterceptor.create(POLICY).install(base.newBuilder()).build();
+      OkHttpClient client = RetryInterceptor.create(policy).install(base.newBuilder()).build();
       return request -> client.newCall(request).execute();
     }
-    factory = RetryingCallFactory.create(base, POLICY);
+    factory = RetryingCallFactory.create(base, policy);
     return request -> new EnqueuedCall(factory.newCall(request)).execute();
   }
 
@@ -208,7 +210,7 @@ class RetryOutcomeIntegrationTest {
       if (driver.equals("blocking")) {
         OkHttpClient client =
             LeakCheck.track(
-                RetryInterceptor.create(POLICY)
+                RetryInterceptor.create(policy)
                     .install(builder)
                     .addInterceptor(attemptsSkipTheCacheWhenAsked)
                     .build());
@@ -217,7 +219,7 @@ class RetryOutcomeIntegrationTest {
         factory =
             RetryingCallFactory.create(
                 LeakCheck.track(builder.addInterceptor(attemptsSkipTheCacheWhenAsked).build()),
-                POLICY);
+                policy);
         calls = request -> new EnqueuedCall(factory.newCall(request)).execute();
       }
       Request kept = new Request.Builder().url(server.url("/kept")).build();
@@ -253,7 +255,7 @@ class RetryOutcomeIntegrationTest {
     server.enqueue(new MockResponse.Builder().code(201).body("made").build());
     OkHttpClient client =
         LeakCheck.track(
-            RetryInterceptor.create(POLICY).install(new OkHttpClient.Builder()).build());
+            RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build());
     Orders orders =
         new Retrofit.Builder().baseUrl(server.url("/")).client(client).build().create(Orders.class);
     retrofit2.Response<ResponseBody> response = orders.create(json()).execute();
@@ -327,7 +329,7 @@ class RetryOutcomeIntegrationTest {
         catchThrowableOfType(
             InterruptedIOException.class,
             () ->
-                calls(driver, base, POLICY)
+                calls(driver, base, policy)
                     .execute(new Request.Builder().url(server.url("/")).build()));
     RetryOutcome outcome = RetryOutcome.of(e);
     assertThat(outcome).as("read through its cause: %s", e).isNotNull();
@@ -339,7 +341,7 @@ class RetryOutcomeIntegrationTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"blocking", "async"})
   void anExecutionExceptionCarriesItOnTheCause(String driver) throws Exception {
-    Exec calls = calls(driver, LeakCheck.track(new OkHttpClient.Builder().build()), POLICY);
+    Exec calls = calls(driver, LeakCheck.track(new OkHttpClient.Builder().build()), policy);
     ExecutorService executor = Executors.newSingleThreadExecutor();
     try (RefusingPort refusing = new RefusingPort()) {
       Request request =
@@ -378,7 +380,7 @@ class RetryOutcomeIntegrationTest {
     for (int i = 0; i < 4; i++) server.enqueue(new MockResponse.Builder().code(503).build());
     OkHttpClient client =
         LeakCheck.track(
-            RetryInterceptor.create(POLICY).install(new OkHttpClient.Builder()).build());
+            RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build());
     AsyncOrders orders =
         new Retrofit.Builder()
             .baseUrl(server.url("/"))
