@@ -51,18 +51,22 @@ class SkippedRetryCrowdTest {
     return call.next(null);
   }
 
+  /** Waits of 1, 2 s, none jittered, the server's waits exact; 2 retries. */
+  RetryPolicy policy() {
+    return RetryPolicy.builder()
+        .timeSource(time)
+        .jitter(Jitter.NONE)
+        .baseDelay(Duration.ofSeconds(1))
+        .maxDelay(Duration.ofSeconds(3))
+        .random(() -> 0L)
+        .retryAfterSpread(0)
+        .maxRetries(2)
+        .build();
+  }
+
   @Test
   void aRetryTheBudgetSkippedLeavesThroughItsCrowdsPacer() throws Exception {
-    RetryPolicy p =
-        RetryPolicy.builder()
-            .timeSource(time)
-            .jitter(Jitter.NONE)
-            .baseDelay(Duration.ofSeconds(1))
-            .maxDelay(Duration.ofSeconds(3))
-            .random(() -> 0L)
-            .retryAfterSpread(0)
-            .maxRetries(2)
-            .build();
+    RetryPolicy p = policy();
     // Call A spends the origin's count with errors: 2 retries, 4 halves.
     LogicalCall a = LogicalCall.start(p, get, 0);
     Step s = a.next(null);
@@ -90,16 +94,7 @@ class SkippedRetryCrowdTest {
 
   @Test
   void controlWithoutASkip() throws Exception {
-    RetryPolicy p =
-        RetryPolicy.builder()
-            .timeSource(time)
-            .jitter(Jitter.NONE)
-            .baseDelay(Duration.ofSeconds(1))
-            .maxDelay(Duration.ofSeconds(3))
-            .random(() -> 0L)
-            .retryAfterSpread(0)
-            .maxRetries(2)
-            .build();
+    RetryPolicy p = policy();
     LogicalCall b = LogicalCall.start(p, get, 0);
     Step b1 = b.next(null);
     Step w = b.ended(Attempt.of(b1), response(503, "Retry-After", "1"), null, 0);
