@@ -58,18 +58,7 @@ public final class Backoff {
    * summed (1.4 s for the defaults' 3 retries), saturated at {@code Long.MAX_VALUE}.
    */
   public long scheduleNanos(int retries) {
-    long total = 0;
-    int n = 1;
-    for (; n <= retries && n <= EXACT_RETRIES; n++) {
-      long cap = capNanos(n);
-      if (cap == maxNanos) return saturatedAdd(total, atMax(retries - n + 1L, 0));
-      total = saturatedAdd(total, cap);
-    }
-    if (n > retries) return total;
-    // A multiplier near 1: the caps still growing are a geometric series, so no loop per retry.
-    long firstAtMax = firstRetryFrom(n, retries, maxNanos);
-    total = saturatedAdd(total, capsSummed(n, firstAtMax - 1));
-    return saturatedAdd(total, atMax(retries - firstAtMax + 1, 0));
+    return summed(retries, 0, false);
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -123,20 +112,28 @@ public final class Backoff {
    * The longest the waits before retries 1 to {@code retries} take together, each {@link
    * #longestNanos}, or {@code floorNanos} where that is longer (a wait a server may set in its
    * place, as a {@code Retry-After} up to its ceiling; 0 for none), saturated at {@code
-   * Long.MAX_VALUE}. Exact for the first 64 retries, and past them for every wait at {@code max};
-   * the waits still growing past them (a multiplier very near 1) are summed as a geometric series,
-   * to a double's precision, so any count takes a few dozen steps.
+   * Long.MAX_VALUE}, to a double's precision past the first 64 retries (see {@code summed}).
    */
   public long longestTotalNanos(int retries, long floorNanos) {
+    return summed(retries, floorNanos, true);
+  }
+
+  /**
+   * The waits before retries 1 to {@code retries} summed, each {@link #longestNanos} if {@code
+   * longest}, else {@link #capNanos}, or {@code floorNanos} where that is longer; saturated. Exact
+   * for the first 64 retries and past them for every wait at {@code max}; the waits still growing
+   * past them (a multiplier very near 1: only caps grow this slowly, decorrelated jitter is at max
+   * within 40 retries) are summed as a geometric series, so any count takes a few dozen steps.
+   */
+  private long summed(int retries, long floorNanos, boolean longest) {
     long total = 0;
     int n = 1;
     for (; n <= retries && n <= EXACT_RETRIES; n++) {
-      long wait = longestNanos(n);
+      long wait = longest ? longestNanos(n) : capNanos(n);
       if (wait == maxNanos) return saturatedAdd(total, atMax(retries - n + 1L, floorNanos));
       total = saturatedAdd(total, Math.max(wait, floorNanos));
     }
     if (n > retries) return total;
-    // Only capNanos grows this slowly (decorrelated jitter is at max within 40 retries).
     long firstAtMax = firstRetryFrom(n, retries, maxNanos); // retries + 1: none
     long firstAboveFloor = firstRetryFrom(n, firstAtMax - 1, floorNanos);
     total = saturatedAdd(total, saturatedMultiply(floorNanos, firstAboveFloor - n));
@@ -144,7 +141,7 @@ public final class Backoff {
     return saturatedAdd(total, atMax(retries - firstAtMax + 1, floorNanos));
   }
 
-  /** Retries summed one by one by {@link #longestTotalNanos}. */
+  /** Retries summed one by one by {@code summed}. */
   private static final int EXACT_RETRIES = 64;
 
   private long atMax(long count, long floorNanos) {
