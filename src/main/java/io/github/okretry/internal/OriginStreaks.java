@@ -141,13 +141,9 @@ public final class OriginStreaks {
   // The latest failure's time only moves on (two threads failing at once may report out of order):
   // while it is within the memory, a success is told.
   private void noteFailure(long nowNanos) {
-    for (long t = latestFailureNanos; nowNanos - t > 0; t = latestFailureNanos) {
-      synchronized (this) {
-        if (latestFailureNanos == t) {
-          latestFailureNanos = nowNanos;
-          return;
-        }
-      }
+    if (nowNanos - latestFailureNanos <= 0) return; // no newer: no lock
+    synchronized (this) {
+      if (nowNanos - latestFailureNanos > 0) latestFailureNanos = nowNanos;
     }
   }
 
