@@ -6,6 +6,7 @@ import kotlin.jvm.JvmClassMappingKt;
 import kotlin.jvm.functions.Function0;
 import kotlin.reflect.KClass;
 import okhttp3.Call;
+import okhttp3.HttpUrl;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -118,6 +119,21 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
     return r.newBuilder()
         .header(header, "attempt=" + number + "; max=" + (call.maxRetries + 1))
         .build();
+  }
+
+  /** The policy of its call. */
+  RetryPolicy policy() {
+    return call.policy;
+  }
+
+  /** The URL its call's requests go to. */
+  HttpUrl url() {
+    return call.request.url();
+  }
+
+  /** What watches its network requests, once it was attached to a call; else null. */
+  @Nullable SendTracker tracker() {
+    return tracker;
   }
 
   /** The end of the logical call on the policy's clock, or {@link CallDeadline#NO_DEADLINE}. */

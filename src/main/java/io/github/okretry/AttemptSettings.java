@@ -9,10 +9,11 @@ import okhttp3.Response;
 
 /**
  * What okretry sets on the chain of each attempt, in one place for both drivers: timeouts shrunk to
- * the time left, and OkHttp's own retries off for a request that must not be repeated. {@link
- * RetryInterceptor} applies it to its chain directly; {@link RetryingCallFactory} makes each
- * attempt a separate OkHttp call, so the attempt travels on that call as a tag ({@link
- * Attempt.OnCall}) and this interceptor, on the factory's attempt client, applies its settings.
+ * the time left, OkHttp's own retries off for a request that must not be repeated, and the route
+ * away from a failed shared connection ({@link ConnectionCheck}). {@link RetryInterceptor} applies
+ * it to its chain directly; {@link RetryingCallFactory} makes each attempt a separate OkHttp call,
+ * so the attempt travels on that call as a tag ({@link Attempt.OnCall}) and this interceptor, on
+ * the factory's attempt client, applies its settings.
  *
  * <p>First among the attempt client's interceptors, it runs when OkHttp's dispatcher runs the
  * attempt's call: the moment a hedge leaves the queue. A hedge that must not go by then (its round
@@ -35,7 +36,15 @@ final class AttemptSettings implements Interceptor {
     if (attempt.hedge && (chain.call().isCanceled() || !attempt.departs())) {
       throw new IOException("okretry: hedge not sent");
     }
-    return apply(chain, attempt, time).proceed(chain.request());
+    Response response;
+    try {
+      response = apply(chain, attempt, time).proceed(chain.request());
+    } catch (IOException e) { // seen here, while the attempt's call still holds its connection
+      ConnectionCheck.afterFailure(attempt.policy(), attempt.tracker(), chain, attempt.url(), e);
+      throw e;
+    }
+    return ConnectionCheck.afterResponse(
+        attempt.policy(), attempt.tracker(), chain, attempt.url(), response);
   }
 
   /** {@code chain} set up for {@code attempt}; its deadline is on {@code time}'s clock. */
@@ -44,6 +53,7 @@ final class AttemptSettings implements Interceptor {
     // written; only okretry, which knows it is unsafe, may decide about repeats.
     Chain set =
         attempt.mustNotRepeatUnderneath() ? chain.withRetryOnConnectionFailure(false) : chain;
+    set = ConnectionCheck.route(set, attempt.policy(), attempt.url());
     long deadlineNanos = attempt.deadlineNanos();
     if (deadlineNanos == CallDeadline.NO_DEADLINE) return set;
     return withTimeoutsWithin(set, deadlineNanos - time.nanoTime());

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import kotlin.jvm.functions.Function0;
 import okhttp3.Call;
+import okhttp3.HttpUrl;
 import okhttp3.Interceptor.Chain;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -43,12 +44,15 @@ final class BlockingLoop {
     long leftNanos =
         ownNanos != 0 ? Math.max(1, ownNanos - (policy.time.nanoTime() - startNanos)) : 0;
     Chain attemptChain =
-        leftNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, leftNanos) : chain;
+        ConnectionCheck.route(
+            leftNanos != 0 ? AttemptSettings.withTimeoutsWithin(chain, leftNanos) : chain,
+            policy,
+            request.url());
     SendTracker tracker = SendTracker.attach(chain.call(), null); // OkHttp's own resends count
     DeadlineWatch watch = DeadlineWatch.start(chain.call(), leftNanos);
     Object outcome = send(attemptChain, request);
     int seen = seen(chain.call(), watch);
-    Response response = outcome instanceof Response ? (Response) outcome : null;
+    Response response = checked(chain, policy, tracker, request.url(), outcome);
     Throwable error = response == null ? (Throwable) outcome : null;
     logical =
         LogicalCall.firstEnded(
@@ -77,7 +81,7 @@ final class BlockingLoop {
           DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
           Object outcome = send(attemptChain, attempt.request());
           int seen = seen(call, watch);
-          response = outcome instanceof Response ? (Response) outcome : null;
+          response = checked(chain, logical.policy, attempt.tracker(), attempt.url(), outcome);
           Throwable error = response == null ? (Throwable) outcome : null;
           step = logical.ended(attempt, response, error, seen);
           break;
@@ -96,6 +100,20 @@ final class BlockingLoop {
           throw BlockingLoop.<IOException>rethrow(step.failure());
       }
     }
+  }
+
+  /**
+   * The response of {@code outcome} (what {@link #send} returned: else null), after {@link
+   * ConnectionCheck} took a failed connection out of use: here, in the chain, the call still holds
+   * it.
+   */
+  private static @Nullable Response checked(
+      Chain chain, RetryPolicy policy, @Nullable SendTracker tracker, HttpUrl url, Object outcome) {
+    if (outcome instanceof Response) {
+      return ConnectionCheck.afterResponse(policy, tracker, chain, url, (Response) outcome);
+    }
+    ConnectionCheck.afterFailure(policy, tracker, chain, url, (Throwable) outcome);
+    return null;
   }
 
   /**

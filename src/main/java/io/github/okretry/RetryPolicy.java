@@ -2,6 +2,7 @@ package io.github.okretry;
 
 import io.github.okretry.internal.Backoff;
 import io.github.okretry.internal.Durations;
+import io.github.okretry.internal.FreshRoutes;
 import io.github.okretry.internal.KeyGenerator;
 import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.OriginGate;
@@ -58,6 +59,7 @@ public final class RetryPolicy {
   final IdempotencyKeys keys;
   final Events events;
   final OriginGate originGate; // per-origin state: the opt-in gate, and the pacing of crowds
+  final FreshRoutes routes; // origins whose shared connection failed, and their new routes
 
   RetryPolicy(Settings settings) {
     this.settings = settings;
@@ -91,6 +93,7 @@ public final class RetryPolicy {
             settings.quotaPacing == QuotaPacing.PROBE,
             settings.clock,
             settings.random);
+    this.routes = new FreshRoutes(Tuning.FRESH_ROUTE_SLOTS);
   }
 
   /**
@@ -174,6 +177,8 @@ public final class RetryPolicy {
         + s.attemptHeader
         + ", obeyShouldRetryHeader="
         + s.obeyShouldRetryHeader
+        + ", avoidFailedConnections="
+        + s.avoidFailedConnections
         + ", budget="
         + budget
         + ", originWideRetryAfter="
@@ -476,6 +481,30 @@ public final class RetryPolicy {
      */
     public Builder obeyShouldRetryHeader(boolean obey) {
       s.obeyShouldRetryHeader = obey;
+      return this;
+    }
+
+    /**
+     * Sends a retry over another connection than the one that failed it, as Envoy's {@code
+     * previous_hosts} sends it to another host. Behind an L4 balancer (a Kubernetes Service, a
+     * cloud network load balancer) a connection is balanced, not the requests on it: without this,
+     * every call that pools the connection to a sick replica fails there, retries included.
+     *
+     * <p>A connection failed when it answered a 5xx this policy retries without a {@code
+     * Retry-After} (a server that says when to come back paces the client; a 429 never moves it),
+     * or, if shared (HTTP/2), when a request on it timed out. OkHttp itself drops a connection that
+     * failed with a reset or a GOAWAY. An HTTP/1 connection carries only the failing call, and is
+     * closed when that call is done with the response; a shared one is left to finish its other
+     * calls and idle out of the pool, and the policy's later requests to that origin open a new
+     * one, putting the address that failed after the others its name resolves to. The next
+     * connection costs a TCP (and TLS) handshake; a call that never fails costs nothing. Default
+     * true.
+     *
+     * @param avoid false to send every attempt over whatever connection OkHttp's pool gives
+     * @return this builder
+     */
+    public Builder avoidFailedConnections(boolean avoid) {
+      s.avoidFailedConnections = avoid;
       return this;
     }
 

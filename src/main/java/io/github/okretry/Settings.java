@@ -36,6 +36,7 @@ final class Settings implements Cloneable {
   boolean generateIdempotencyKeys = true;
   @Nullable String attemptHeader; // null: the attempt number is not sent
   boolean obeyShouldRetryHeader = true;
+  boolean avoidFailedConnections = true;
   RetryListener listener = RetryListener.NONE;
   @Nullable RetryBudget budget; // null: each policy built makes a fresh default budget
   boolean originWideRetryAfter;

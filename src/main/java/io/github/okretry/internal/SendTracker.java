@@ -1,6 +1,7 @@
 package io.github.okretry.internal;
 
 import okhttp3.Call;
+import okhttp3.Connection;
 import okhttp3.EventListener;
 import okhttp3.Request;
 import org.jspecify.annotations.Nullable;
@@ -31,9 +32,14 @@ public final class SendTracker extends EventListener {
     void onNetworkRequest(int requestInAttempt);
   }
 
+  /** {@link #requestsThisAttempt}'s value once stopped: the call's later requests are not ours. */
+  private static final int STOPPED = -1;
+
   private final @Nullable OnNetworkRequest onNetworkRequest;
+  // STOPPED once its call went on to requests of another logical call: one field, not a flag
+  // beside it, so that the tracker stays 24 bytes with the connection it remembers
   private volatile int requestsThisAttempt;
-  private volatile boolean stopped; // its call went on to requests of another logical call
+  private volatile @Nullable Connection connection; // the attempt's last, for ConnectionCheck
 
   private SendTracker(@Nullable OnNetworkRequest onNetworkRequest) {
     this.onNetworkRequest = onNetworkRequest;
@@ -56,12 +62,14 @@ public final class SendTracker extends EventListener {
    * call of its own, whose requests are not this one's.
    */
   public void stop() {
-    stopped = true;
+    requestsThisAttempt = STOPPED;
+    connection = null;
   }
 
   /** Forgets the previous attempt; call before each attempt. */
   public void reset() {
-    requestsThisAttempt = 0;
+    if (requestsThisAttempt != STOPPED) requestsThisAttempt = 0;
+    connection = null;
   }
 
   /**
@@ -69,13 +77,26 @@ public final class SendTracker extends EventListener {
    * server have processed.
    */
   public int requestsThisAttempt() {
-    return requestsThisAttempt;
+    return Math.max(0, requestsThisAttempt);
+  }
+
+  /**
+   * The connection the current attempt last acquired (after a redirect, the one its last response
+   * came on), or null if it acquired none (a cache hit, a failure while connecting).
+   */
+  public @Nullable Connection connection() {
+    return connection;
+  }
+
+  @Override
+  public void connectionAcquired(Call call, Connection connection) {
+    if (requestsThisAttempt != STOPPED) this.connection = connection;
   }
 
   @Override
   @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: the call's events come one at a time
   public void requestHeadersEnd(Call call, Request request) {
-    if (stopped) return;
+    if (requestsThisAttempt == STOPPED) return;
     int n = ++requestsThisAttempt; // events of one call arrive on one thread at a time
     OnNetworkRequest listener = onNetworkRequest;
     if (listener != null) listener.onNetworkRequest(n);

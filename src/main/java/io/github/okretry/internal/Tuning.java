@@ -156,6 +156,12 @@ public final class Tuning {
   /** The most origins one policy's {@link OriginGate} remembers, about 200 bytes each; then LRU. */
   public static final int MAX_ORIGINS = 1024;
 
+  /**
+   * Origins whose shared (HTTP/2) connection failed, for which a policy keeps a route of their own
+   * (FreshRoutes): a fixed table, made at the first such failure.
+   */
+  public static final int FRESH_ROUTE_SLOTS = 256;
+
   // ---- Hedging (HedgingPolicy#adaptive, OriginLatencies) ----
 
   /** The adaptive hedge delay's percentile when none is given: p90 of recent answers. */

@@ -1,0 +1,229 @@
+package io.github.okretry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import okhttp3.Call;
+import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A retry does not go back over the connection that failed it ({@link ConnectionCheck}), on a real
+ * MockWebServer and both drivers: HTTP/1.1 closes the failed connection, HTTP/2 moves the policy's
+ * requests to a new one; a server that says when to come back keeps it, and so does a policy that
+ * turns it off. MockWebServer numbers the connections it accepted.
+ */
+@Tag("integration")
+@Tag("slow")
+@ExtendWith(LeakCheck.class)
+class FailedConnectionTest {
+
+  /** Three calls: the first fails once with {@code failure}, then every call succeeds. */
+  private static List<Integer> connections(
+      String driver, String protocol, MockResponse failure, boolean avoid) throws Exception {
+    List<Protocol> protocols =
+        protocol.equals("h2") ? List.of(Protocol.H2_PRIOR_KNOWLEDGE) : List.of(Protocol.HTTP_1_1);
+    List<Integer> connections = new ArrayList<>();
+    try (MockWebServer server = new MockWebServer()) {
+      server.setProtocols(protocols);
+      server.enqueue(failure);
+      for (int i = 0; i < 3; i++) server.enqueue(new MockResponse.Builder().body("ok").build());
+      server.start();
+      RetryPolicy policy =
+          RetryPolicy.builder()
+              .baseDelay(Duration.ofMillis(1))
+              .avoidFailedConnections(avoid)
+              .build();
+      OkHttpClient base =
+          LeakCheck.track(
+              new OkHttpClient.Builder()
+                  .protocols(protocols)
+                  .readTimeout(Duration.ofSeconds(5))
+                  .build());
+      try (Calls calls = Calls.of(driver, base, policy)) {
+        for (int i = 0; i < 3; i++) {
+          try (Response r =
+              calls.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+            assertThat(r.code()).isEqualTo(200);
+            assertThat(r.body().string()).isEqualTo("ok");
+          }
+        }
+      }
+      for (int i = 0; i < 4; i++) connections.add(server.takeRequest().getConnectionIndex());
+    }
+    return connections;
+  }
+
+  /** The calls of one driver over {@code base}, closed after. */
+  interface Calls extends Call.Factory, AutoCloseable {
+    @Override
+    void close();
+
+    static Calls of(String driver, OkHttpClient base, RetryPolicy policy) {
+      if (driver.equals("interceptor")) {
+        OkHttpClient client =
+            base.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build();
+        return new Calls() {
+          @Override
+          public Call newCall(Request request) {
+            return client.newCall(request);
+          }
+
+          @Override
+          public void close() {}
+        };
+      }
+      RetryingCallFactory factory = RetryingCallFactory.create(base, policy);
+      return new Calls() {
+        @Override
+        public Call newCall(Request request) {
+          return new Enqueued(factory.newCall(request)); // the factory's own path: enqueue()
+        }
+
+        @Override
+        public void close() {
+          factory.close();
+        }
+      };
+    }
+  }
+
+  /** A call whose {@code execute()} enqueues it and waits for its callback. */
+  private record Enqueued(Call call) implements Call {
+    @Override
+    public Response execute() throws IOException {
+      java.util.concurrent.CompletableFuture<Response> done =
+          new java.util.concurrent.CompletableFuture<>();
+      call.enqueue(
+          new okhttp3.Callback() {
+            @Override
+            public void onResponse(Call c, Response r) {
+              done.complete(r);
+            }
+
+            @Override
+            public void onFailure(Call c, IOException e) {
+              done.completeExceptionally(e);
+            }
+          });
+      try {
+        return done.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw (IOException) e.getCause();
+      } catch (Exception e) {
+        throw new IOException(e);
+      }
+    }
+
+    @Override
+    public Request request() {
+      return call.request();
+    }
+
+    @Override
+    public void enqueue(okhttp3.Callback responseCallback) {
+      call.enqueue(responseCallback);
+    }
+
+    @Override
+    public void cancel() {
+      call.cancel();
+    }
+
+    @Override
+    public boolean isExecuted() {
+      return call.isExecuted();
+    }
+
+    @Override
+    public boolean isCanceled() {
+      return call.isCanceled();
+    }
+
+    @Override
+    public okio.Timeout timeout() {
+      return call.timeout();
+    }
+
+    @Override
+    public Call clone() {
+      return new Enqueued(call.clone());
+    }
+  }
+
+  private static MockResponse sick(String body) {
+    return new MockResponse.Builder().code(503).body(body).build();
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"interceptor, http/1.1", "factory, http/1.1", "interceptor, h2", "factory, h2"})
+  void aRetryAfterA503GoesOverANewConnectionAndTheCallsAfterItStayThere(
+      String driver, String protocol) throws Exception {
+    List<Integer> c = connections(driver, protocol, sick("sick replica"), true);
+    assertThat(c.get(3)).as("the calls after it").isNotEqualTo(c.get(0)).isEqualTo(c.get(2));
+    if (driver.equals("interceptor") && protocol.equals("h2")) {
+      // OkHttp keeps an HTTP/2 call's connection for all its requests while it is healthy: the
+      // interceptor's retries, requests of that one OkHttp call, stay on it (the calls after move)
+      assertThat(c.get(1)).as("the retry").isEqualTo(c.get(0));
+    } else {
+      assertThat(c.get(1)).as("the retry").isNotEqualTo(c.get(0)).isEqualTo(c.get(2));
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"interceptor", "factory"})
+  void anEmptyBodied503ClosesItsHttp1ConnectionToo(String driver) throws Exception {
+    List<Integer> c = connections(driver, "http/1.1", sick(""), true);
+    assertThat(c.get(1)).isNotEqualTo(c.get(0));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"interceptor, http/1.1", "factory, http/1.1", "interceptor, h2", "factory, h2"})
+  void aServerThatSaysWhenToComeBackKeepsTheConnection(String driver, String protocol)
+      throws Exception {
+    MockResponse paced = new MockResponse.Builder().code(503).setHeader("Retry-After", "0").build();
+    List<Integer> c = connections(driver, protocol, paced, true);
+    assertThat(c).containsOnly(c.get(0));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"interceptor, http/1.1", "factory, http/1.1", "interceptor, h2", "factory, h2"})
+  void turnedOffEveryAttemptTakesThePooledConnection(String driver, String protocol)
+      throws Exception {
+    List<Integer> c = connections(driver, protocol, sick("sick replica"), false);
+    assertThat(c).containsOnly(c.get(0));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"interceptor", "factory"})
+  void aFailureTheCallerGetsStillHasItsBody(String driver) throws IOException {
+    try (MockWebServer server = new MockWebServer()) {
+      server.enqueue(sick("the replica is sick"));
+      server.enqueue(new MockResponse.Builder().body("ok").build());
+      server.start();
+      RetryPolicy policy = RetryPolicy.builder().maxRetries(0).build();
+      OkHttpClient base = LeakCheck.track(new OkHttpClient.Builder().build());
+      try (Calls calls = Calls.of(driver, base, policy)) {
+        Request request = new Request.Builder().url(server.url("/")).build();
+        try (Response r = calls.newCall(request).execute()) {
+          assertThat(r.code()).isEqualTo(503);
+          assertThat(r.body().string()).isEqualTo("the replica is sick");
+        }
+        try (Response r = calls.newCall(request).execute()) {
+          assertThat(r.body().string()).isEqualTo("ok");
+        }
+      }
+    }
+  }
+}
