@@ -216,6 +216,15 @@ final class AsyncLoop {
         }
       }
       cancel(losers); // their outcomes find the call finished, or never departed
+      if (step.kind() == Step.Kind.WAIT || step.kind() == Step.Kind.SEND) {
+        ConnectionCheck.retrying(
+            logical.policy,
+            leg.attempt.tracker(),
+            call.factory.attemptClient.dns(),
+            leg.attempt.url(),
+            response,
+            error);
+      }
       act(step, response);
     } catch (RuntimeException | Error t) {
       crashed(t);
@@ -388,6 +397,8 @@ final class AsyncLoop {
     final Attempt.OnCall onCall; // emptied once its outcome is in hand
     // Guarded by lock: an attempt of the call (a hedge: once it left the dispatcher)
     boolean departed;
+    // Its outcome was acted on in its call's chain: the callback that follows is not heard
+    private volatile boolean answeredInChain;
 
     Leg(Attempt attempt) {
       this.attempt = attempt;
@@ -429,13 +440,21 @@ final class AsyncLoop {
     }
 
     @Override
-    public void onResponse(Call c, Response response) {
+    public void answeredInChain(Response response) {
+      answeredInChain = true;
       after(this, response, null);
     }
 
     @Override
+    public void onResponse(Call c, Response response) {
+      if (!answeredInChain) after(this, response, null);
+    }
+
+    @Override
     public void onFailure(Call c, IOException e) {
-      after(this, null, e);
+      // After an answer in the chain, only a cancel that came as the call ended: OkHttp closes
+      // the response it had, which the decision already settled
+      if (!answeredInChain) after(this, null, e);
     }
   }
 }

@@ -77,6 +77,13 @@ final class Attempt extends Step implements SendTracker.OnNetworkRequest {
   /** Asked when a queued attempt (a hedge) leaves the driver's queue, before anything is sent. */
   interface Departure {
     /**
+     * The attempt's {@code response}, in the chain of the OkHttp call that sent it: its driver
+     * decides now, while that call still holds the response's connection, which the decision may
+     * close ({@link ConnectionCheck}), and ignores the call's callback after.
+     */
+    void answeredInChain(Response response);
+
+    /**
      * True if the attempt goes now (then it is paid for and counted); false to drop it unsent.
      * Asked again, it answers the same: true once it went.
      */

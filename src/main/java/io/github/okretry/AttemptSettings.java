@@ -36,15 +36,13 @@ final class AttemptSettings implements Interceptor {
     if (attempt.hedge && (chain.call().isCanceled() || !attempt.departs())) {
       throw new IOException("okretry: hedge not sent");
     }
-    Response response;
-    try {
-      response = apply(chain, attempt, time).proceed(chain.request());
-    } catch (IOException e) { // seen here, while the attempt's call still holds its connection
-      ConnectionCheck.afterFailure(attempt.policy(), attempt.tracker(), chain, attempt.url(), e);
-      throw e;
+    Response response = apply(chain, attempt, time).proceed(chain.request());
+    Attempt.Departure driver = attempt.departure;
+    if (driver != null
+        && ConnectionCheck.mustDecideInChain(attempt.policy(), attempt.tracker(), response)) {
+      driver.answeredInChain(response); // while this call still holds the connection
     }
-    return ConnectionCheck.afterResponse(
-        attempt.policy(), attempt.tracker(), chain, attempt.url(), response);
+    return response;
   }
 
   /** {@code chain} set up for {@code attempt}; its deadline is on {@code time}'s clock. */

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import kotlin.jvm.functions.Function0;
 import okhttp3.Call;
-import okhttp3.HttpUrl;
 import okhttp3.Interceptor.Chain;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -52,12 +51,16 @@ final class BlockingLoop {
     DeadlineWatch watch = DeadlineWatch.start(chain.call(), leftNanos);
     Object outcome = send(attemptChain, request);
     int seen = seen(chain.call(), watch);
-    Response response = checked(chain, policy, tracker, request.url(), outcome);
+    Response response = outcome instanceof Response ? (Response) outcome : null;
     Throwable error = response == null ? (Throwable) outcome : null;
     logical =
         LogicalCall.firstEnded(
             policy, request, startNanos, response, error, seen, tracker, chain.call());
-    return logical == null ? response : run(chain, logical, response, waits);
+    if (logical == null) return response;
+    if (logical.decidedToRetry()) {
+      ConnectionCheck.retrying(policy, tracker, chain.getDns(), request.url(), response, error);
+    }
+    return run(chain, logical, response, waits);
   }
 
   /**
@@ -81,9 +84,14 @@ final class BlockingLoop {
           DeadlineWatch watch = DeadlineWatch.start(call, attempt.watchNanos());
           Object outcome = send(attemptChain, attempt.request());
           int seen = seen(call, watch);
-          response = checked(chain, logical.policy, attempt.tracker(), attempt.url(), outcome);
+          response = outcome instanceof Response ? (Response) outcome : null;
           Throwable error = response == null ? (Throwable) outcome : null;
           step = logical.ended(attempt, response, error, seen);
+          if (step.kind() == Step.Kind.WAIT || step.kind() == Step.Kind.SEND) {
+            // Here, in the chain, the call still holds the connection that failed
+            ConnectionCheck.retrying(
+                logical.policy, attempt.tracker(), chain.getDns(), attempt.url(), response, error);
+          }
           break;
         case WAIT:
           step.settle(response); // not held idle through the wait
@@ -100,20 +108,6 @@ final class BlockingLoop {
           throw BlockingLoop.<IOException>rethrow(step.failure());
       }
     }
-  }
-
-  /**
-   * The response of {@code outcome} (what {@link #send} returned: else null), after {@link
-   * ConnectionCheck} took a failed connection out of use: here, in the chain, the call still holds
-   * it.
-   */
-  private static @Nullable Response checked(
-      Chain chain, RetryPolicy policy, @Nullable SendTracker tracker, HttpUrl url, Object outcome) {
-    if (outcome instanceof Response) {
-      return ConnectionCheck.afterResponse(policy, tracker, chain, url, (Response) outcome);
-    }
-    ConnectionCheck.afterFailure(policy, tracker, chain, url, (Throwable) outcome);
-    return null;
   }
 
   /**

@@ -12,11 +12,6 @@ import okhttp3.HttpUrl;
 import okhttp3.Interceptor.Chain;
 import okhttp3.Protocol;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
-import okio.Buffer;
-import okio.BufferedSource;
-import okio.ForwardingSource;
-import okio.Okio;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,41 +47,52 @@ final class ConnectionCheck {
   }
 
   /**
-   * The attempt that {@code tracker} watched on {@code chain} (before {@link #route}) ended with
-   * {@code response}: if that says its connection failed, takes the connection out of the policy's
-   * use. Returns the response to go on with: the same, or one whose closing closes its connection.
+   * The call decided to retry the attempt that {@code tracker} watched, which ended with {@code
+   * response}, else {@code error}: if its connection failed, takes the connection out of the
+   * policy's use, before the response is closed. A driver calls this while the attempt's OkHttp
+   * call still holds its connection ({@link #mustDecideInChain}).
+   *
+   * @param clientDns the Dns of the client's own connections (the chain's before {@link #route})
    */
-  static Response afterResponse(
+  static void retrying(
       RetryPolicy policy,
       @Nullable SendTracker tracker,
-      Chain chain,
+      Dns clientDns,
       HttpUrl url,
-      Response response) {
-    Connection c = failedConnection(policy, tracker);
-    if (c == null || !failed(policy, response)) return response;
-    if (!isShared(c)) return closingConnection(response, c.socket());
-    moveFrom(policy, c, chain, url);
-    return response;
+      @Nullable Response response,
+      @Nullable Throwable error) {
+    Connection c = usedConnection(policy, tracker);
+    if (c == null) return;
+    if (response != null ? !failed(policy, response) : !timedOutShared(c, error)) return;
+    if (isShared(c)) {
+      InetSocketAddress to = c.route().socketAddress();
+      InetAddress address = to.isUnresolved() ? null : to.getAddress();
+      policy.routes.failedOn(url, c.route().address().dns(), clientDns, address);
+      log.debug(
+          "{} failed on a shared connection to {}: a new one for its retry", url.redact(), to);
+    } else {
+      closeQuietly(c.socket()); // the retrying call's alone: OkHttp pools it no more
+    }
   }
 
   /**
-   * The attempt that {@code tracker} watched on {@code chain} failed with {@code error}: a shared
-   * connection on which a request timed out (a slow replica) is taken out of the policy's use.
-   * OkHttp itself drops an HTTP/1 connection after any I/O failure.
+   * True if the driver must decide about {@code response} before the attempt's OkHttp call ends: it
+   * may close the response's HTTP/1 connection ({@link #retrying}), which OkHttp gives back to its
+   * pool, for any call to take, once the call that holds it ends with no body left to read.
    */
-  static void afterFailure(
-      RetryPolicy policy,
-      @Nullable SendTracker tracker,
-      Chain chain,
-      HttpUrl url,
-      Throwable error) {
-    if (!(error instanceof SocketTimeoutException) || chain.call().isCanceled()) return;
-    Connection c = failedConnection(policy, tracker);
-    if (c != null && isShared(c)) moveFrom(policy, c, chain, url);
+  static boolean mustDecideInChain(
+      RetryPolicy policy, @Nullable SendTracker tracker, Response response) {
+    Connection c = usedConnection(policy, tracker);
+    return c != null && !isShared(c) && failed(policy, response);
+  }
+
+  /** A request on a shared connection timed out: a slow replica, as OkHttp keeps the connection. */
+  private static boolean timedOutShared(Connection c, @Nullable Throwable error) {
+    return isShared(c) && error instanceof SocketTimeoutException;
   }
 
   /** The connection the attempt used, if the policy avoids failed ones; else null. */
-  private static @Nullable Connection failedConnection(
+  private static @Nullable Connection usedConnection(
       RetryPolicy policy, @Nullable SendTracker tracker) {
     if (!policy.settings.avoidFailedConnections || tracker == null) return null;
     return tracker.connection(); // null if none acquired: a cache hit, a failure to connect
@@ -102,50 +108,6 @@ final class ConnectionCheck {
         && policy.classifier.isRetryableStatus(response.code())
         && response.header("Retry-After") == null
         && response.header("retry-after-ms") == null;
-  }
-
-  private static void moveFrom(RetryPolicy policy, Connection c, Chain chain, HttpUrl url) {
-    InetSocketAddress to = c.route().socketAddress();
-    InetAddress address = to.isUnresolved() ? null : to.getAddress();
-    policy.routes.failedOn(url, c.route().address().dns(), chain.getDns(), address);
-    log.debug("okretry: {} failed on a shared connection to {}; new route", url.redact(), to);
-  }
-
-  /**
-   * {@code response}, whose HTTP/1 connection is closed once the response is: before its body is
-   * closed unread (the connection is still the call's alone then), or now if there is no body
-   * (OkHttp gives the connection back to its pool as soon as the call that holds it ends). A body
-   * read to its end gave the connection back whole; the next failure on it closes it.
-   */
-  private static Response closingConnection(Response response, Socket socket) {
-    ResponseBody body = response.body();
-    // No body to read: the connection goes back to the pool when the attempt's call ends
-    if (body.contentLength() == 0 || response.request().method().equals("HEAD")) {
-      closeQuietly(socket);
-      return response;
-    }
-    BufferedSource closing =
-        Okio.buffer(
-            new ForwardingSource(body.source()) {
-              private boolean exhausted;
-
-              @Override
-              public long read(Buffer sink, long byteCount) throws IOException {
-                long n = super.read(sink, byteCount);
-                if (n == -1) exhausted = true; // read whole: the connection went back whole
-                return n;
-              }
-
-              @Override
-              public void close() throws IOException {
-                if (!exhausted) closeQuietly(socket);
-                super.close();
-              }
-            });
-    return response
-        .newBuilder()
-        .body(ResponseBody.create(closing, body.contentType(), body.contentLength()))
-        .build();
   }
 
   private static void closeQuietly(Socket socket) {

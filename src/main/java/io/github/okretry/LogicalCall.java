@@ -190,6 +190,12 @@ final class LogicalCall {
     return overrides != null ? overrides.deadlineNanosOr(policyDeadlineNanos) : policyDeadlineNanos;
   }
 
+  /** True if the first attempt, made without state ({@link #firstEnded}), is to be retried. */
+  boolean decidedToRetry() {
+    Step d = decided;
+    return d != null && (d.kind() == Step.Kind.WAIT || d.kind() == Step.Kind.SEND);
+  }
+
   /**
    * What to do when no attempt is in hand: at the start, after each wait ({@code waitEndedBy}: what
    * cut it short), or, with attempts in flight, when the hedge delay of the latest SEND ({@link
