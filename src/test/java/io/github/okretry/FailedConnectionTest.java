@@ -6,9 +6,14 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
 import okhttp3.Request;
@@ -53,8 +58,7 @@ class FailedConnectionTest {
                   .build());
       try (Calls calls = Calls.of(driver, base, policy)) {
         for (int i = 0; i < 3; i++) {
-          try (Response r =
-              calls.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+          try (Response r = calls.execute(new Request.Builder().url(server.url("/")).build())) {
             assertThat(r.code()).isEqualTo(200);
             assertThat(r.body().string()).isEqualTo("ok");
           }
@@ -66,7 +70,9 @@ class FailedConnectionTest {
   }
 
   /** The calls of one driver over {@code base}, closed after. */
-  interface Calls extends Call.Factory, AutoCloseable {
+  interface Calls extends AutoCloseable {
+    Response execute(Request request) throws IOException;
+
     @Override
     void close();
 
@@ -76,8 +82,8 @@ class FailedConnectionTest {
             base.newBuilder().addInterceptor(RetryInterceptor.create(policy)).build();
         return new Calls() {
           @Override
-          public Call newCall(Request request) {
-            return client.newCall(request);
+          public Response execute(Request request) throws IOException {
+            return client.newCall(request).execute();
           }
 
           @Override
@@ -87,8 +93,8 @@ class FailedConnectionTest {
       RetryingCallFactory factory = RetryingCallFactory.create(base, policy);
       return new Calls() {
         @Override
-        public Call newCall(Request request) {
-          return new Enqueued(factory.newCall(request)); // the factory's own path: enqueue()
+        public Response execute(Request request) throws IOException {
+          return enqueued(factory.newCall(request));
         }
 
         @Override
@@ -99,66 +105,27 @@ class FailedConnectionTest {
     }
   }
 
-  /** A call whose {@code execute()} enqueues it and waits for its callback. */
-  private record Enqueued(Call call) implements Call {
-    @Override
-    public Response execute() throws IOException {
-      java.util.concurrent.CompletableFuture<Response> done =
-          new java.util.concurrent.CompletableFuture<>();
-      call.enqueue(
-          new okhttp3.Callback() {
-            @Override
-            public void onResponse(Call c, Response r) {
-              done.complete(r);
-            }
+  /** Enqueues {@code call} and waits for its callback: the factory's own path. */
+  private static Response enqueued(Call call) throws IOException {
+    CompletableFuture<Response> done = new CompletableFuture<>();
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onResponse(Call c, Response r) {
+            done.complete(r);
+          }
 
-            @Override
-            public void onFailure(Call c, IOException e) {
-              done.completeExceptionally(e);
-            }
-          });
-      try {
-        return done.get(10, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw (IOException) e.getCause();
-      } catch (Exception e) {
-        throw new IOException(e);
-      }
-    }
-
-    @Override
-    public Request request() {
-      return call.request();
-    }
-
-    @Override
-    public void enqueue(okhttp3.Callback responseCallback) {
-      call.enqueue(responseCallback);
-    }
-
-    @Override
-    public void cancel() {
-      call.cancel();
-    }
-
-    @Override
-    public boolean isExecuted() {
-      return call.isExecuted();
-    }
-
-    @Override
-    public boolean isCanceled() {
-      return call.isCanceled();
-    }
-
-    @Override
-    public okio.Timeout timeout() {
-      return call.timeout();
-    }
-
-    @Override
-    public Call clone() {
-      return new Enqueued(call.clone());
+          @Override
+          public void onFailure(Call c, IOException e) {
+            done.completeExceptionally(e);
+          }
+        });
+    try {
+      return done.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw (IOException) e.getCause();
+    } catch (InterruptedException | TimeoutException e) {
+      throw new IOException(e);
     }
   }
 
@@ -216,11 +183,11 @@ class FailedConnectionTest {
       OkHttpClient base = LeakCheck.track(new OkHttpClient.Builder().build());
       try (Calls calls = Calls.of(driver, base, policy)) {
         Request request = new Request.Builder().url(server.url("/")).build();
-        try (Response r = calls.newCall(request).execute()) {
+        try (Response r = calls.execute(request)) {
           assertThat(r.code()).isEqualTo(503);
           assertThat(r.body().string()).isEqualTo("the replica is sick");
         }
-        try (Response r = calls.newCall(request).execute()) {
+        try (Response r = calls.execute(request)) {
           assertThat(r.body().string()).isEqualTo("ok");
         }
       }
