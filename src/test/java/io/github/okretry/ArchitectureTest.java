@@ -35,7 +35,8 @@ class ArchitectureTest {
     "AsyncLoop",
     "AttemptSettings",
     "DeadlineWatch",
-    "RetryAfterGuard"
+    "RetryAfterGuard",
+    "ConnectionCheck"
   };
   static final String[] CALL_STATE = {
     "LogicalCall",
