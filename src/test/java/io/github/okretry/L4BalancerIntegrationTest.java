@@ -5,6 +5,7 @@ import io.github.okretry.L4Scenarios.Scenario;
 import io.github.okretry.examples.TcpBalancer;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Tag("integration")
 @Tag("slow") // real sockets and real time: in mvn test, but left out of mutation testing
+@ExtendWith(LeakCheck.class)
 class L4BalancerIntegrationTest {
 
   static List<Scenario> scenarios() {

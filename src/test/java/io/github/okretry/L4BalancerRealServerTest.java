@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </pre>
  */
 @Tag("soak")
+@ExtendWith(LeakCheck.class)
 class L4BalancerRealServerTest {
 
   @BeforeAll

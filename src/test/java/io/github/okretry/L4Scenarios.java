@@ -209,14 +209,15 @@ final class L4Scenarios {
               ? new int[] {sick.getPort(), healthy.getPort()}
               : new int[] {healthy.getPort(), sick.getPort()};
       RetryPolicy policy = RetryPolicy.builder().baseDelay(20, TimeUnit.MILLISECONDS).build();
-      OkHttpClient base = new OkHttpClient.Builder().protocols(protocols).build();
+      OkHttpClient base = LeakCheck.track(new OkHttpClient.Builder().protocols(protocols).build());
       int through;
       try (Front front = balancer.start(order)) {
         Request request =
             new Request.Builder().url("http://127.0.0.1:" + front.port() + "/").build();
         Call.Factory calls =
             s.drive() == Drive.INTERCEPTOR
-                ? RetryInterceptor.create(policy).install(base.newBuilder()).build()
+                ? LeakCheck.track(
+                    RetryInterceptor.create(policy).install(base.newBuilder()).build())
                 : RetryingCallFactory.create(base, policy);
         try {
           through = callAll(calls, request, s.threads(), first.arrived);
