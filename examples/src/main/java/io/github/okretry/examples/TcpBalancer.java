@@ -36,6 +36,7 @@ public final class TcpBalancer implements Closeable {
   private final AtomicIntegerArray accepted;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final ExecutorService threads;
+  private volatile boolean closed;
 
   private TcpBalancer(List<InetSocketAddress> backends) throws IOException {
     if (backends.isEmpty()) throw new IllegalArgumentException("no backends");
@@ -93,6 +94,10 @@ public final class TcpBalancer implements Closeable {
     open.add(client);
     Socket server = new Socket();
     open.add(server);
+    if (closed) { // close() may have gone over the open sockets before these two were added
+      closePair(client, server, false);
+      return;
+    }
     try {
       client.setTcpNoDelay(true);
       server.setTcpNoDelay(true);
@@ -140,6 +145,7 @@ public final class TcpBalancer implements Closeable {
   /** Stops accepting, closes every connection, and waits up to a second for its threads. */
   @Override
   public void close() throws IOException {
+    closed = true;
     serverSocket.close();
     for (Socket s : open) {
       try {
