@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.Durations;
+import io.github.okretry.internal.OriginStreaks;
 import okhttp3.Request;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +42,8 @@ final class CallRecord extends RetryOutcome.Mark {
   private int waitKind; // of the wait started last
   // When the server asked the call to come back, in epoch millis, if it ended not waiting for it
   private long comeBackAtMillis = RetryOutcome.NO_COME_BACK;
+  // When its origin last answered, in epoch millis, if the budget ended it and knows
+  private long lastAnsweredAtMillis = RetryOutcome.NOT_ANSWERED;
   // None sent: nothing processed
   private RetryOutcome.Processing processing = RetryOutcome.Processing.NOT_PROCESSED;
   private int lastEnded; // the number of the attempt that ended last
@@ -103,6 +106,16 @@ final class CallRecord extends RetryOutcome.Mark {
   }
 
   /**
+   * The budget ends the call at {@code nowMillis} on the wall clock, its origin last answered
+   * {@code sinceNanos} before on the policy's clock ({@link OriginStreaks#NO_ANSWER}: not that the
+   * budget knows): its outcome says when, to the millisecond, never earlier.
+   */
+  void lastAnswered(long sinceNanos, long nowMillis) {
+    if (sinceNanos == OriginStreaks.NO_ANSWER) return;
+    lastAnsweredAtMillis = nowMillis - sinceNanos / 1_000_000L;
+  }
+
+  /**
    * {@code attempt} ended, with {@code response}, or a failure if null; {@code provenUnprocessed}:
    * that end proves the server processed none of its requests, as the retry decision read it
    * ({@link Classifier#provesNotProcessed(Response)} and {@link
@@ -157,6 +170,7 @@ final class CallRecord extends RetryOutcome.Mark {
         pacingNanos,
         budgetNanos,
         comeBackAtMillis,
+        lastAnsweredAtMillis,
         reason,
         key,
         processing,

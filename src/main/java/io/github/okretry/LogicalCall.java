@@ -707,9 +707,14 @@ final class LogicalCall {
 
   /**
    * The call ends for {@code reason}, its last failure {@code failure}: {@link
-   * CallFailures#giveUp}.
+   * CallFailures#giveUp}. If the budget ended it, its outcome says when the origin last answered,
+   * as far as the budget knows.
    */
   private Step giveUp(GiveUpReason reason, String failure, @Nullable Throwable thrown) {
+    if (reason == GiveUpReason.NO_RECENT_SUCCESS || reason == GiveUpReason.BUDGET_EXHAUSTED) {
+      long since = policy.budget.sinceAnsweredNanos(request.url(), policy.time.nanoTime());
+      record().lastAnswered(since, policy.clock.currentTimeMillis());
+    }
     policy.events.gaveUp(request, attempts, reason, failure);
     return failures.giveUp(reason, failure, thrown);
   }

@@ -266,6 +266,17 @@ public final class RetryBudget {
   }
 
   /**
+   * How long before {@code nowNanos} a call of this budget to {@code url}'s origin was last
+   * answered by a server that works, in nanoseconds; {@link OriginStreaks#NO_ANSWER} if the budget
+   * does not know ({@link OriginStreaks#sinceAnsweredNanos}) or is unlimited. Read only when it
+   * ends a call.
+   */
+  long sinceAnsweredNanos(HttpUrl url, long nowNanos) {
+    OriginStreaks s = streaks;
+    return s == null ? OriginStreaks.NO_ANSWER : s.sinceAnsweredNanos(url, nowNanos);
+  }
+
+  /**
    * Whether {@code response} shows its server working: below 500, not 408 or 429, and not served
    * from OkHttp's cache (which says nothing of the server).
    */

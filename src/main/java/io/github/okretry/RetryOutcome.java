@@ -60,6 +60,9 @@ public final class RetryOutcome {
   /** No instant to come back at: the server named none the call did not wait for. */
   static final long NO_COME_BACK = Long.MIN_VALUE;
 
+  /** No instant the origin last answered at: the budget did not end the call, or does not know. */
+  static final long NOT_ANSWERED = Long.MIN_VALUE;
+
   private static final KClass<Mark> MARK = JvmClassMappingKt.getKotlinClass(Mark.class);
   private static final String DEFAULT_KEY_HEADER = "Idempotency-Key";
 
@@ -77,6 +80,7 @@ public final class RetryOutcome {
   private final long pacingNanos;
   private final long budgetNanos;
   private final long comeBackAtMillis; // NO_COME_BACK for none
+  private final long lastAnsweredAtMillis; // NOT_ANSWERED for none
   private final @Nullable GiveUpReason giveUpReason;
   private final @Nullable String idempotencyKey;
   private final Processing processing;
@@ -90,6 +94,7 @@ public final class RetryOutcome {
       long pacingNanos,
       long budgetNanos,
       long comeBackAtMillis,
+      long lastAnsweredAtMillis,
       @Nullable GiveUpReason giveUpReason,
       @Nullable String idempotencyKey,
       Processing processing,
@@ -101,6 +106,7 @@ public final class RetryOutcome {
     this.pacingNanos = pacingNanos;
     this.budgetNanos = budgetNanos;
     this.comeBackAtMillis = comeBackAtMillis;
+    this.lastAnsweredAtMillis = lastAnsweredAtMillis;
     this.giveUpReason = giveUpReason;
     this.idempotencyKey = idempotencyKey;
     this.processing = processing;
@@ -133,6 +139,7 @@ public final class RetryOutcome {
         0,
         0,
         NO_COME_BACK,
+        NOT_ANSWERED,
         null,
         response.request().header(DEFAULT_KEY_HEADER),
         Classifier.provesNotProcessed(response) ? Processing.NOT_PROCESSED : Processing.PROCESSED,
@@ -295,6 +302,25 @@ public final class RetryOutcome {
   }
 
   /**
+   * When the call's origin last answered, if the {@link RetryBudget} ended the call ({@link
+   * GiveUpReason#NO_RECENT_SUCCESS}, {@link GiveUpReason#BUDGET_EXHAUSTED}): the instant, in
+   * milliseconds since the epoch on this machine's clock, a call of the budget to the request's
+   * origin (scheme, host, port) last got a response that shows a server working (below 500, not 408
+   * or 429, not from OkHttp's cache), to the millisecond. The budget notes an origin's answers only
+   * from its first failure on, so that a client whose calls succeed pays nothing for this, and
+   * forgets them once the origin has gone 30 s without a failure (its memory), as then it may have
+   * missed a later one: null if the origin has not answered within that memory (an answer before
+   * its failures began is not known). For a caller that tells an origin down for a while from one
+   * that answered a moment ago.
+   *
+   * @return the instant the origin last answered, in epoch milliseconds, or null if the call ended
+   *     otherwise, or the budget does not know
+   */
+  public @Nullable Long lastAnsweredAtMillis() {
+    return lastAnsweredAtMillis == NOT_ANSWERED ? null : lastAnsweredAtMillis;
+  }
+
+  /**
    * Why okretry gave up, or null if the call ended on a response it does not treat as a failure (a
    * success, or a status it does not retry, such as a 404), the caller holding that response.
    *
@@ -334,6 +360,7 @@ public final class RetryOutcome {
         && pacingNanos == that.pacingNanos
         && budgetNanos == that.budgetNanos
         && comeBackAtMillis == that.comeBackAtMillis
+        && lastAnsweredAtMillis == that.lastAnsweredAtMillis
         && giveUpReason == that.giveUpReason
         && processing == that.processing
         && code == that.code
@@ -351,6 +378,7 @@ public final class RetryOutcome {
     h = 31 * h + (int) (pacingNanos ^ (pacingNanos >>> 32));
     h = 31 * h + (int) (budgetNanos ^ (budgetNanos >>> 32));
     h = 31 * h + (int) (comeBackAtMillis ^ (comeBackAtMillis >>> 32));
+    h = 31 * h + (int) (lastAnsweredAtMillis ^ (lastAnsweredAtMillis >>> 32));
     h = 31 * h + (giveUpReason != null ? giveUpReason.hashCode() : 0);
     h = 31 * h + (idempotencyKey != null ? idempotencyKey.hashCode() : 0);
     h = 31 * h + code;
@@ -361,9 +389,11 @@ public final class RetryOutcome {
    * One line, e.g. {@code "RetryOutcome{after 4 attempts: RETRIES_EXHAUSTED (4 requests, waited 1.4
    * s: backoff 0.4 s + server wait 1 s, may have been processed, keyed)}"}: the time waited, then
    * each kind it was spent as that is not 0 ({@code backoff}, {@code server wait}, {@code pacing},
-   * {@code budget}, as their getters); the key's value is never printed. A call that did not give
-   * up says {@code SUCCEEDED} for a response under 400, and what it got for a status okretry does
-   * not retry: {@code "after 1 attempt: returned HTTP 404, not retryable (…)"}.
+   * {@code budget}, as their getters), then {@code come back at} and {@code origin last answered
+   * at} an instant in UTC where {@link #comeBackAtMillis()} and {@link #lastAnsweredAtMillis()} are
+   * not null; the key's value is never printed. A call that did not give up says {@code SUCCEEDED}
+   * for a response under 400, and what it got for a status okretry does not retry: {@code "after 1
+   * attempt: returned HTTP 404, not retryable (…)"}.
    */
   @Override
   public String toString() {
@@ -397,6 +427,9 @@ public final class RetryOutcome {
     waited(s, total, "budget", budgetNanos);
     if (comeBackAtMillis != NO_COME_BACK) {
       s.append(", come back at ").append(Durations.instant(comeBackAtMillis));
+    }
+    if (lastAnsweredAtMillis != NOT_ANSWERED) {
+      s.append(", origin last answered at ").append(Durations.instant(lastAnsweredAtMillis));
     }
     s.append(", ").append(words(processing)).append(", ");
     return s.append(idempotencyKey != null ? "keyed)" : "no key)").toString();

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * it last answered a call, in halves, and when its failures began) and its <i>failure share</i>
  * (the share of its recent answers that were failures). Both are per origin, so one origin's outage
  * says nothing of another's, and both are forgotten once the origin has not failed for {@code
- * memoryNanos}.
+ * memoryNanos}. Within that memory it also notes when the origin last answered, for the outcome of
+ * a call the budget ends ({@link #sinceAnsweredNanos}).
  *
  * <p>Origins (scheme, host, port) are kept in a fixed table of slots by hash, with no keys: two
  * origins that share a slot share its streak and share, which is more careful for both (a retry of
@@ -25,6 +26,9 @@ import org.jspecify.annotations.Nullable;
 public final class OriginStreaks {
 
   private static final long MILLIONTH = 1_000_000L;
+
+  /** No answer of an origin within the memory ({@link #sinceAnsweredNanos}). */
+  public static final long NO_ANSWER = -1L;
 
   /** Where an origin's streak stands for a retry ({@link #count}). */
   public enum Standing {
@@ -76,6 +80,11 @@ public final class OriginStreaks {
     long halves; // when open: the retries counted since, in halves
     long lastFailureNanos;
     long shareMillionths; // failures among recent answers
+    // The latest answer noted (succeeded) since the slot was last forgotten, and when. A success is
+    // told while any failure is within the memory, and the slot is forgotten once its own failures
+    // are further apart than the memory: so while it is kept, no later answer went untold.
+    boolean answered;
+    long answeredAtNanos;
 
     /** Forgets what is older than {@code memoryNanos}: the origin has not failed since. */
     void refresh(long nowNanos, long memoryNanos) {
@@ -83,6 +92,7 @@ public final class OriginStreaks {
         open = false;
         halves = 0;
         shareMillionths = 0;
+        answered = false; // a later answer may have gone untold
       }
     }
 
@@ -173,11 +183,29 @@ public final class OriginStreaks {
       o.refresh(nowNanos, memoryNanos);
       o.ended();
       o.shareMillionths -= o.shareMillionths / shareWindow;
+      o.answered = true;
+      o.answeredAtNanos = nowNanos;
     }
     Slot p = slot(pathHash(origin, url));
     if (p == null) return;
     synchronized (p) {
       p.ended();
+    }
+  }
+
+  /**
+   * How long before {@code nowNanos} {@code url}'s origin last answered a call ({@link
+   * #succeeded}), in nanoseconds, ≥ 0; {@link #NO_ANSWER} if this table does not know: answers are
+   * noted only from the origin's first failure on (a success while nothing failed is not told), and
+   * forgotten once the origin has not failed for {@code memoryNanos}, when a later one may have
+   * gone unnoted. An origin that shares its slot shares this too.
+   */
+  public long sinceAnsweredNanos(HttpUrl url, long nowNanos) {
+    Slot s = slot(originHash(url));
+    if (s == null) return NO_ANSWER;
+    synchronized (s) {
+      s.refresh(nowNanos, memoryNanos);
+      return s.answered ? Math.max(0, nowNanos - s.answeredAtNanos) : NO_ANSWER;
     }
   }
 

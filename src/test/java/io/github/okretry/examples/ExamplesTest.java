@@ -31,6 +31,7 @@ class ExamplesTest {
             "PerRequestExample",
             "OutcomeExample",
             "JitterHistogramExample",
+            "SickReplicaExample",
             "RetrofitExample",
             "MicrometerExample",
             "OpenTelemetryExample");
@@ -134,6 +135,30 @@ class ExamplesTest {
     String out = run(JitterHistogramExample::main);
     assertThat(out).contains("Jitter.NONE:").contains("Jitter.FULL:");
     assertThat(count(out, "50 of 50 callers succeeded")).isEqualTo(2);
+  }
+
+  @Test
+  void sickReplicaBehindTheBalancerCountsItsCallsAndRequests() throws Exception {
+    String out = run(SickReplicaExample::main);
+    assertThat(out).contains("20 GETs one after another");
+    List<String> through = all(out, "through: (\\d+) of 20 calls");
+    assertThat(through)
+        .singleElement()
+        .satisfies(n -> assertThat(Integer.parseInt(n)).isBetween(0, 20));
+    Matcher m =
+        Pattern.compile(
+                "requests: (\\d+) \\(sick (\\d+), healthy (\\d+)\\): (\\d+[.,]\\d\\d) per call")
+            .matcher(out);
+    assertThat(m.find()).as(out).isTrue();
+    int requests = Integer.parseInt(m.group(1));
+    assertThat(Integer.parseInt(m.group(2)) + Integer.parseInt(m.group(3))).isEqualTo(requests);
+    // The first connection reaches the sick replica (round robin, sick first), and every call
+    // sends at least one request. Issue 44's fix changes the rest: 0 of 20 through today, all of
+    // them once a retry no longer goes back over the connection that failed.
+    assertThat(Integer.parseInt(m.group(2))).isPositive();
+    assertThat(requests).isGreaterThanOrEqualTo(20);
+    assertThat(m.group(4)).isEqualTo(String.format("%.2f", requests / 20.0));
+    assertThat(out).containsPattern("connections: sick [1-9]\\d*, healthy \\d+");
   }
 
   @Test

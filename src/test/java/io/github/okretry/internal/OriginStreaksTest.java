@@ -369,4 +369,32 @@ class OriginStreaksTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(message);
   }
+
+  @Test
+  void anAnswerIsKnownFromTheFirstFailureOnUntilTheMemoryCouldHaveMissedOne() {
+    OriginStreaks s = streaks();
+    s.succeeded(A, 0);
+    s.failed(A, SECOND);
+    assertThat(s.sinceAnsweredNanos(A, SECOND))
+        .as("an answer while nothing failed is not told")
+        .isEqualTo(OriginStreaks.NO_ANSWER);
+    s.succeeded(A, 2 * SECOND);
+    s.failed(A, 3 * SECOND);
+    assertThat(s.sinceAnsweredNanos(A, 4 * SECOND)).isEqualTo(2 * SECOND);
+    assertThat(s.sinceAnsweredNanos(B, 4 * SECOND))
+        .as("per origin")
+        .isEqualTo(OriginStreaks.NO_ANSWER);
+    s.failed(A, 3 * SECOND + MEMORY);
+    assertThat(s.sinceAnsweredNanos(A, 3 * SECOND + MEMORY))
+        .as("failures within the memory of one another: every answer since was told")
+        .isEqualTo(MEMORY + SECOND);
+    // A quiet while longer than the memory, in which an answer would have gone untold
+    s.failed(A, 4 * SECOND + 2 * MEMORY);
+    assertThat(s.sinceAnsweredNanos(A, 4 * SECOND + 2 * MEMORY)).isEqualTo(OriginStreaks.NO_ANSWER);
+    s.succeeded(A, 5 * SECOND + 2 * MEMORY);
+    assertThat(s.sinceAnsweredNanos(A, 4 * SECOND + 3 * MEMORY)).isEqualTo(MEMORY - SECOND);
+    assertThat(s.sinceAnsweredNanos(A, 4 * SECOND + 3 * MEMORY + 1))
+        .as("asked once the origin has gone the memory without failing")
+        .isEqualTo(OriginStreaks.NO_ANSWER);
+  }
 }

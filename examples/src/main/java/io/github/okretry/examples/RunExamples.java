@@ -15,6 +15,7 @@ public final class RunExamples {
           "PerRequestExample",
           "OutcomeExample",
           "JitterHistogramExample",
+          "SickReplicaExample",
           "RetrofitExample",
           "MicrometerExample",
           "OpenTelemetryExample");
