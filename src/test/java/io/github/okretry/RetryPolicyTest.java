@@ -68,7 +68,7 @@ class RetryPolicyTest extends ScriptedTest {
                   + " multiplier=2.0, jitter=FULL, deadlineNanos=0, maxRetryAfterNanos=60000000000,"
                   + " retryAfterSpread=0.5, retryStatuses=[429, 503],"
                   + " idempotencyKeyHeader=Idempotency-Key, attemptHeader=null,"
-                  + " obeyShouldRetryHeader=true, budget="
+                  + " obeyShouldRetryHeader=true, avoidFailedConnections=true, budget="
                   + p.budget
                   + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
     }
