@@ -162,7 +162,9 @@ final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
       if (name.startsWith("OkHttp")) continue; // OkHttp's shared TaskRunner pool, kept alive 60 s
       if (name.equals("Okio Watchdog")) continue; // Okio's timeout thread, one per JVM, idles out
       if (name.equals("Attach Listener") || name.equals("Common-Cleaner")) continue; // JVM's own
-      if (name.equals("process reaper")) continue; // the JDK's, waits on a started process (HAProxy)
+      if (name.equals("process reaper")) { // the JDK's: waits on a started process (HAProxy)
+        continue;
+      }
       left.add(name);
     }
     return left;

@@ -19,7 +19,10 @@ import okhttp3.Response;
  * Two replicas behind a round-robin L4 (TCP) balancer (issue 44): one sick, answering 503 to
  * everything, one healthy. The balancer balances connections, not requests, and the sick replica
  * gets the first one. OkHttp pools that connection, so a retry that goes back over it reaches the
- * same sick replica, and the healthy one is never asked. Twenty GETs, one after another.
+ * same sick replica, and the healthy one is never asked: so it goes with {@code
+ * avoidFailedConnections(false)}. By default a retry never goes back over the connection that
+ * failed: the failed one is closed, the retry's new connection reaches the healthy replica, and the
+ * calls after it find that one pooled. Twenty GETs, one after another, each way.
  */
 public final class SickReplicaExample {
   static final int CALLS = 20;
@@ -43,6 +46,20 @@ public final class SickReplicaExample {
   }
 
   public static void main(String[] args) throws Exception {
+    System.out.printf(
+        "Two replicas behind a round-robin TCP balancer: sick (503 to everything) gets the first"
+            + " connection, healthy the second.%n"
+            + "%d GETs one after another, okretry with every default but baseDelay(20 ms):%n",
+        CALLS);
+    System.out.println(
+        "--- before: avoidFailedConnections(false), every retry over the pooled connection");
+    run(false);
+    System.out.println(
+        "--- after: the default, a retry never goes back over the connection that failed");
+    run(true);
+  }
+
+  private static void run(boolean avoidFailedConnections) throws Exception {
     Replica sick = new Replica(new MockResponse.Builder().code(503).build());
     Replica healthy = new Replica(new MockResponse.Builder().body("ok").build());
     try (MockWebServer sickServer = new MockWebServer();
@@ -54,17 +71,15 @@ public final class SickReplicaExample {
       // Round robin, the sick replica first: where the first connection lands decides the rest.
       try (TcpBalancer balancer =
           TcpBalancer.start(sickServer.getPort(), healthyServer.getPort())) {
-        RetryInterceptor retry =
-            RetryInterceptor.create(RetryPolicy.builder().baseDelay(Duration.ofMillis(20)).build());
-        OkHttpClient client = retry.install(new OkHttpClient.Builder()).build();
+        RetryPolicy policy =
+            RetryPolicy.builder()
+                .baseDelay(Duration.ofMillis(20))
+                .avoidFailedConnections(avoidFailedConnections)
+                .build();
+        OkHttpClient client =
+            RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
         Request request =
             new Request.Builder().url("http://127.0.0.1:" + balancer.port() + "/").build();
-
-        System.out.printf(
-            "Two replicas behind a round-robin TCP balancer: sick (503 to everything) gets the"
-                + " first connection, healthy the second.%n"
-                + "%d GETs one after another, okretry with every default but baseDelay(20 ms):%n",
-            CALLS);
         int through = 0;
         for (int i = 0; i < CALLS; i++) {
           try (Response response = client.newCall(request).execute()) {
