@@ -1,6 +1,7 @@
 package io.github.okretry.internal;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import okhttp3.MediaType;
 import okhttp3.RequestBody;
 import okio.Buffer;
@@ -12,10 +13,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A one-shot request body that keeps what its first write sends, up to its {@link ReplayBuffer}'s
  * limits, so that a retry writes the same bytes again. Written once, it streams from the body it
- * wraps and keeps a copy (okio segments shared, not copied, where whole); kept whole, it is no
- * longer one-shot and each later write replays the copy. Past a limit, or if the first write did
- * not end, it keeps nothing: it can then not be written again ({@link #whyNotKept}). Its call gives
- * the bytes back when it ends ({@link #release}).
+ * wraps and keeps a copy in full okio segments; kept whole, it is no longer one-shot and each later
+ * write replays the copy. Past a limit, or if the first write did not end, it keeps nothing: it can
+ * then not be written again ({@link #whyNotKept}). Its call gives the bytes back when it ends
+ * ({@link #release}).
  *
  * <p>Thread-safe: the write runs on OkHttp's thread while the call may end on another.
  */
@@ -29,6 +30,7 @@ public final class ReplayBody extends RequestBody {
   private final RequestBody body;
   private final ReplayBuffer buffer;
   private final Buffer kept = new Buffer(); // guarded by this
+  private @Nullable OutputStream keptStream; // guarded by this: writes into kept, made once
   private int state = NOT_STARTED; // guarded by this
   private long heldBytes; // guarded by this: taken from the buffer's total
   private @Nullable String whyNotKept; // guarded by this
@@ -95,8 +97,19 @@ public final class ReplayBody extends RequestBody {
               + " for replay was in use");
     } else {
       heldBytes += byteCount;
-      source.copyTo(kept, 0, byteCount);
+      // Copied into its own full segments: a shared segment would pin a whole 8 KiB array for
+      // each small write (a body that flushes every 1 000 bytes kept 8 times its size).
+      try {
+        source.copyTo(keptStream(), 0, byteCount);
+      } catch (IOException e) {
+        throw new AssertionError(e); // a Buffer's stream does not throw
+      }
     }
+  }
+
+  private OutputStream keptStream() { // guarded by this
+    OutputStream out = keptStream;
+    return out != null ? out : (keptStream = kept.outputStream());
   }
 
   private synchronized void writeEnded(boolean whole) {
