@@ -16,6 +16,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import okhttp3.Call;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -38,8 +39,6 @@ final class LogicalCall {
   final CallDeadline deadline;
   final RepeatSafety repeat;
   final boolean needsTracker; // uses its attempts' trackers as proof that one was not sent
-  // Its one-shot body, kept for a retry (the body of `request`); null for any other body
-  private final @Nullable ReplayBody replay;
   private final OriginTurn origin; // its standing with the origins it calls: gate, crowd, quota
   // Null unless its factory hedges and the request may be twice in flight
   private final @Nullable Hedging hedging;
@@ -77,8 +76,10 @@ final class LogicalCall {
       Hedging.@Nullable Shared hedges) {
     this.policy = policy;
     this.maxRetries = maxRetries(overrides, policy);
-    // A one-shot body is kept as it is written, if the call may retry: only such a call wraps it.
-    this.replay = maxRetries > 0 ? policy.replay.wrap(request.body()) : null;
+    // A one-shot body is kept as it is written, if the call may retry: only such a call wraps it,
+    // and the wrapper is the body of its request (no field: a call with any other body is no
+    // larger for it).
+    ReplayBody replay = maxRetries > 0 ? policy.replay.wrap(request.body()) : null;
     this.request =
         replay != null ? request.newBuilder().method(request.method(), replay).build() : request;
     this.deadline = deadline;
@@ -461,8 +462,14 @@ final class LogicalCall {
    * (a throw), so nothing stays counted. Again: nothing more.
    */
   void close() {
-    ReplayBody r = replay;
+    ReplayBody r = replay();
     if (r != null) r.release();
+  }
+
+  /** Its one-shot body, kept for a retry (wrapped in the constructor); null for any other body. */
+  private @Nullable ReplayBody replay() {
+    RequestBody body = request.body();
+    return body instanceof ReplayBody ? (ReplayBody) body : null;
   }
 
   /**
@@ -577,13 +584,19 @@ final class LogicalCall {
    */
   private boolean bodyNotKept(@Nullable GiveUpReason reason) {
     return reason == GiveUpReason.NOT_SAFE_TO_REPEAT
-        && replay != null
+        && replay() != null
         && repeat.safeToRepeat(provenUnprocessed);
   }
 
   @SuppressWarnings("NullAway") // called after bodyNotKept(reason) found it
   private String bodyNotKept() {
-    return replay.whyNotKept();
+    return replay().whyNotKept();
+  }
+
+  /** True unless its one-shot body was kept in part or not at all: then no attempt can write it. */
+  private boolean replayable() {
+    ReplayBody r = replay();
+    return r == null || r.replayable();
   }
 
   /**
@@ -595,7 +608,7 @@ final class LogicalCall {
         attempt,
         maxRetries,
         retryable,
-        repeat.safeToRepeat(provenUnprocessed) && (replay == null || replay.replayable()),
+        repeat.safeToRepeat(provenUnprocessed) && replayable(),
         retryAfterNanos,
         remainingNanos,
         previousDelayNanos);
