@@ -59,19 +59,25 @@ public final class ReplayBody extends RequestBody {
   @Override
   public void writeTo(BufferedSink sink) throws IOException {
     Buffer copy = null;
+    boolean keeping;
     synchronized (this) {
       if (state == KEPT) {
         copy = kept.copy(); // shares the segments
       } else if (state != NOT_STARTED) {
         throw new IOException("okretry: " + whyNotKept() + "; it cannot be written again");
+      } else if (body.contentLength() > buffer.perCallBytes) {
+        notKept(tooLarge()); // known at once: written as it is, nothing kept
       } else {
-        long length = body.contentLength();
         state = KEEPING;
-        if (length > buffer.perCallBytes) notKept(tooLarge());
       }
+      keeping = state == KEEPING;
     }
     if (copy != null) {
       sink.writeAll(copy);
+      return;
+    }
+    if (!keeping) {
+      body.writeTo(sink);
       return;
     }
     BufferedSink tee = Okio.buffer(new Tee(sink));
