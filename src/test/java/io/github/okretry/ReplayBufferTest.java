@@ -223,6 +223,43 @@ class ReplayBufferTest extends ScriptedTest {
   }
 
   @Test
+  void keptBytesAreGivenBackWhenTheCallIsCanceled() {
+    StreamedBody body = new StreamedBody(128 * KIB);
+    reads(503);
+    script.cancelingTheCall();
+    reads(503);
+    RetryPolicy policy = policy().build();
+    try (Response r =
+        driver
+            .calls(policy, script, time)
+            .newCall(upload(body, IdempotencyKey.of("k")))
+            .execute()) {
+      throw new AssertionError("no response expected: " + r);
+    } catch (IOException e) {
+      assertThat(RetryOutcome.of(e).giveUpReason()).isEqualTo(GiveUpReason.CANCELED);
+    }
+    assertThat(policy.replay.usedBytes()).isZero();
+  }
+
+  @Test
+  void keptBytesAreGivenBackWhenSomethingBelowThrows() {
+    StreamedBody body = new StreamedBody(128 * KIB);
+    reads(503);
+    script.raise(new IllegalStateException("a bug below okretry"));
+    RetryPolicy policy = policy().build();
+    try (Response r =
+        driver
+            .calls(policy, script, time)
+            .newCall(upload(body, IdempotencyKey.of("k")))
+            .execute()) {
+      throw new AssertionError("no response expected: " + r);
+    } catch (IOException | RuntimeException e) {
+      // the driver's report of a throw from below; the accounting is what is checked
+    }
+    assertThat(policy.replay.usedBytes()).isZero();
+  }
+
+  @Test
   void noneKeptMeansNeverRepeated() throws IOException {
     StreamedBody body = new StreamedBody(1024);
     reads(503);
