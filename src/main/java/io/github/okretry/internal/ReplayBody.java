@@ -157,7 +157,10 @@ public final class ReplayBody extends RequestBody {
   /** Why a retry cannot write it, for the log: which limit it passed, or that its write failed. */
   public synchronized String whyNotKept() {
     String why = whyNotKept;
-    return why != null ? why : "a one-shot body was not kept: its call ended";
+    if (why != null) return why;
+    return state == KEEPING
+        ? "a one-shot body was not kept yet: its first write is still under way"
+        : "a one-shot body was not kept: its call ended";
   }
 
   /** Its call ended: the bytes it keeps go back to the total. Again: nothing more. */
