@@ -285,6 +285,7 @@ final class AsyncLoop {
     }
     if (f != null) f.cancel(false);
     call.factory.waiting.remove(this);
+    logical.close(); // its kept body, if any, is given back: no attempt will write it
     log.warn("{} threw {}; the call is canceled", call, t.toString());
     IOException failure = new IOException("canceled due to " + t);
     failure.initCause(t);

@@ -72,6 +72,17 @@ final class BlockingLoop {
   private static Response run(
       Chain chain, LogicalCall logical, @Nullable Response response, TimeSource waits)
       throws IOException {
+    try {
+      return drive(chain, logical, response, waits);
+    } finally {
+      logical.close(); // ended: done already; thrown out of: its kept body is given back here
+    }
+  }
+
+  @SuppressWarnings("NullAway") // as run()
+  private static Response drive(
+      Chain chain, LogicalCall logical, @Nullable Response response, TimeSource waits)
+      throws IOException {
     Call call = chain.call();
     TimeSource time = logical.policy.time;
     Attempt attempt = null; // the last sent: its watch of the call stops when this pass ends

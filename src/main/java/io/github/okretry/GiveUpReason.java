@@ -9,9 +9,16 @@ public enum GiveUpReason {
   /**
    * The outcome is retryable, but repeating the request could repeat its side effect: a
    * non-idempotent method without an idempotency key whose failure does not prove the server
-   * ignored it, or a one-shot or duplex body.
+   * ignored it, or a duplex body.
    */
   NOT_SAFE_TO_REPEAT,
+  /**
+   * The outcome is retryable and the request safe to repeat, but its body is one-shot and okretry
+   * did not keep all of it to write again: larger than the replay buffer's limit per call, the
+   * total its calls share was in use, or its first attempt did not write it whole ({@link
+   * RetryPolicy.Builder#replayBuffer}). The log says which.
+   */
+  BODY_NOT_KEPT,
   /**
    * The server answered {@code X-Should-Retry: false} to a response okretry would otherwise retry
    * (a 429 whose quota is a billing limit, a 503 that will not pass): the caller receives that

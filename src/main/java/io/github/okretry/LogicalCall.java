@@ -6,6 +6,7 @@ import io.github.okretry.internal.CallTimeouts;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.QuotaHeaders;
 import io.github.okretry.internal.RepeatSafety;
+import io.github.okretry.internal.ReplayBody;
 import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.RetryKind;
 import io.github.okretry.internal.SendTracker;
@@ -15,6 +16,7 @@ import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import okhttp3.Call;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.jspecify.annotations.Nullable;
 
@@ -73,14 +75,32 @@ final class LogicalCall {
       CallDeadline deadline,
       Hedging.@Nullable Shared hedges) {
     this.policy = policy;
-    this.request = request;
     this.maxRetries = maxRetries(overrides, policy);
+    // A one-shot body is kept as it is written, if the call may retry: only such a call wraps it,
+    // and the wrapper is the body of its request (no field: a call with any other body is no
+    // larger for it).
+    ReplayBody replay = maxRetries > 0 ? policy.replay.wrap(request.body()) : null;
+    this.request =
+        replay != null ? request.newBuilder().method(request.method(), replay).build() : request;
     this.deadline = deadline;
-    this.repeat = RepeatSafety.of(request.method(), policy.keys.hasKey(request), request.body());
+    boolean hasKey = policy.keys.hasKey(request);
+    this.repeat =
+        RepeatSafety.of(
+            request.method(),
+            hasKey,
+            replay != null || RepeatSafety.repeatableBody(request.body()));
     this.needsTracker = repeat.needsSendProof(maxRetries) || policy.events.watchesNetworkRequests();
     this.previousDelayNanos = policy.settings.baseDelayNanos;
     this.origin = new OriginTurn(policy, request.url());
-    this.hedging = Hedging.of(hedges, request, repeat, maxRetries, policy.budget, policy.events);
+    // A one-shot body is not hedged: two attempts would write it at once, before it is all kept.
+    this.hedging =
+        Hedging.of(
+            replay == null ? hedges : null,
+            this.request,
+            repeat,
+            maxRetries,
+            policy.budget,
+            policy.events);
   }
 
   /** A logical call for {@code request} that is never hedged, always with its state. */
@@ -118,7 +138,8 @@ final class LogicalCall {
         && !policy.originGate.probes()
         && !policy.events.watchesNetworkRequests()
         && policy.settings.attemptHeader == null
-        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))) {
+        && RepeatSafety.idempotent(request.method(), policy.keys.hasKey(request))
+        && !policy.replay.keeps(request.body())) { // a body to keep is wrapped by the state
       OriginTurn.sentWithoutTurn(policy, request.url());
       policy.events.attemptStarted(request, 1);
       return null;
@@ -428,13 +449,33 @@ final class LogicalCall {
     return settled(step);
   }
 
-  /** {@code step}, remembered as the call's end if it is one (a RETURN or THROW). */
+  /**
+   * {@code step}, remembered as the call's end if it is one (a RETURN or THROW); the call's kept
+   * body is then given back.
+   */
   private Step settled(Step step) {
     if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
       over = true;
+      close();
       return finished(step);
     }
     return step;
+  }
+
+  /**
+   * Gives back what the call holds across attempts (its kept one-shot body) to the policy's total.
+   * Done when the call ends; a driver also calls it when it stops driving the call by any other way
+   * (a throw), so nothing stays counted. Again: nothing more.
+   */
+  void close() {
+    ReplayBody r = replay();
+    if (r != null) r.release();
+  }
+
+  /** Its one-shot body, kept for a retry (wrapped in the constructor); null for any other body. */
+  private @Nullable ReplayBody replay() {
+    RequestBody body = request.body();
+    return body instanceof ReplayBody ? (ReplayBody) body : null;
   }
 
   /**
@@ -499,7 +540,12 @@ final class LogicalCall {
     long remaining = deadline.remainingNanos(policy.time.nanoTime());
     boolean throttled = refused && retryAfterNanos != RetryAfter.ABSENT;
     Decision decision = policy.rules.decide(facts(attempts + skipped, remaining), policy.random);
-    if (!decision.isRetry()) return giveUp(comeBack(decision.reason()), failure, e);
+    if (!decision.isRetry()) {
+      if (bodyNotKept(decision.reason())) {
+        return giveUp(GiveUpReason.BODY_NOT_KEPT, failure + "; " + bodyNotKept(), e);
+      }
+      return giveUp(comeBack(decision.reason()), failure, e);
+    }
     // Asked now too, taking nothing: a retry the budget would stop ends the call at once, with
     // the response in hand, rather than after a wait that could not end in a retry. It pays,
     // and may skip, when it leaves (nextStep).
@@ -539,6 +585,27 @@ final class LogicalCall {
   }
 
   /**
+   * True if the rules' {@code reason} not to repeat the request is only that its one-shot body was
+   * not kept: the request is otherwise safe to repeat.
+   */
+  private boolean bodyNotKept(@Nullable GiveUpReason reason) {
+    return reason == GiveUpReason.NOT_SAFE_TO_REPEAT
+        && replay() != null
+        && repeat.safeToRepeat(provenUnprocessed);
+  }
+
+  @SuppressWarnings("NullAway") // called after bodyNotKept(reason) found it
+  private String bodyNotKept() {
+    return replay().whyNotKept();
+  }
+
+  /** True unless its one-shot body was kept in part or not at all: then no attempt can write it. */
+  private boolean replayable() {
+    ReplayBody r = replay();
+    return r == null || r.replayable();
+  }
+
+  /**
    * The last attempt's facts, as the rules read them, for attempt {@code attempt}: attempts the
    * budget skipped count as failed ones.
    */
@@ -547,7 +614,7 @@ final class LogicalCall {
         attempt,
         maxRetries,
         retryable,
-        repeat.safeToRepeat(provenUnprocessed),
+        repeat.safeToRepeat(provenUnprocessed) && replayable(),
         retryAfterNanos,
         remainingNanos,
         previousDelayNanos);

@@ -7,6 +7,7 @@ import io.github.okretry.internal.KeyGenerator;
 import io.github.okretry.internal.OkHttpVersion;
 import io.github.okretry.internal.OriginGate;
 import io.github.okretry.internal.RandomSource;
+import io.github.okretry.internal.ReplayBuffer;
 import io.github.okretry.internal.SuppressSignatureCheck;
 import io.github.okretry.internal.TimeSource;
 import io.github.okretry.internal.Tuning;
@@ -60,6 +61,7 @@ public final class RetryPolicy {
   final Events events;
   final OriginGate originGate; // per-origin state: the opt-in gate, and the pacing of crowds
   final FreshRoutes routes; // origins whose shared connection failed, and their new routes
+  final ReplayBuffer replay; // the one-shot bodies its calls keep for a retry, all together
 
   RetryPolicy(Settings settings) {
     this.settings = settings;
@@ -94,6 +96,7 @@ public final class RetryPolicy {
             settings.clock,
             settings.random);
     this.routes = new FreshRoutes(Tuning.FRESH_ROUTE_SLOTS);
+    this.replay = new ReplayBuffer(settings.replayPerCallBytes, settings.replayPerClientBytes);
   }
 
   /**
@@ -185,6 +188,10 @@ public final class RetryPolicy {
         + s.originWideRetryAfter
         + ", quotaPacing="
         + s.quotaPacing
+        + ", replayBuffer="
+        + s.replayPerCallBytes
+        + "/"
+        + s.replayPerClientBytes
         + "}";
   }
 
@@ -599,6 +606,42 @@ public final class RetryPolicy {
      */
     public Builder quotaPacing(QuotaPacing pacing) {
       s.quotaPacing = notNull(pacing, "quotaPacing");
+      return this;
+    }
+
+    /**
+     * How much of a one-shot request body ({@link okhttp3.RequestBody#isOneShot()}: an upload from
+     * an {@code InputStream}, a generated stream) okretry keeps as its first attempt writes it, so
+     * that a retry can write the same bytes again, as gRPC's retry buffer does: up to {@code
+     * perCallBytes} per call, and up to {@code perClientBytes} for all calls of this policy at
+     * once. A call keeps its bytes until it ends. A body larger than the first, or one that finds
+     * the second in use by other calls, is not kept: the call is not retried ({@link
+     * GiveUpReason#BODY_NOT_KEPT}). The usual rules still apply: a keyless POST is repeated only
+     * when the failure proves the server did not process it. A duplex body is never repeated, and a
+     * one-shot body is never hedged. Default 1 MiB per call, 16 MiB in all (gRPC's defaults);
+     * {@code perCallBytes} 0 keeps none, and a one-shot body is then never repeated.
+     *
+     * @param perCallBytes the most one call keeps, in bytes, 0 or more
+     * @param perClientBytes the most all calls of this policy keep at once, in bytes, at least
+     *     {@code perCallBytes}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code perCallBytes} is negative, or {@code
+     *     perClientBytes} is below it
+     */
+    public Builder replayBuffer(long perCallBytes, long perClientBytes) {
+      if (perCallBytes < 0) {
+        throw new IllegalArgumentException(
+            "replayBuffer perCallBytes must be >= 0: " + perCallBytes);
+      }
+      if (perClientBytes < perCallBytes) {
+        throw new IllegalArgumentException(
+            "replayBuffer perClientBytes must be >= perCallBytes ("
+                + perCallBytes
+                + "): "
+                + perClientBytes);
+      }
+      s.replayPerCallBytes = perCallBytes;
+      s.replayPerClientBytes = perClientBytes;
       return this;
     }
 

@@ -41,6 +41,8 @@ final class Settings implements Cloneable {
   @Nullable RetryBudget budget; // null: each policy built makes a fresh default budget
   boolean originWideRetryAfter;
   QuotaPacing quotaPacing = QuotaPacing.PUBLISHED;
+  long replayPerCallBytes = 1L << 20; // 0: one-shot bodies are not kept, never repeated
+  long replayPerClientBytes = 16L << 20;
 
   // Test seams, set through RetryPolicy.Builder's package-private methods.
   TimeSource time = TimeSource.SYSTEM;

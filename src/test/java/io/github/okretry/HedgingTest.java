@@ -416,7 +416,9 @@ class HedgingTest {
     @Test
     void neverAOneShotOrDuplexBody() {
       RetryPolicy p = known(policy());
-      assertThat(hedgeAfter(sent(p, request("PUT", body(true, false))))).isZero();
+      assertThat(hedgeAfter(sent(p, request("PUT", body(true, false)))))
+          .as("a one-shot body, even one kept for a retry (the default replay buffer)")
+          .isZero();
       assertThat(hedgeAfter(sent(p, request("PUT", body(false, true))))).isZero();
     }
 

@@ -240,10 +240,10 @@ class MayHaveBeenProcessedTest extends ScriptedTest {
             Processing.MAYBE,
             GiveUpReason.RETRIES_EXHAUSTED),
         row(
-            "a one-shot body refused by a 503: not sent again",
+            "a one-shot body refused by a 503, none kept (replayBuffer 0): not sent again",
             s -> s.status(503),
             oneShot(),
-            same,
+            b -> b.replayBuffer(0, 0),
             Processing.NOT_PROCESSED,
             GiveUpReason.NOT_SAFE_TO_REPEAT));
   }

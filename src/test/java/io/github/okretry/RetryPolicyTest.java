@@ -70,7 +70,10 @@ class RetryPolicyTest extends ScriptedTest {
                   + " idempotencyKeyHeader=Idempotency-Key, attemptHeader=null,"
                   + " obeyShouldRetryHeader=true, avoidFailedConnections=true, budget="
                   + p.budget
-                  + ", originWideRetryAfter=false, quotaPacing=PUBLISHED}");
+                  + ", originWideRetryAfter=false, quotaPacing=PUBLISHED,"
+                  + " replayBuffer=1048576/16777216}");
+      assertThat(p.replay.perCallBytes).as("gRPC's A6 defaults").isEqualTo(1 << 20);
+      assertThat(p.replay.perClientBytes).isEqualTo(16 << 20);
     }
 
     @ParameterizedTest

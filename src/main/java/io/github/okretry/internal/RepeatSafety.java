@@ -45,7 +45,15 @@ public final class RepeatSafety {
    * a non-blank idempotency key.
    */
   public static RepeatSafety of(String method, boolean hasKey, @Nullable RequestBody body) {
-    return ALL[(idempotent(method, hasKey) ? 2 : 0) + (repeatableBody(body) ? 1 : 0)];
+    return of(method, hasKey, repeatableBody(body));
+  }
+
+  /**
+   * The repeat safety of a request with {@code method}, whose body can be written again if {@code
+   * repeatableBody} (a one-shot body that okretry keeps for a retry: {@link ReplayBody}).
+   */
+  public static RepeatSafety of(String method, boolean hasKey, boolean repeatableBody) {
+    return ALL[(idempotent(method, hasKey) ? 2 : 0) + (repeatableBody ? 1 : 0)];
   }
 
   /**
