@@ -4,6 +4,7 @@ import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Proxy;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import okhttp3.Connection;
@@ -20,18 +21,19 @@ import org.slf4j.LoggerFactory;
  * Where a retry goes: never back over the connection that failed it ({@link
  * RetryPolicy.Builder#avoidFailedConnections}). Behind an L4 balancer a connection is balanced, not
  * the requests on it, so a sick replica keeps every call that pooled its connection; a new
- * connection is balanced afresh. Both drivers call it inside the attempt's chain, where the
- * attempt's OkHttp call still holds its connection: {@link #route} before an attempt, {@link
- * #after} once it ended.
+ * connection is balanced afresh. {@link #route} sets up each attempt's chain; {@link #retrying}
+ * acts once a call decided to retry, in the attempt's chain, where the attempt's OkHttp call still
+ * holds its connection (the factory decides there when {@link #mustDecideInChain} says so).
  *
  * <p>A connection failed when it answered a 5xx the policy retries without saying when to come back
  * (a {@code Retry-After} paces the client; the replica is not sick), or, shared, when a request on
  * it timed out. OkHttp already stops using a connection that failed with any other I/O error (a
  * reset, a GOAWAY, a second refused stream). An HTTP/1 connection carries one call, the failing
- * one: it is closed when that call is done with the response. A shared (HTTP/2) connection carries
- * other calls, so it is left to finish them and idle out of the pool, and the policy's later
- * requests to the origin open a new one ({@code FreshRoutes}), which puts the address that failed
- * after the others the name resolves to.
+ * one: it is closed. A shared (HTTP/2) connection carries other calls, so it is left to finish them
+ * and idle out of the pool, and the policy's later requests to the origin open a new one ({@code
+ * FreshRoutes}), which puts the address that failed after the others the name resolves to; an
+ * HTTP/1 origin whose name has other addresses moves too. Only a retry leaves a connection, so a
+ * dead origin, whose retries the budget bounds, is not also handed a handshake per call.
  */
 final class ConnectionCheck {
 
@@ -64,14 +66,35 @@ final class ConnectionCheck {
     Connection c = usedConnection(policy, tracker);
     if (c == null) return;
     if (response != null ? !failed(policy, response) : !timedOutShared(c, error)) return;
-    if (isShared(c)) {
-      InetSocketAddress to = c.route().socketAddress();
-      InetAddress address = to.isUnresolved() ? null : to.getAddress();
+    InetSocketAddress to = c.route().socketAddress();
+    InetAddress address = to.isUnresolved() ? null : to.getAddress();
+    boolean shared = isShared(c);
+    if (!shared) closeQuietly(c.socket()); // the retrying call's alone: OkHttp pools it no more
+    // A shared connection carries other calls: the policy's next requests to the origin go over a
+    // new one. So do an HTTP/1 origin's where its name has other addresses, so that new
+    // connections prefer them (OkHttp's own order would reach the failed address first again).
+    if (shared
+        || (address != null
+            && c.route().proxy().type() == Proxy.Type.DIRECT
+            && hasOtherAddresses(clientDns, url.host(), address))) {
       policy.routes.failedOn(url, c.route().address().dns(), clientDns, address);
-      log.debug(
-          "{} failed on a shared connection to {}: a new one for its retry", url.redact(), to);
-    } else {
-      closeQuietly(c.socket()); // the retrying call's alone: OkHttp pools it no more
+      log.debug("{} failed on a connection to {}: new connections for it", url.redact(), to);
+    }
+  }
+
+  /**
+   * True if {@code host} resolves, by the client's {@code dns}, to an address besides {@code
+   * failed}. Asked only when a call retries, of a name just resolved (the JVM's resolver caches
+   * it).
+   */
+  private static boolean hasOtherAddresses(Dns dns, String host, InetAddress failed) {
+    try {
+      for (InetAddress a : dns.lookup(host)) {
+        if (!a.equals(failed)) return true;
+      }
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return false; // no answer now: the connection is left all the same
     }
   }
 

@@ -503,9 +503,11 @@ public final class RetryPolicy {
      * failed with a reset or a GOAWAY. An HTTP/1 connection carries only the failing call, and is
      * closed when that call is done with the response; a shared one is left to finish its other
      * calls and idle out of the pool, and the policy's later requests to that origin open a new
-     * one, putting the address that failed after the others its name resolves to. The next
-     * connection costs a TCP (and TLS) handshake; a call that never fails costs nothing. Default
-     * true.
+     * one, putting the address that failed after the others its name resolves to (as for an HTTP/1
+     * origin whose name has other addresses). Only a call that retries leaves its connection. Over
+     * HTTP/2 the interceptor's own retries stay on the call's connection, which OkHttp keeps for
+     * all of a call's requests; the factory's attempts are calls of their own. The next connection
+     * costs a TCP (and TLS) handshake; a call that never fails costs nothing. Default true.
      *
      * @param avoid false to send every attempt over whatever connection OkHttp's pool gives
      * @return this builder

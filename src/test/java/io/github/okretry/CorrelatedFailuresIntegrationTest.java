@@ -247,9 +247,12 @@ class CorrelatedFailuresIntegrationTest {
         assertThat(RetryOutcome.of(r).giveUpReason()).isEqualTo(GiveUpReason.NO_RECENT_SUCCESS);
         assertThatThrownBy(() -> r.body().string()).hasMessageContaining("was not kept");
       }
+      // Then 25 ms more for a last chance, unless the origin is down by then: two schedules (1.4 s)
+      // after the first call's first failure, a knife edge here, where each retry of the first
+      // call opens a new connection (a 503 without Retry-After: ConnectionCheck)
       assertThat(System.nanoTime() - start)
-          .as("skipped through its backoff, 700 ms, and 25 ms more")
-          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(725));
+          .as("skipped through its backoff, 700 ms")
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(700));
       assertThat(server.getRequestCount() - before)
           .as("4 then 1: the skipped call sent nothing more")
           .isEqualTo(5);

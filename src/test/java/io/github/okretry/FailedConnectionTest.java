@@ -193,4 +193,65 @@ class FailedConnectionTest {
       }
     }
   }
+
+  /**
+   * A name with two addresses, a sick replica on one and a healthy one on the other (two servers on
+   * one port of 127.0.0.1 and 127.0.0.2): after the first failure, new connections go to the
+   * address that has not failed, where OkHttp's own order would reach the sick one first again.
+   */
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"interceptor, http/1.1", "factory, http/1.1", "interceptor, h2", "factory, h2"})
+  void aNameWithSeveralAddressesGetsNewConnectionsToOneThatHasNotFailed(
+      String driver, String protocol) throws Exception {
+    List<Protocol> protocols =
+        protocol.equals("h2") ? List.of(Protocol.H2_PRIOR_KNOWLEDGE) : List.of(Protocol.HTTP_1_1);
+    java.net.InetAddress first = java.net.InetAddress.getByName("127.0.0.1");
+    java.net.InetAddress second = java.net.InetAddress.getByName("127.0.0.2");
+    try (MockWebServer sick = new MockWebServer();
+        MockWebServer healthy = new MockWebServer()) {
+      sick.setProtocols(protocols);
+      healthy.setProtocols(protocols);
+      sick.setDispatcher(
+          new mockwebserver3.Dispatcher() {
+            @Override
+            public MockResponse dispatch(mockwebserver3.RecordedRequest request) {
+              return sick("sick replica");
+            }
+          });
+      healthy.setDispatcher(
+          new mockwebserver3.Dispatcher() {
+            @Override
+            public MockResponse dispatch(mockwebserver3.RecordedRequest request) {
+              return new MockResponse.Builder().body("ok").build();
+            }
+          });
+      sick.start(first, 0);
+      healthy.start(second, sick.getPort());
+      OkHttpClient base =
+          LeakCheck.track(
+              new OkHttpClient.Builder()
+                  .protocols(protocols)
+                  .dns(host -> List.of(first, second)) // the sick replica first, every time
+                  .build());
+      RetryPolicy policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(1)).build();
+      int through = 0;
+      try (Calls calls = Calls.of(driver, base, policy)) {
+        for (int i = 0; i < 5; i++) {
+          Request request =
+              new Request.Builder().url("http://replicas.test:" + sick.getPort() + "/").build();
+          try (Response r = calls.execute(request)) {
+            if (r.code() == 200) through++;
+          }
+        }
+      }
+      if (driver.equals("interceptor") && protocol.equals("h2")) {
+        // The first call's retries stay on its HTTP/2 connection (OkHttp's); the calls after move
+        assertThat(through).isEqualTo(4);
+      } else {
+        assertThat(through).isEqualTo(5);
+        assertThat(sick.getRequestCount()).as("the sick replica, asked once").isEqualTo(1);
+      }
+      assertThat(healthy.getRequestCount()).isGreaterThanOrEqualTo(4);
+    }
+  }
 }
