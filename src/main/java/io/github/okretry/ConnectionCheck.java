@@ -105,8 +105,9 @@ final class ConnectionCheck {
    */
   static boolean mustDecideInChain(
       RetryPolicy policy, @Nullable SendTracker tracker, Response response) {
+    if (!failed(policy, response)) return false; // a success asks nothing more
     Connection c = usedConnection(policy, tracker);
-    return c != null && !isShared(c) && failed(policy, response);
+    return c != null && !isShared(c);
   }
 
   /** A request on a shared connection timed out: a slow replica, as OkHttp keeps the connection. */
