@@ -6,14 +6,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.OkHttpClient;
 import okhttp3.Protocol;
 import okhttp3.Request;
@@ -94,7 +88,7 @@ class FailedConnectionTest {
       return new Calls() {
         @Override
         public Response execute(Request request) throws IOException {
-          return enqueued(factory.newCall(request));
+          return new RetryOutcomeIntegrationTest.EnqueuedCall(factory.newCall(request)).execute();
         }
 
         @Override
@@ -102,30 +96,6 @@ class FailedConnectionTest {
           factory.close();
         }
       };
-    }
-  }
-
-  /** Enqueues {@code call} and waits for its callback: the factory's own path. */
-  private static Response enqueued(Call call) throws IOException {
-    CompletableFuture<Response> done = new CompletableFuture<>();
-    call.enqueue(
-        new Callback() {
-          @Override
-          public void onResponse(Call c, Response r) {
-            done.complete(r);
-          }
-
-          @Override
-          public void onFailure(Call c, IOException e) {
-            done.completeExceptionally(e);
-          }
-        });
-    try {
-      return done.get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw (IOException) e.getCause();
-    } catch (InterruptedException | TimeoutException e) {
-      throw new IOException(e);
     }
   }
 

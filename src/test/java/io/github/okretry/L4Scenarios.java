@@ -321,29 +321,7 @@ final class L4Scenarios {
    */
   private static Response send(Call.Factory calls, Request request) throws IOException {
     if (!(calls instanceof RetryingCallFactory)) return calls.newCall(request).execute();
-    java.util.concurrent.CompletableFuture<Response> done =
-        new java.util.concurrent.CompletableFuture<>();
-    calls
-        .newCall(request)
-        .enqueue(
-            new okhttp3.Callback() {
-              @Override
-              public void onResponse(Call call, Response response) {
-                done.complete(response);
-              }
-
-              @Override
-              public void onFailure(Call call, IOException e) {
-                done.completeExceptionally(e);
-              }
-            });
-    try {
-      return done.get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-      throw new IOException(e);
-    }
+    return new RetryOutcomeIntegrationTest.EnqueuedCall(calls.newCall(request)).execute();
   }
 
   private static void shutDown(OkHttpClient client) {

@@ -4,21 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import mockwebserver3.Dispatcher;
@@ -27,7 +23,6 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.SocketEffect;
 import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -359,26 +354,6 @@ class ReplayBufferIntegrationTest {
 
   /** Enqueues {@code call} and waits for its callback: the factory's non-blocking path. */
   static Response enqueued(Call call) throws IOException {
-    CompletableFuture<Response> outcome = new CompletableFuture<>();
-    call.enqueue(
-        new Callback() {
-          @Override
-          public void onResponse(Call c, Response response) {
-            outcome.complete(response);
-          }
-
-          @Override
-          public void onFailure(Call c, IOException e) {
-            outcome.completeExceptionally(e);
-          }
-        });
-    try {
-      return outcome.get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw (IOException) e.getCause();
-    } catch (InterruptedException | TimeoutException e) {
-      call.cancel();
-      throw new InterruptedIOException(e.toString());
-    }
+    return new RetryOutcomeIntegrationTest.EnqueuedCall(call).execute();
   }
 }
