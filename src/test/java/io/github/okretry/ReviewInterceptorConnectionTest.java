@@ -78,4 +78,27 @@ class ReviewInterceptorConnectionTest {
     RecordedRequest retry = server.takeRequest();
     assertThat(retry.getConnectionIndex()).isNotEqualTo(failed.getConnectionIndex());
   }
+
+  /**
+   * A 503 paced by {@code x-ms-retry-after-ms} (which okretry honours as a Retry-After, RetryAfter's
+   * MILLIS_FIELDS) is a server pacing the client, not a sick replica: its connection is kept, as
+   * for Retry-After and retry-after-ms. Under review ConnectionCheck.failed() checks only the other
+   * two, so the connection is closed.
+   */
+  @Test
+  void aServerPacingWithXMsRetryAfterMsKeepsItsConnection() throws Exception {
+    server.enqueue(
+        new MockResponse.Builder().code(503).addHeader("x-ms-retry-after-ms", "10").build());
+    server.enqueue(new MockResponse.Builder().body("ok").build());
+    RetryPolicy policy = RetryPolicy.builder().baseDelay(Duration.ofMillis(5)).build();
+    OkHttpClient client =
+        RetryInterceptor.create(policy).install(new OkHttpClient.Builder()).build();
+    try (Response r =
+        client.newCall(new Request.Builder().url(server.url("/")).build()).execute()) {
+      assertThat(r.code()).isEqualTo(200);
+    }
+    RecordedRequest paced = server.takeRequest();
+    RecordedRequest retry = server.takeRequest();
+    assertThat(retry.getConnectionIndex()).isEqualTo(paced.getConnectionIndex());
+  }
 }
