@@ -1,6 +1,7 @@
 package io.github.okretry;
 
 import io.github.okretry.internal.CallTimeouts;
+import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -216,15 +217,19 @@ final class AsyncLoop {
         }
       }
       cancel(losers); // their outcomes find the call finished, or never departed
-      if (step.kind() == Step.Kind.WAIT || step.kind() == Step.Kind.SEND) {
+      // A retry, or a failure dropped while another attempt answers for the call: either way no
+      // later attempt goes back over its connection
+      SendTracker tracker = leg.attempt.tracker();
+      if (step.kind() != Step.Kind.RETURN && step.kind() != Step.Kind.THROW) {
         ConnectionCheck.retrying(
             logical.policy,
-            leg.attempt.tracker(),
+            tracker,
             call.factory.attemptClient.dns(),
             leg.attempt.url(),
             response,
             error);
       }
+      if (tracker != null) tracker.forgetConnection(); // the caller's call may outlive the attempt
       act(step, response);
     } catch (RuntimeException | Error t) {
       crashed(t);

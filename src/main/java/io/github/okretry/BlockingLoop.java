@@ -56,11 +56,18 @@ final class BlockingLoop {
     logical =
         LogicalCall.firstEnded(
             policy, request, startNanos, response, error, seen, tracker, chain.call());
-    if (logical == null) return response;
+    if (logical == null) {
+      tracker.forgetConnection(); // the caller's call may outlive it
+      return response;
+    }
     if (logical.decidedToRetry()) {
       ConnectionCheck.retrying(policy, tracker, chain.getDns(), request.url(), response, error);
     }
-    return run(chain, logical, response, waits);
+    try {
+      return run(chain, logical, response, waits);
+    } finally {
+      tracker.forgetConnection(); // its attempts' tracker (watchedBy), if none was stopped
+    }
   }
 
   /**

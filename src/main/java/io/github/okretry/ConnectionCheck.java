@@ -1,5 +1,6 @@
 package io.github.okretry;
 
+import io.github.okretry.internal.RetryAfter;
 import io.github.okretry.internal.SendTracker;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -126,12 +127,14 @@ final class ConnectionCheck {
     return c.protocol() != Protocol.HTTP_1_1 && c.protocol() != Protocol.HTTP_1_0;
   }
 
-  /** True if {@code response} says its connection's replica failed the request. */
+  /**
+   * True if {@code response}, a failure its call retries, says its connection's replica failed the
+   * request: a 5xx that names no wait ({@code Retry-After} and its millisecond forms: a server that
+   * says when to come back paces the client, its replica is not sick).
+   */
   static boolean failed(RetryPolicy policy, Response response) {
     return response.code() >= 500
-        && policy.classifier.isRetryableStatus(response.code())
-        && response.header("Retry-After") == null
-        && response.header("retry-after-ms") == null;
+        && RetryAfter.delayNanos(response, policy.clock) == RetryAfter.ABSENT;
   }
 
   private static void closeQuietly(Socket socket) {

@@ -45,8 +45,15 @@ public final class ReplayBody extends RequestBody {
     return body.contentType();
   }
 
+  /**
+   * The wrapped body's length until all of it is kept; then what it replays (a stream's length may
+   * be what is left of it: 0 once it was read).
+   */
   @Override
   public long contentLength() throws IOException {
+    synchronized (this) {
+      if (state == KEPT) return kept.size();
+    }
     return body.contentLength();
   }
 
@@ -84,7 +91,9 @@ public final class ReplayBody extends RequestBody {
     boolean whole = false;
     try {
       body.writeTo(tee);
-      tee.emit(); // to the socket's buffer; OkHttp flushes it
+      // To the socket's buffer; OkHttp flushes it. A body may close its sink (an OutputStream
+      // closed after writing), as plain OkHttp allows: closing it emitted everything already.
+      if (tee.isOpen()) tee.emit();
       whole = true;
     } finally {
       writeEnded(whole);

@@ -68,8 +68,9 @@ public final class SendTracker extends EventListener {
 
   /** Forgets the previous attempt; call before each attempt. */
   public void reset() {
+    // The connection stays: OkHttp reuses a call's own connection for its next request without
+    // reporting it acquired again (the interceptor's attempts are requests of one call)
     if (requestsThisAttempt != STOPPED) requestsThisAttempt = 0;
-    connection = null;
   }
 
   /**
@@ -81,8 +82,10 @@ public final class SendTracker extends EventListener {
   }
 
   /**
-   * The connection the current attempt last acquired (after a redirect, the one its last response
-   * came on), or null if it acquired none (a cache hit, a failure while connecting).
+   * The connection the attempt's call last acquired (after a redirect, the one its last response
+   * came on), kept across {@link #reset}: OkHttp reuses a call's own connection for its next
+   * request without reporting it acquired again. Null if it acquired none (a cache hit, a failure
+   * while connecting) or once forgotten.
    */
   public @Nullable Connection connection() {
     return connection;
@@ -91,6 +94,14 @@ public final class SendTracker extends EventListener {
   @Override
   public void connectionAcquired(Call call, Connection connection) {
     if (requestsThisAttempt != STOPPED) this.connection = connection;
+  }
+
+  /**
+   * Forgets the connection: its driver decided what the attempt's outcome means for it, and the
+   * call, which may outlive it (the caller's), no longer pins it.
+   */
+  public void forgetConnection() {
+    connection = null;
   }
 
   @Override

@@ -14,14 +14,14 @@ import okio.BufferedSink;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Review reproductions for {@link ReplayBody}: each test fails on the code under review. */
+/** {@link ReplayBody} at its edges: a body that closes its sink, the length of a replay. */
 @Tag("unit")
-class ReplayBodyReviewTest {
+class ReplayBodyEdgesTest {
 
   /**
    * A one-shot body that writes through {@code sink.outputStream()} and closes the stream, as
-   * Jackson's {@code ObjectMapper.writeValue(OutputStream, v)} does by default
-   * (AUTO_CLOSE_TARGET). OkHttp accepts this (its own close of the request sink is idempotent).
+   * Jackson's {@code ObjectMapper.writeValue(OutputStream, v)} does by default (AUTO_CLOSE_TARGET).
+   * OkHttp accepts this (its own close of the request sink is idempotent).
    */
   static RequestBody closesItsSink(String text) {
     return new RequestBody() {
@@ -53,7 +53,7 @@ class ReplayBodyReviewTest {
     ReplayBuffer buffer = new ReplayBuffer(1024, 4096);
     ReplayBody body = buffer.wrap(closesItsSink("{\"a\":1}"));
     Buffer sink = new Buffer();
-    // Under review: the tee was closed by the body, tee.emit() throws IllegalStateException("closed")
+    // The body closed the tee: emitting it again would throw IllegalStateException("closed")
     body.writeTo(sink);
     assertThat(sink.readUtf8()).isEqualTo("{\"a\":1}");
     assertThat(body.replayable()).isTrue();

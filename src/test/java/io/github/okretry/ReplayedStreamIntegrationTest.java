@@ -26,9 +26,12 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Review reproductions: one-shot bodies over sockets, both drivers. Each fails under review. */
+/**
+ * One-shot bodies over sockets, both drivers: a body that closes its stream, as plain OkHttp
+ * allows, is sent; a replayed stream says the length of what it replays.
+ */
 @Tag("integration")
-class ReviewReplayIntegrationTest {
+class ReplayedStreamIntegrationTest {
 
   MockWebServer server;
   final List<AutoCloseable> closing = new ArrayList<>();
@@ -75,7 +78,9 @@ class ReviewReplayIntegrationTest {
     };
   }
 
-  /** Plain OkHttp sends it; with okretry the first attempt throws IllegalStateException("closed"). */
+  /**
+   * Plain OkHttp sends it; with okretry the first attempt throws IllegalStateException("closed").
+   */
   @ParameterizedTest
   @EnumSource(RealDriver.class)
   void aOneShotBodyThatClosesItsStreamIsSent(RealDriver driver) throws Exception {
@@ -128,7 +133,8 @@ class ReviewReplayIntegrationTest {
           }
         };
     Sender sender = driver.calls(client(), policy(), closing);
-    try (Response r = sender.execute(new Request.Builder().url(server.url("/")).put(stream).build())) {
+    try (Response r =
+        sender.execute(new Request.Builder().url(server.url("/")).put(stream).build())) {
       assertThat(r.code()).isEqualTo(200);
     }
     server.takeRequest();

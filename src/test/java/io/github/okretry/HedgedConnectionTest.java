@@ -21,12 +21,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review reproduction: with hedging, a leg whose 5xx is a DROP (another leg in flight) leaves its
- * HTTP/1 connection open and pooled (AsyncLoop.after calls ConnectionCheck.retrying only for a
- * WAIT or SEND), so the call's retry takes that failed connection from the pool.
+ * With hedging, a leg whose 5xx is dropped (another leg still in flight) leaves its HTTP/1
+ * connection too, so the call's retry does not take that failed connection from the pool.
  */
 @Tag("integration")
-class ReviewHedgedConnectionTest {
+class HedgedConnectionTest {
 
   MockWebServer server;
   RetryingCallFactory factory;
@@ -124,7 +123,8 @@ class ReviewHedgedConnectionTest {
     assertThat(seen).anyMatch(e -> e.startsWith("hedge"));
     List<String> requests = seen.stream().filter(e -> e.startsWith("req ")).toList();
     for (String e : requests.subList(1, requests.size())) {
-      assertThat(e).as("after the 503 on connection %s: %s", sick, seen)
+      assertThat(e)
+          .as("after the 503 on connection %s: %s", sick, seen)
           .doesNotContain("conn " + sick + " ");
     }
   }

@@ -16,14 +16,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review reproduction: the interceptor's retry goes back over the HTTP/1 connection that failed it
- * when an earlier attempt of the same call left that connection healthy. The interceptor's
- * attempts are requests of one OkHttp call, which reuses its own connection without an {@code
- * connectionAcquired} event; SendTracker.reset() cleared the connection before the attempt, so
- * ConnectionCheck finds none to close and the next attempt reuses it.
+ * The interceptor's attempts are requests of one OkHttp call, which reuses its own connection for
+ * the next without a {@code connectionAcquired} event: a retry still does not go back over the
+ * HTTP/1 connection that failed it when an earlier attempt kept it (a 503 with {@code
+ * Retry-After}), and a server that paces with {@code x-ms-retry-after-ms} keeps its connection.
  */
 @Tag("integration")
-class ReviewInterceptorConnectionTest {
+class InterceptorConnectionTest {
 
   MockWebServer server;
 
@@ -80,10 +79,9 @@ class ReviewInterceptorConnectionTest {
   }
 
   /**
-   * A 503 paced by {@code x-ms-retry-after-ms} (which okretry honours as a Retry-After, RetryAfter's
-   * MILLIS_FIELDS) is a server pacing the client, not a sick replica: its connection is kept, as
-   * for Retry-After and retry-after-ms. Under review ConnectionCheck.failed() checks only the other
-   * two, so the connection is closed.
+   * A 503 paced by {@code x-ms-retry-after-ms} (which okretry honours as a Retry-After,
+   * RetryAfter's MILLIS_FIELDS) is a server pacing the client, not a sick replica: its connection
+   * is kept, as for Retry-After and retry-after-ms (ConnectionCheck.failed once read only those).
    */
   @Test
   void aServerPacingWithXMsRetryAfterMsKeepsItsConnection() throws Exception {
