@@ -37,10 +37,11 @@ import okhttp3.tls.HeldCertificate;
  * 200} only.
  *
  * <p>Per variant and round: mean wall time per call, the calling thread's allocation per call
- * ({@code ThreadMXBean.getThreadAllocatedBytes}: it leaves out the in-process server and OkHttp's
- * HTTP/2 reader thread, not the handshake, which runs on the calling thread), and connections the
- * server accepted per call. Arguments: {@code [calls per measurement] [rounds] [transports…]},
- * default 2000, 3 and all of {@code h1 tls-h1 h2c tls-h2}.
+ * ({@code ThreadMXBean.getThreadAllocatedBytes}: it leaves out the in-process server, OkHttp's
+ * HTTP/2 reader thread and the TCP connect that OkHttp 5's fast fallback makes on a task thread,
+ * not the TLS handshake, which runs on the calling thread), and connections the server accepted per
+ * call. TCP_NODELAY on both ends. Arguments: {@code [calls per measurement] [rounds]
+ * [transports…]}, default 2000, 3 and all of {@code h1 tls-h1 h2c tls-h2}.
  */
 public final class NewConnectionRetry {
 
