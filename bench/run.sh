@@ -2,9 +2,9 @@
 # Builds and runs okretry's benchmarks (issue 5). Not part of CI, which only compiles them with
 #   mvn -B -q -Dstyle.color=never -Pbench test-compile
 #
-# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|retried|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd|quota|hostile-quota] [extra args...]
+# Usage: bench/run.sh [all|jmh|overhead|alloc|paired|micro|retried|deadline|jitter|overload|hedge|waiting|suppressed|logs|origins|crowd|quota|hostile-quota|newconn] [extra args...]
 #   JMH_OPTS overrides the JMH run settings (default "-f 1 -t 1 -wi 3 -i 5 -w 2s -r 2s");
-#   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed|hostile-quota.
+#   extra args go to JMH, or to the program for deadline|jitter|overload|suppressed|hostile-quota|newconn.
 # bench/goaway.sh (real nginx, HTTP/2 GOAWAY) is separate: it needs nginx.
 # Settings fit a shared 2-core machine: one fork, one thread, short iterations. Numbers from one
 # run are comparable with each other (ratios), not with another run's.
@@ -60,6 +60,7 @@ case "$what" in
   crowd)    main "crowd-${1:-burst}" io.github.okretry.bench.CrowdBench "$@" ;;
   quota)    jmh quota 'QuotaReadBenchmark' -prof gc "$@" ;;
   hostile-quota) main hostile-quota io.github.okretry.bench.HostileQuotaCost "$@" ;;
+  newconn)  main newconn io.github.okretry.bench.NewConnectionRetry "$@" ;;
   all)
     jmh success 'SuccessPathBenchmark' -prof gc
     jmh overhead 'CallOverheadBenchmark|SuccessPathBenchmark' -p variant=bare -prof gc
@@ -71,6 +72,6 @@ case "$what" in
     main overload io.github.okretry.bench.LiveOverload
     main waiting io.github.okretry.bench.WaitingCost
     ;;
-  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd|quota|hostile-quota)" >&2; exit 2 ;;
+  *) echo "unknown: $what (all|jmh|overhead|alloc|paired|micro|deadline|jitter|overload|waiting|suppressed|logs|origins|crowd|quota|hostile-quota|newconn)" >&2; exit 2 ;;
 esac
 echo "# results in $out/"
