@@ -27,6 +27,7 @@ class ExamplesTest {
             "FlakyGet",
             "RetryAfterExample",
             "PaymentExample",
+            "StreamedUploadExample",
             "DeadlineExample",
             "PerRequestExample",
             "OutcomeExample",
@@ -73,6 +74,22 @@ class ExamplesTest {
     List<String> keys = all(out, "server: POST /charges \\S+ key=(\\S+)");
     assertThat(keys).hasSizeGreaterThanOrEqualTo(2).doesNotContain("none");
     assertThat(keys).containsOnly(keys.get(0));
+  }
+
+  @Test
+  void aStreamedUploadIsSentAgainFromItsCopyAndOneTooLargeSaysWhyItIsNot() throws Exception {
+    String out = run(StreamedUploadExample::main);
+    // 512 KiB: stored, the answer lost, sent again with its key and the same bytes
+    assertThat(count(out, "server: upload-512, 512 KiB")).isEqualTo(2);
+    assertThat(all(out, "server: upload-512, 512 KiB, sha-256 (\\S+)"))
+        .containsOnly(all(out, "server: upload-512, 512 KiB, sha-256 (\\S+)").get(0));
+    assertThat(out)
+        .contains("key seen before, the same bytes: stored once")
+        .contains("client: HTTP 200 \"stored once, the same bytes\"")
+        .contains("after 2 attempts: SUCCEEDED");
+    // 2 MiB: more than the 1 MiB a call keeps, so sent once; the outcome says why
+    assertThat(count(out, "server: upload-2048, 2048 KiB")).isEqualTo(1);
+    assertThat(out).contains("after 1 attempt: BODY_NOT_KEPT").contains("server saw 3 requests");
   }
 
   @Test

@@ -11,6 +11,7 @@ public final class RunExamples {
           "FlakyGet",
           "RetryAfterExample",
           "PaymentExample",
+          "StreamedUploadExample",
           "DeadlineExample",
           "PerRequestExample",
           "OutcomeExample",
