@@ -220,7 +220,7 @@ final class AsyncLoop {
       // A retry, or a failure dropped while another attempt answers for the call: either way no
       // later attempt goes back over its connection
       SendTracker tracker = leg.attempt.tracker();
-      if (step.kind() != Step.Kind.RETURN && step.kind() != Step.Kind.THROW) {
+      if (!step.ends()) {
         ConnectionCheck.retrying(
             logical.policy,
             tracker,

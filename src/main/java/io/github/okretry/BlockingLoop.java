@@ -105,7 +105,7 @@ final class BlockingLoop {
           response = outcome instanceof Response ? (Response) outcome : null;
           Throwable error = response == null ? (Throwable) outcome : null;
           step = logical.ended(attempt, response, error, seen);
-          if (step.kind() == Step.Kind.WAIT || step.kind() == Step.Kind.SEND) {
+          if (!step.ends()) { // a retry: the interceptor has no hedges to DROP
             // Here, in the chain, the call still holds the connection that failed
             ConnectionCheck.retrying(
                 logical.policy, attempt.tracker(), chain.getDns(), attempt.url(), response, error);

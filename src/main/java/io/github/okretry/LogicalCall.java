@@ -214,7 +214,7 @@ final class LogicalCall {
   /** True if the first attempt, made without state ({@link #firstEnded}), is to be retried. */
   boolean decidedToRetry() {
     Step d = decided;
-    return d != null && (d.kind() == Step.Kind.WAIT || d.kind() == Step.Kind.SEND);
+    return d != null && !d.ends(); // no DROP without hedges in flight
   }
 
   /**
@@ -454,7 +454,7 @@ final class LogicalCall {
    * body is then given back.
    */
   private Step settled(Step step) {
-    if (step.kind() == Step.Kind.RETURN || step.kind() == Step.Kind.THROW) {
+    if (step.ends()) {
       over = true;
       close();
       return finished(step);

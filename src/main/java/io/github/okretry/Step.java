@@ -158,6 +158,14 @@ class Step {
   }
 
   /**
+   * True if this step ends the call: a {@link Kind#RETURN} or {@link Kind#THROW}. Any other goes
+   * on: a SEND or WAIT retries, a DROP leaves the call to an attempt still in flight.
+   */
+  final boolean ends() {
+    return kind == Kind.RETURN || kind == Kind.THROW;
+  }
+
+  /**
    * For {@link Kind#THROW}: true if the call gave up because its time ran out (okretry's deadline
    * or OkHttp's call timeout); the driver then reports the call as canceled, as OkHttp reports a
    * call whose timeout fired. False for every other step.
